@@ -1,0 +1,1 @@
+"""STARK numpy backend."""

@@ -1,0 +1,1 @@
+"""Pure standard-library verifier (placeholder until the core lands)."""

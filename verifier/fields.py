@@ -1,0 +1,2 @@
+"""Placeholder; replaced by the field module."""
+P = (1 << 31) - 1

@@ -1,0 +1,304 @@
+"""The numeric format: fixed point in M31 (DESIGN.md section 4), and the exact integer meaning of
+every primitive op.
+
+This module is the single definition of what a proof attests numerically. The prover's fixed-point
+executor (a numpy twin) and the AIR components are tested against these scalar functions.
+
+A real number x is stored as the signed integer ``raw = floor(x * 2**scale_bits + 1/2)`` with
+``VALUE_MIN <= raw <= VALUE_MAX`` (16-bit signed), and enters the field as ``raw mod P``. The 16-bit
+bound keeps every product of two values below 2**30, so a product constraint that holds in M31 also
+holds over the integers (no wrap-around can make a false statement true).
+
+Lookup tables (exp2, log2, sin) are produced here with integer arithmetic only, so CPython and
+Pyodide build identical tables.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .fields import P
+
+VALUE_BITS = 16
+VALUE_MIN = -(1 << (VALUE_BITS - 1))
+VALUE_MAX = (1 << (VALUE_BITS - 1)) - 1
+MIN_SCALE_BITS = 4
+MAX_SCALE_BITS = 14
+DEFAULT_SCALE_BITS = 10
+
+
+class NumericError(ValueError):
+    """A value outside the numeric format, or an op outside its domain (names what and where)."""
+
+
+@dataclass(frozen=True)
+class NumericFormat:
+    """Fixed point with ``scale_bits`` fractional bits; values are 16-bit signed raw integers."""
+
+    scale_bits: int = DEFAULT_SCALE_BITS
+
+    def __post_init__(self) -> None:
+        if not (MIN_SCALE_BITS <= self.scale_bits <= MAX_SCALE_BITS):
+            raise NumericError(
+                f"scale_bits must be in [{MIN_SCALE_BITS}, {MAX_SCALE_BITS}], got {self.scale_bits}"
+            )
+
+    @property
+    def one(self) -> int:
+        """The raw value of 1.0."""
+        return 1 << self.scale_bits
+
+    @property
+    def resolution(self) -> float:
+        """The real value of one raw unit."""
+        return 1.0 / (1 << self.scale_bits)
+
+    @property
+    def max_real(self) -> float:
+        return VALUE_MAX / (1 << self.scale_bits)
+
+    @property
+    def min_real(self) -> float:
+        return VALUE_MIN / (1 << self.scale_bits)
+
+    def quantize(self, x: float, what: str = "value") -> int:
+        """Real -> raw (round half up). Raises NumericError if x is not finite or out of range."""
+        if not math.isfinite(x):
+            raise NumericError(f"{what}: {x!r} is not a finite number")
+        raw = math.floor(x * (1 << self.scale_bits) + 0.5)
+        check_raw(raw, what, self)
+        return raw
+
+    def dequantize(self, raw: int) -> float:
+        return raw / (1 << self.scale_bits)
+
+    def describe(self) -> str:
+        return (
+            f"fixed point, scale 2^{self.scale_bits} (resolution {self.resolution:.6g}), "
+            f"range [{self.min_real:g}, {self.max_real:g}]"
+        )
+
+
+def in_range(raw: int) -> bool:
+    return VALUE_MIN <= raw <= VALUE_MAX
+
+
+def check_raw(raw: int, what: str, fmt: NumericFormat | None = None) -> int:
+    if not in_range(raw):
+        real = f" (= {raw / (1 << fmt.scale_bits):g})" if fmt is not None else ""
+        raise NumericError(
+            f"{what}: raw value {raw}{real} is outside the 16-bit range [{VALUE_MIN}, {VALUE_MAX}]"
+        )
+    return raw
+
+
+def to_field(raw: int) -> int:
+    """Signed raw integer -> canonical M31 element."""
+    return raw % P
+
+
+def from_field(v: int) -> int:
+    """Canonical M31 element -> signed integer in (-P/2, P/2]."""
+    return v if v <= P // 2 else v - P
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact semantics of the primitive ops on raw integers (s = scale_bits). Each is the function the
+# matching AIR component constrains; the comments give the integer relation it proves.
+# ---------------------------------------------------------------------------------------------
+
+
+def op_add(a: int, b: int) -> int:
+    return a + b
+
+
+def op_mul(a: int, b: int, s: int) -> int:
+    """Round half up: a*b + 2^(s-1) = out*2^s + rem with 0 <= rem < 2^s."""
+    return (a * b + (1 << (s - 1))) >> s
+
+
+def op_recip(x: int, s: int) -> int:
+    """sign(x) * floor(2^(2s) / |x|): 2^(2s) = |out|*|x| + rem with 0 <= rem < |x|."""
+    if x == 0:
+        raise NumericError("recip of zero")
+    q = (1 << (2 * s)) // abs(x)
+    return q if x > 0 else -q
+
+
+def op_sqrt(x: int, s: int) -> int:
+    """floor(sqrt(x * 2^s)): x*2^s = out^2 + rem with 0 <= rem <= 2*out."""
+    if x < 0:
+        raise NumericError(f"sqrt of negative raw value {x}")
+    return math.isqrt(x << s)
+
+
+def op_mod(a: int, b: int) -> int:
+    """Floor modulo (the sign follows b, as numpy.mod and Python's %): a = q*b + r, 0 <= r*sign(b) < |b|."""
+    if b == 0:
+        raise NumericError("mod by zero")
+    return a % b
+
+
+def op_less_than(a: int, b: int, s: int) -> int:
+    """1.0 (raw 2^s) if a < b else 0."""
+    return (1 << s) if a < b else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Integer-only transcendental functions for the lookup tables.
+# All intermediate values are fixed point with _PREC fractional bits; the table entry is the
+# value rounded half up to scale s. These functions *define* the tables, so their exact integer
+# behaviour (not the real function) is the specification.
+# ---------------------------------------------------------------------------------------------
+
+_PREC = 100
+_ONE = 1 << _PREC
+
+
+def _ln2_fixed() -> int:
+    # ln 2 = sum_{k>=1} 1 / (k 2^k), computed with 32 guard bits.
+    g = _PREC + 32
+    total, k = 0, 1
+    while True:
+        term = (1 << g) // (k << k)
+        if term == 0:
+            break
+        total += term
+        k += 1
+    return total >> 32
+
+
+def _pi_fixed() -> int:
+    # Machin: pi = 16 atan(1/5) - 4 atan(1/239), each by its alternating series, 32 guard bits.
+    g = _PREC + 32
+
+    def atan_inv(n: int) -> int:
+        total, power, k, sign = 0, (1 << g) // n, 1, 1
+        n2 = n * n
+        while power:
+            total += sign * (power // k)
+            power //= n2
+            k += 2
+            sign = -sign
+        return total
+
+    return (16 * atan_inv(5) - 4 * atan_inv(239)) >> 32
+
+
+LN2 = _ln2_fixed()
+PI = _pi_fixed()
+
+
+def _exp_fixed(t: int) -> int:
+    """e^(t / 2^_PREC) for 0 <= t < _ONE, as fixed point (Taylor series)."""
+    total, term, k = _ONE, _ONE, 1
+    while term:
+        term = (term * t >> _PREC) // k
+        total += term
+        k += 1
+    return total
+
+
+def _round_shift(v: int, sh: int) -> int:
+    """floor(v / 2^sh + 1/2) for sh >= 1."""
+    return (v + (1 << (sh - 1))) >> sh
+
+
+def exp2_entry(x: int, s: int) -> int:
+    """Raw result of exp2 on raw input x: round(2^(x / 2^s) * 2^s)."""
+    e = x + (s << s)  # 2^(x/2^s) * 2^s = 2^(e / 2^s)
+    k, f = e >> s, e & ((1 << s) - 1)
+    frac = _exp_fixed((f * LN2) >> s)  # 2^(f / 2^s) in [1, 2)
+    sh = _PREC - k
+    if sh <= 0:
+        return frac << (-sh)
+    return _round_shift(frac, sh)
+
+
+def _ln_fixed(r: int) -> int:
+    """ln(r / 2^_PREC) for _ONE <= r < 2*_ONE via ln r = 2 atanh((r-1)/(r+1))."""
+    u = ((r - _ONE) << _PREC) // (r + _ONE)  # in [0, 1/3)
+    u2 = u * u >> _PREC
+    total, power, k = 0, u, 1
+    while power:
+        total += power // k
+        power = power * u2 >> _PREC
+        k += 2
+    return 2 * total
+
+
+def log2_entry(x: int, s: int) -> int:
+    """Raw result of log2 on raw input x > 0: round((log2(x) - s) * 2^s)."""
+    if x <= 0:
+        raise NumericError(f"log2 of non-positive raw value {x}")
+    m = x.bit_length() - 1
+    r = (x << _PREC) >> m  # x / 2^m in [1, 2), fixed point
+    frac = (_ln_fixed(r) << _PREC) // LN2  # log2(x / 2^m)
+    total = ((m - s) << _PREC) + frac  # log2(x / 2^s)
+    return _round_shift(total << s, _PREC)
+
+
+def _sin_fixed(t: int) -> int:
+    """sin(t / 2^_PREC) for |t| <= pi/2 (Taylor series)."""
+    t2 = t * t >> _PREC
+    total, term, k = t, t, 1
+    while term:
+        term = -(term * t2 >> _PREC) // ((k + 1) * (k + 2))
+        total += term
+        k += 2
+    return total
+
+
+def sin_entry(x: int, s: int) -> int:
+    """Raw result of sin on raw input x: round(sin(x / 2^s) * 2^s)."""
+    theta = (x << _PREC) >> s if x >= 0 else -((-x << _PREC) >> s)
+    two_pi = 2 * PI
+    t = theta % two_pi  # [0, 2pi)
+    if t > PI:
+        t -= two_pi  # (-pi, pi]
+    if t > PI // 2:
+        t = PI - t
+    elif t < -(PI // 2):
+        t = -PI - t
+    return _round_shift(_sin_fixed(t) << s, _PREC)
+
+
+TABLE_FUNCTIONS = {"exp2": exp2_entry, "log2": log2_entry, "sin": sin_entry}
+
+
+def table_domain(name: str, s: int) -> range:
+    """Raw inputs covered by a function table: every input whose result is in the value range.
+
+    exp2 grows with x and log2 grows with x, so the covered inputs are one interval; sin is bounded
+    by 2^s <= VALUE_MAX, so it covers the whole range."""
+    if name == "sin":
+        return range(VALUE_MIN, VALUE_MAX + 1)
+    if name == "exp2":
+        # largest x with exp2(x) <= VALUE_MAX: 2^(x/2^s) * 2^s < 2^15 => x < (15 - s) * 2^s
+        hi = (VALUE_BITS - 1 - s) << s
+        while exp2_entry(hi, s) > VALUE_MAX:
+            hi -= 1
+        while exp2_entry(hi + 1, s) <= VALUE_MAX:
+            hi += 1
+        return range(VALUE_MIN, hi + 1)
+    if name == "log2":
+        lo = 1
+        while log2_entry(lo, s) < VALUE_MIN:
+            lo += 1
+        hi = VALUE_MAX
+        while log2_entry(hi, s) > VALUE_MAX:
+            hi -= 1
+        return range(lo, hi + 1)
+    raise NumericError(f"unknown table function {name!r}")
+
+
+def op_table(name: str, x: int, s: int) -> int:
+    """exp2 / log2 / sin on a raw value, with the domain errors the prover reports."""
+    dom = table_domain(name, s)
+    if x not in dom:
+        raise NumericError(
+            f"{name} input raw value {x} is outside the table domain [{dom.start}, {dom.stop - 1}] "
+            f"(its result would leave the 16-bit range or is undefined)"
+        )
+    return TABLE_FUNCTIONS[name](x, s)
