@@ -1,1 +1,19 @@
-"""Prover side."""
+"""Prover side: build a model as a graph of primitive ops, compile it, run it, prove the run.
+
+Import-light on purpose: ONNX import lives in ``luminair.prover.onnx`` and loads onnx only there.
+"""
+
+from luminair.verifier.numeric import NumericFormat
+
+from .compile import GenericCompiler, Looped, StwoCompiler
+from .graph import (
+    BoundsError, CompileError, Graph, GraphError, GraphTensor, GroupOp, InputError, Node, Op, ShapeError,
+    ShapeTracker, concat, where,
+)
+from .graph.model_file import load_model, load_python_model, read_input_json
+
+__all__ = [
+    "BoundsError", "CompileError", "GenericCompiler", "Graph", "GraphError", "GraphTensor", "GroupOp",
+    "InputError", "Looped", "Node", "NumericFormat", "Op", "ShapeError", "ShapeTracker", "StwoCompiler",
+    "concat", "load_model", "load_python_model", "read_input_json", "where",
+]

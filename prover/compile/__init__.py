@@ -1,0 +1,10 @@
+"""Stackable compilers: anything with ``compile(graph)``; tuples of compilers run in order."""
+
+from .base import Compiler, Looped, Sequence
+from .generic import CSE, ArithmeticSimplify, ConstantFold, GenericCompiler, RemoveUnused
+from .stwo import StwoCompiler
+
+__all__ = [
+    "ArithmeticSimplify", "CSE", "Compiler", "ConstantFold", "GenericCompiler", "Looped", "RemoveUnused",
+    "Sequence", "StwoCompiler",
+]

@@ -1,0 +1,231 @@
+"""Reference executors: float64 (the real functions) and fixed point (exactly what the proof attests).
+
+Both walk the nodes in topological order and return one flat row-major array per node id. The
+fixed-point executor runs the bounds pass as it goes: every input, constant and node output must be
+a 16-bit raw value, and every op must stay in its domain; otherwise a ``BoundsError`` names the
+node, the element and the value, and suggests a remedy.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from luminair.verifier.numeric import VALUE_MAX, VALUE_MIN, MIN_SCALE_BITS, NumericFormat
+
+from .errors import BoundsError
+from .fixed import (
+    DomainViolation,
+    fx_add,
+    fx_less_than,
+    fx_mod,
+    fx_mul,
+    fx_recip,
+    fx_sqrt,
+    fx_table,
+    out_of_range,
+    quantize_floor,
+)
+from .node import Node
+from .ops import TABLE_NAME, Op
+
+
+# -- one node, float64 -------------------------------------------------------------------------
+
+
+def eval_float(node: Node, args: list[np.ndarray]) -> np.ndarray:
+    """The real function of ``node`` on its (already gathered, flat) float64 inputs."""
+    op = node.op
+    with np.errstate(all="ignore"):  # the float reference may produce inf/nan; the exact one raises
+        if op is Op.LOG2:
+            return np.log2(args[0])
+        if op is Op.EXP2:
+            return np.exp2(args[0])
+        if op is Op.SIN:
+            return np.sin(args[0])
+        if op is Op.SQRT:
+            return np.sqrt(args[0])
+        if op is Op.RECIP:
+            return 1.0 / args[0]
+        if op is Op.ADD:
+            return args[0] + args[1]
+        if op is Op.MUL:
+            return args[0] * args[1]
+        if op is Op.MOD:
+            return np.mod(args[0], args[1])
+        if op is Op.LESS_THAN:
+            return (args[0] < args[1]).astype(np.float64)
+        if op is Op.SUM_REDUCE:
+            return args[0].reshape(node.srcs[0][1].shape).sum(axis=node.axis).reshape(-1)
+        if op is Op.MAX_REDUCE:
+            return args[0].reshape(node.srcs[0][1].shape).max(axis=node.axis).reshape(-1)
+        if op is Op.CONTIGUOUS:
+            return args[0].copy()
+    raise ValueError(f"{node.where()}: no float kernel for {op}")  # sources are handled by the walker
+
+
+# -- one node, fixed point ---------------------------------------------------------------------
+
+
+def eval_exact(node: Node, args: list[np.ndarray], s: int) -> np.ndarray:
+    """The exact integer function of ``node`` on raw int64 inputs (may raise DomainViolation)."""
+    op = node.op
+    if op in TABLE_NAME:
+        return fx_table(TABLE_NAME[op], args[0], s)
+    if op is Op.SQRT:
+        return fx_sqrt(args[0], s)
+    if op is Op.RECIP:
+        return fx_recip(args[0], s)
+    if op is Op.ADD:
+        return fx_add(args[0], args[1])
+    if op is Op.MUL:
+        return fx_mul(args[0], args[1], s)
+    if op is Op.MOD:
+        return fx_mod(args[0], args[1])
+    if op is Op.LESS_THAN:
+        return fx_less_than(args[0], args[1], s)
+    if op is Op.SUM_REDUCE:
+        return args[0].reshape(node.srcs[0][1].shape).sum(axis=node.axis).reshape(-1)
+    if op is Op.MAX_REDUCE:
+        return args[0].reshape(node.srcs[0][1].shape).max(axis=node.axis).reshape(-1)
+    if op is Op.CONTIGUOUS:
+        return args[0].copy()
+    raise ValueError(f"{node.where()}: no exact kernel for {op}")
+
+
+# -- error messages ----------------------------------------------------------------------------
+
+
+def _element(node_shape: tuple[int, ...], i: int) -> str:
+    if len(node_shape) <= 1:
+        return f"element {i}"
+    return f"element {i} (index {tuple(int(v) for v in np.unravel_index(i, node_shape))})"
+
+
+def _scale_that_fits(real: float, s: int) -> int | None:
+    """The largest scale below ``s`` whose range holds ``real`` (None if none does)."""
+    for t in range(s - 1, MIN_SCALE_BITS - 1, -1):
+        if VALUE_MIN <= math.floor(real * (1 << t) + 0.5) <= VALUE_MAX:
+            return t
+    return None
+
+
+def overflow_error(what: str, shape: tuple[int, ...], i: int, raw: float, fmt: NumericFormat) -> BoundsError:
+    s = fmt.scale_bits
+    real = raw / (1 << s)
+    fit = _scale_that_fits(real, s) if math.isfinite(real) else None
+    remedy = (
+        f"use a smaller scale, e.g. Graph(scale_bits={fit}) (range +-{2 ** (15 - fit):g}), or scale "
+        f"the inputs/weights down" if fit is not None else
+        "scale the inputs/weights down (no scale of the format holds this value)"
+    )
+    raw_text = f"{int(raw)}" if math.isfinite(raw) and abs(raw) < 2**62 else f"{raw:g}"
+    return BoundsError(
+        f"{what}: raw value {raw_text} (= {real:g}) at {_element(shape, i)} is outside the 16-bit range "
+        f"[{VALUE_MIN}, {VALUE_MAX}] (real [{fmt.min_real:g}, {fmt.max_real:g}] at scale 2^{s}). "
+        f"Remedy: {remedy}."
+    )
+
+
+def domain_error(node: Node, v: DomainViolation, fmt: NumericFormat) -> BoundsError:
+    in_shape = node.srcs[0][1].shape if node.srcs else node.shape
+    return BoundsError(
+        f"{node.where()}: {v.reason}: input raw value {v.raw} (= {v.raw / fmt.one:g}) at "
+        f"{_element(in_shape, v.index)}. Remedy: {v.remedy}."
+    )
+
+
+def check_range(what: str, shape: tuple[int, ...], raw: np.ndarray, fmt: NumericFormat) -> None:
+    bad = out_of_range(raw)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise overflow_error(what, shape, i, float(raw[i]), fmt)
+
+
+def quantize_checked(what: str, shape: tuple[int, ...], x: np.ndarray, fmt: NumericFormat) -> np.ndarray:
+    """Real float64 array -> raw int64 (NumericFormat.quantize, vectorized, with the same checks)."""
+    x = np.asarray(x, dtype=np.float64).reshape(-1)
+    finite = np.isfinite(x)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
+        raise BoundsError(f"{what}: {x[i]!r} at {_element(shape, i)} is not a finite number")
+    q = quantize_floor(x, fmt.scale_bits)
+    bad = (q < VALUE_MIN) | (q > VALUE_MAX)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise overflow_error(what, shape, i, float(q[i]), fmt)
+    return q.astype(np.int64)
+
+
+def constant_raw(node: Node, fmt: NumericFormat) -> np.ndarray:
+    """The raw values of a constant: its folded exact values, or its quantized float values."""
+    if node.raw is not None:
+        if node.raw_scale != fmt.scale_bits:
+            raise BoundsError(
+                f"{node.where()}: this constant was folded in fixed point at scale 2^{node.raw_scale}, "
+                f"but the graph now uses scale 2^{fmt.scale_bits}. Remedy: set the numeric format "
+                f"before compiling, or compile again from the uncompiled model."
+            )
+        return node.raw.reshape(-1)
+    return quantize_checked(f"{node.where()} (quantized)", node.shape, node.value, fmt)
+
+
+# -- whole graphs ------------------------------------------------------------------------------
+
+
+def needed_nodes(nodes: list[Node], roots: Iterable[Node]) -> set[int]:
+    """Ids of the nodes that ``roots`` depend on (including the roots)."""
+    seen: set[int] = set()
+    stack = [r for r in roots]
+    while stack:
+        n = stack.pop()
+        if n.id in seen:
+            continue
+        seen.add(n.id)
+        stack.extend(s for s, _ in n.srcs)
+    return seen
+
+
+def execute_float(
+    nodes: list[Node], inputs: Mapping[int, np.ndarray], only: set[int] | None = None
+) -> dict[int, np.ndarray]:
+    """float64 value (flat) of every node (or of the node ids in ``only``)."""
+    vals: dict[int, np.ndarray] = {}
+    for node in nodes:
+        if only is not None and node.id not in only:
+            continue
+        if node.op is Op.INPUT:
+            vals[node.id] = np.asarray(inputs[node.id], dtype=np.float64).reshape(-1)
+        elif node.op is Op.CONSTANT:
+            vals[node.id] = node.value.reshape(-1)
+        else:
+            args = [view.gather(vals[src.id]) for src, view in node.srcs]
+            vals[node.id] = eval_float(node, args)
+    return vals
+
+
+def execute_exact(
+    nodes: list[Node], inputs: Mapping[int, np.ndarray], fmt: NumericFormat, only: set[int] | None = None
+) -> dict[int, np.ndarray]:
+    """Raw int64 value (flat) of every node (or of the ids in ``only``), with the bounds pass."""
+    s = fmt.scale_bits
+    vals: dict[int, np.ndarray] = {}
+    for node in nodes:
+        if only is not None and node.id not in only:
+            continue
+        if node.op is Op.INPUT:
+            out = quantize_checked(f"{node.where()} (quantized)", node.shape, inputs[node.id], fmt)
+        elif node.op is Op.CONSTANT:
+            out = constant_raw(node, fmt)
+            check_range(node.where(), node.shape, out, fmt)
+        else:
+            args = [view.gather(vals[src.id]) for src, view in node.srcs]
+            try:
+                out = eval_exact(node, args, s)
+            except DomainViolation as v:
+                raise domain_error(node, v, fmt) from None
+            check_range(node.where(), node.shape, out, fmt)
+        vals[node.id] = out
+    return vals

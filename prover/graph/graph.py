@@ -1,0 +1,396 @@
+"""Graph: a static graph of primitive ops, built lazily through GraphTensor handles.
+
+Nothing computes while the graph is built. ``compile`` hands the graph to compilers, which rewrite
+it through ``transform`` / ``remove_unused``; both keep every live GraphTensor handle pointing at the
+node (and view) that now computes its value, and renumber node ids densely in topological order.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from luminair.verifier.numeric import NumericFormat
+
+from . import execute as ex
+from . import origin as _origin
+from .errors import CompileError, GraphError, InputError
+from .node import Node, check_node
+from .ops import Op
+from .shape import Shape, ShapeTracker
+
+Replacement = tuple[Node, ShapeTracker]
+
+
+def as_array(value: Any, what: str) -> np.ndarray:
+    """Anything array-like (numpy, lists, scalars, torch tensors by duck typing) -> float64 array."""
+    if hasattr(value, "detach") and hasattr(value, "cpu") and hasattr(value, "numpy"):
+        value = value.detach().cpu().numpy()  # a torch tensor, without importing torch
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise GraphError(f"{what}: cannot read {type(value).__name__} as a numeric array ({e})") from None
+    return arr
+
+
+def run_compilers(compilers: Iterable[Any], graph: "Graph") -> None:
+    """Run compilers in order; a tuple or list of compilers is itself a compiler."""
+    for c in compilers:
+        if isinstance(c, (tuple, list)):
+            run_compilers(c, graph)
+        elif hasattr(c, "compile") and callable(c.compile):
+            c.compile(graph)
+        else:
+            raise CompileError(
+                f"{c!r} is not a compiler: a compiler is an object with a compile(graph) method, "
+                f"or a tuple of compilers"
+            )
+
+
+class Graph:
+    """A model: inputs, constants, primitive-op nodes and named outputs."""
+
+    def __init__(self, numeric_format: NumericFormat | None = None, *, scale_bits: int | None = None):
+        if numeric_format is not None and scale_bits is not None:
+            raise GraphError("give either numeric_format or scale_bits, not both")
+        self._fmt = numeric_format if numeric_format is not None else (
+            NumericFormat(scale_bits) if scale_bits is not None else NumericFormat()
+        )
+        if not isinstance(self._fmt, NumericFormat):
+            raise GraphError(f"numeric_format must be a NumericFormat, got {type(self._fmt).__name__}")
+        self._nodes: list[Node] = []
+        self._inputs: OrderedDict[str, Node] = OrderedDict()
+        self._outputs: OrderedDict[str, Replacement] = OrderedDict()
+        self._tensors: weakref.WeakSet = weakref.WeakSet()
+        self._building: list[Node] | None = None  # the new node list while a transform runs
+
+    # -- numeric format ------------------------------------------------------------------------
+
+    @property
+    def numeric_format(self) -> NumericFormat:
+        return self._fmt
+
+    @numeric_format.setter
+    def numeric_format(self, fmt: NumericFormat) -> None:
+        if not isinstance(fmt, NumericFormat):
+            raise GraphError(f"numeric_format must be a NumericFormat, got {type(fmt).__name__}")
+        self._fmt = fmt
+
+    # -- building --------------------------------------------------------------------------------
+
+    def add_node(
+        self,
+        op: Op,
+        srcs: Sequence[Replacement] = (),
+        shape: Sequence[int] = (),
+        *,
+        axis: int | None = None,
+        name: str | None = None,
+        private: bool = False,
+        value: np.ndarray | None = None,
+        raw: np.ndarray | None = None,
+        raw_scale: int | None = None,
+        origin: str | None = None,
+    ) -> Node:
+        """Append a new node (during a transform: to the graph being built) and return it."""
+        target = self._nodes if self._building is None else self._building
+        node = Node(
+            id=len(target), op=op, srcs=tuple(srcs), shape=tuple(int(d) for d in shape), axis=axis,
+            name=name, private=private, value=value, raw=raw, raw_scale=raw_scale,
+            origin=origin if origin is not None else _origin.capture(),
+        )
+        try:
+            check_node(node)
+        except ValueError as e:
+            raise CompileError(str(e)) from None
+        target.append(node)
+        return node
+
+    def tensor(self, node: Node, view: ShapeTracker | None = None):
+        """A GraphTensor handle on ``node`` (read through ``view``)."""
+        from .tensor import GraphTensor
+
+        return GraphTensor(self, node, view if view is not None else ShapeTracker(node.shape))
+
+    def _register(self, t) -> None:
+        self._tensors.add(t)
+
+    def input(self, name: str, shape: Sequence[int], *, private: bool = False):
+        """A graph input (public unless ``private``), fed by name when the graph runs."""
+        if not isinstance(name, str) or not name:
+            raise GraphError(f"input name must be a non-empty string, got {name!r}")
+        if name in self._inputs:
+            raise GraphError(f"an input named {name!r} already exists")
+        try:
+            shape_t = tuple(int(d) for d in shape)
+        except TypeError:
+            raise GraphError(f"input {name!r}: shape must be a sequence of ints, got {shape!r}") from None
+        if any(d < 0 for d in shape_t):
+            raise GraphError(f"input {name!r}: negative dimension in shape {shape_t}")
+        node = self.add_node(Op.INPUT, (), shape_t, name=name, private=bool(private))
+        self._inputs[name] = node
+        return self.tensor(node)
+
+    def constant(self, value: Any, name: str | None = None):
+        """A constant (weights, biases, scalars): numpy arrays, lists, torch tensors, numbers."""
+        arr = as_array(value, f"constant {name!r}" if name else "constant")
+        if not np.isfinite(arr).all():
+            raise GraphError(f"constant {name or ''}: values must be finite (found inf or nan)")
+        arr = arr.copy()
+        arr.flags.writeable = False
+        node = self.add_node(Op.CONSTANT, (), arr.shape, name=name, value=arr)
+        return self.tensor(node)
+
+    def set_output(self, name: str | None, node: Node, view: ShapeTracker) -> str:
+        if name is None:
+            k = len(self._outputs)
+            while f"output_{k}" in self._outputs:
+                k += 1
+            name = f"output_{k}"
+        if not isinstance(name, str) or not name:
+            raise GraphError(f"output name must be a non-empty string, got {name!r}")
+        if name in self._outputs:
+            raise GraphError(f"an output named {name!r} already exists")
+        self._outputs[name] = (node, view)
+        return name
+
+    # -- the contract for compilers and the prover ---------------------------------------------
+
+    def nodes(self) -> list[Node]:
+        """All nodes in topological order; ``node.id`` is the index in this list."""
+        return list(self._nodes)
+
+    def node(self, node_id: int) -> Node:
+        return self._nodes[node_id]
+
+    def inputs(self) -> "OrderedDict[str, Node]":
+        return OrderedDict(self._inputs)
+
+    def outputs(self) -> "OrderedDict[str, Replacement]":
+        """name -> (node, view): an output may read its node through a view."""
+        return OrderedDict(self._outputs)
+
+    def consumers(self) -> dict[int, list[Node]]:
+        """node id -> nodes that read it."""
+        out: dict[int, list[Node]] = {n.id: [] for n in self._nodes}
+        for n in self._nodes:
+            for s, _ in n.srcs:
+                out[s.id].append(n)
+        return out
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    # -- compiling -------------------------------------------------------------------------------
+
+    def compile(self, *compilers: Any) -> "Graph":
+        """Run compilers in order (tuples of compilers run in order too). Returns the graph."""
+        run_compilers(compilers, self)
+        return self
+
+    def transform(self, fn: Callable[[Node], Any]) -> bool:
+        """Rewrite the graph node by node, in topological order.
+
+        ``fn`` sees each node with its sources already rewritten, and returns None to keep it, or a
+        replacement for its value: a GraphTensor, or a ``(node, view)`` pair, of the same shape,
+        built from nodes already in the new graph (fn may add new nodes with the usual methods).
+        Returns True if anything changed."""
+        from .tensor import GraphTensor
+
+        if self._building is not None:
+            raise CompileError("transform cannot be nested")
+        new: list[Node] = []
+        mapping: dict[Node, Replacement] = {}
+        changed = False
+        self._building = new
+        try:
+            for old in self._nodes:
+                srcs = []
+                for src, view in old.srcs:
+                    nsrc, nview = mapping[src]
+                    srcs.append((nsrc, nview.compose(view)))
+                same = all(a is b[0] and v == b[1] for (a, v), b in zip(old.srcs, srcs))
+                cand = old if same else old.replace(srcs=tuple(srcs), id=len(new))
+                if cand is not old:
+                    changed = True
+                mark = len(new)
+                result = fn(cand)
+                if result is None:
+                    if len(new) != mark:
+                        raise CompileError("a rewrite that keeps its node must not add nodes")
+                    new.append(cand)
+                    mapping[old] = (cand, ShapeTracker(cand.shape))
+                    continue
+                if isinstance(result, GraphTensor):
+                    result = (result.node, result.view)
+                rnode, rview = result
+                if rview.shape != old.shape:
+                    raise CompileError(
+                        f"rewrite of {old.where()} returned shape {rview.shape}, expected {old.shape}"
+                    )
+                if old.op is Op.INPUT and not (rnode is cand and rview.is_identity()):
+                    raise CompileError(f"a rewrite must not replace the input {old.name!r}")
+                if rnode is cand:
+                    new.append(cand)
+                elif rnode is old:
+                    raise CompileError(f"rewrite of {old.where()} returned the old node")
+                mapping[old] = (rnode, rview)
+                changed = True
+        finally:
+            self._building = None
+        if changed:
+            self._install(new, mapping)
+        return changed
+
+    def remove_unused(self) -> bool:
+        """Dead-node removal: drop every node no output depends on (inputs always stay)."""
+        keep = ex.needed_nodes(self._nodes, [n for n, _ in self._outputs.values()])
+        keep |= {n.id for n in self._inputs.values()}
+        if len(keep) == len(self._nodes):
+            return False
+        new = [n for n in self._nodes if n.id in keep]
+        mapping = {n: (n, ShapeTracker(n.shape)) for n in new}
+        self._install(new, mapping)
+        return True
+
+    def _install(self, new: list[Node], mapping: dict[Node, Replacement]) -> None:
+        """Renumber ``new`` densely and point inputs, outputs and live handles at it."""
+        position = {n: i for i, n in enumerate(new)}
+        renum: dict[Node, Node] = {}
+        for i, n in enumerate(new):
+            srcs = []
+            for s, v in n.srcs:
+                if s not in renum:
+                    where = "later in the graph" if s in position else "not in the graph"
+                    raise CompileError(f"{n.where()} reads node {s.id} ({s.op.value}), which is {where}")
+                srcs.append((renum[s], v))
+            renum[n] = n.replace(id=i, srcs=tuple(srcs))
+
+        def resolve(node: Node, view: ShapeTracker) -> Replacement | None:
+            if node in mapping:
+                m_node, m_view = mapping[node]
+                if m_node not in renum:
+                    return None
+                return renum[m_node], m_view.compose(view)
+            if node in renum:
+                return renum[node], view
+            return None
+
+        outputs = OrderedDict()
+        for name, (node, view) in self._outputs.items():
+            r = resolve(node, view)
+            if r is None:
+                raise CompileError(f"output {name!r} lost its node during a rewrite")
+            outputs[name] = r
+        inputs = OrderedDict()
+        for name, node in self._inputs.items():
+            r = resolve(node, ShapeTracker(node.shape))
+            if r is None or r[0].op is not Op.INPUT:
+                raise CompileError(f"input {name!r} was removed by a rewrite")
+            inputs[name] = r[0]
+        for t in list(self._tensors):
+            if t._node is None:
+                continue
+            r = resolve(t._node, t._view)
+            if r is None:
+                t._node, t._view = None, t._view  # detached: its node is gone
+            else:
+                t._node, t._view = r
+        self._nodes = [renum[n] for n in new]
+        self._outputs = outputs
+        self._inputs = inputs
+
+    def signature(self) -> tuple:
+        """A structural fingerprint (used to run passes to a fixed point)."""
+        out = []
+        for n in self._nodes:
+            const = None
+            if n.op is Op.CONSTANT:
+                const = (n.value.tobytes(), None if n.raw is None else n.raw.tobytes())
+            out.append((n.op, n.shape, n.axis, tuple((s.id, v.key()) for s, v in n.srcs), const))
+        outs = tuple((k, n.id, v.key()) for k, (n, v) in self._outputs.items())
+        return tuple(out), outs
+
+    # -- running ---------------------------------------------------------------------------------
+
+    def _check_inputs(self, inputs: Mapping[str, Any]) -> dict[int, np.ndarray]:
+        if not isinstance(inputs, Mapping):
+            raise InputError(f"inputs must be a dict of input name -> array, got {type(inputs).__name__}")
+        expected = list(self._inputs)
+        unknown = [k for k in inputs if k not in self._inputs]
+        if unknown:
+            raise InputError(
+                f"unknown input name(s) {', '.join(repr(k) for k in unknown)}; the graph's inputs are "
+                f"{', '.join(repr(k) for k in expected) or '(none)'}"
+            )
+        missing = [k for k in expected if k not in inputs]
+        if missing:
+            raise InputError(
+                f"missing input(s) {', '.join(repr(k) for k in missing)} (expected shapes: "
+                + ", ".join(f"{k!r}: {self._inputs[k].shape}" for k in missing) + ")"
+            )
+        out = {}
+        for name, node in self._inputs.items():
+            arr = as_array(inputs[name], f"input {name!r}")
+            if arr.shape != node.shape:
+                raise InputError(f"input {name!r}: expected shape {node.shape}, got {arr.shape}")
+            out[node.id] = arr
+        return out
+
+    def execute_float(self, inputs: Mapping[str, Any]) -> dict[int, np.ndarray]:
+        """float64 values (flat, row-major) of every node, by node id."""
+        return ex.execute_float(self._nodes, self._check_inputs(inputs))
+
+    def execute_exact(self, inputs: Mapping[str, Any]) -> dict[int, np.ndarray]:
+        """Raw int64 fixed-point values (flat, row-major) of every node, by node id, after the
+        bounds pass (raises BoundsError naming the node and value that do not fit)."""
+        return ex.execute_exact(self._nodes, self._check_inputs(inputs), self._fmt)
+
+    def run(self, inputs: Mapping[str, Any], exact: bool = False) -> dict[str, np.ndarray]:
+        """{output name: array}: the float64 reference, or (exact=True) the dequantized fixed-point
+        values the proof attests."""
+        feed = self._check_inputs(inputs)
+        only = ex.needed_nodes(self._nodes, [n for n, _ in self._outputs.values()])
+        if exact:
+            vals = ex.execute_exact(self._nodes, feed, self._fmt, only)
+        else:
+            vals = ex.execute_float(self._nodes, feed, only)
+        out = {}
+        for name, (node, view) in self._outputs.items():
+            v = view.gather(vals[node.id]).reshape(view.shape)
+            out[name] = v / float(self._fmt.one) if exact else v.astype(np.float64, copy=True)
+        return out
+
+    # -- display ---------------------------------------------------------------------------------
+
+    def summary(self) -> str:
+        from .display import summary
+
+        return summary(self)
+
+    def to_dot(self) -> str:
+        from .display import to_dot
+
+        return to_dot(self)
+
+    def to_svg(self) -> str:
+        from .display import to_svg
+
+        return to_svg(self)
+
+    def write_svg(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_svg())
+
+    def write_dot(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_dot())
+
+    def __repr__(self) -> str:
+        return (
+            f"<Graph {len(self._nodes)} nodes, inputs {list(self._inputs)}, outputs {list(self._outputs)}, "
+            f"{self._fmt.describe()}>"
+        )

@@ -1,0 +1,51 @@
+"""The primitive ops of a graph (the only node kinds) and named groups of them.
+
+Passes ask "is this op in GroupOp.BINARY?" instead of switching on every op. High-level ops
+(matmul, softmax, conv2d, ...) are compositions of these and never become nodes.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Op(Enum):
+    INPUT = "Input"
+    CONSTANT = "Constant"
+    LOG2 = "Log2"
+    EXP2 = "Exp2"
+    SIN = "Sin"
+    SQRT = "Sqrt"
+    RECIP = "Recip"
+    ADD = "Add"
+    MUL = "Mul"
+    MOD = "Mod"
+    LESS_THAN = "LessThan"
+    SUM_REDUCE = "SumReduce"
+    MAX_REDUCE = "MaxReduce"
+    CONTIGUOUS = "Contiguous"
+
+    def __repr__(self) -> str:
+        return f"Op.{self.name}"
+
+
+class GroupOp:
+    """Frozen sets of ops that passes and executors treat alike."""
+
+    SOURCE = frozenset({Op.INPUT, Op.CONSTANT})
+    # one source, elementwise
+    UNARY = frozenset({Op.LOG2, Op.EXP2, Op.SIN, Op.SQRT, Op.RECIP, Op.CONTIGUOUS})
+    # two sources of equal shape, elementwise
+    BINARY = frozenset({Op.ADD, Op.MUL, Op.MOD, Op.LESS_THAN})
+    # one source, one axis removed
+    REDUCE = frozenset({Op.SUM_REDUCE, Op.MAX_REDUCE})
+    # ops computed through a lookup table of verifier.numeric.TABLE_FUNCTIONS
+    TABLE = frozenset({Op.EXP2, Op.LOG2, Op.SIN})
+    # a op b == b op a, in float and in fixed point
+    COMMUTATIVE = frozenset({Op.ADD, Op.MUL})
+    # ops whose output is a pure rearrangement of the input values (no arithmetic)
+    MOVEMENT = frozenset({Op.CONTIGUOUS})
+    ALL = frozenset(Op)
+
+
+TABLE_NAME = {Op.EXP2: "exp2", Op.LOG2: "log2", Op.SIN: "sin"}
