@@ -1,1 +1,1 @@
-"""STARK numpy backend."""
+"""The numpy STARK prover."""

@@ -1,0 +1,1 @@
+"""Trace generation per AIR component (the constraints live in luminair.verifier.air)."""

@@ -1,0 +1,200 @@
+"""The prover's evaluators: the same component code as the verifier's PointEvaluator, but every
+mask value is a whole column over a domain (numpy), in storage order.
+
+* `DomainEvaluator` on the trace domain collects LogUp entries row by row (interaction trace) and
+  can report which constraint fails on which row (`failing_constraints`);
+* on the constraint-evaluation domain (log size n + 1) it accumulates the random combination of
+  all constraints, in the verifier's order, for the composition polynomial.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ...verifier.air.framework import Component, RelationElements, logup_constraints
+from ...verifier.fields import P, QM31, q_inv, q_mul, q_pow
+from . import field_vec as fv
+from .backend import U64, Array, xp
+
+_P = U64(P)
+
+
+class BV:
+    """A base-field column (uint64, canonical)."""
+
+    __slots__ = ("a",)
+
+    def __init__(self, a: Array) -> None:
+        self.a = a
+
+    def __add__(self, o: Any) -> Any:
+        if isinstance(o, SV):
+            return o + self
+        if isinstance(o, BV):
+            return BV(fv.add(self.a, o.a))
+        return BV(fv.add(self.a, U64(o % P)))
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> Any:
+        if isinstance(o, SV):
+            return (-o) + self
+        if isinstance(o, BV):
+            return BV(fv.sub(self.a, o.a))
+        return BV(fv.sub(self.a, U64(o % P)))
+
+    def __rsub__(self, o: Any) -> Any:
+        return (-self) + o
+
+    def __mul__(self, o: Any) -> Any:
+        if isinstance(o, SV):
+            return o * self
+        if isinstance(o, BV):
+            return BV(fv.mul(self.a, o.a))
+        return BV(fv.mul_scalar(self.a, o))
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> "BV":
+        return BV(fv.neg(self.a))
+
+
+class SV:
+    """A QM31 column (4 coordinate arrays; constants use 0-d arrays and broadcast)."""
+
+    __slots__ = ("c",)
+
+    def __init__(self, c: tuple[Array, Array, Array, Array]) -> None:
+        self.c = c
+
+    @staticmethod
+    def const(q: QM31) -> "SV":
+        return SV(tuple(xp.asarray(v, dtype=U64) for v in q))  # type: ignore[arg-type]
+
+    def _lift(self, o: Any) -> "SV":
+        if isinstance(o, SV):
+            return o
+        if isinstance(o, BV):
+            z = xp.zeros((), dtype=U64)
+            return SV((o.a, z, z, z))
+        return SV.const((o % P, 0, 0, 0))
+
+    def __add__(self, o: Any) -> "SV":
+        o = self._lift(o)
+        return SV(tuple(fv.add(a, b) for a, b in zip(self.c, o.c)))  # type: ignore[arg-type]
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> "SV":
+        o = self._lift(o)
+        return SV(tuple(fv.sub(a, b) for a, b in zip(self.c, o.c)))  # type: ignore[arg-type]
+
+    def __rsub__(self, o: Any) -> "SV":
+        return self._lift(o) - self
+
+    def __mul__(self, o: Any) -> "SV":
+        if isinstance(o, BV):
+            return SV(tuple(fv.mul(a, o.a) for a in self.c))  # type: ignore[arg-type]
+        if isinstance(o, int):
+            return SV(tuple(fv.mul_scalar(a, o) for a in self.c))  # type: ignore[arg-type]
+        return SV(fv.q_mul(self.c, o.c))  # type: ignore[arg-type]
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> "SV":
+        return SV(tuple(fv.neg(a) for a in self.c))  # type: ignore[arg-type]
+
+
+def as_secure(v: Any, n: int) -> tuple[Array, Array, Array, Array]:
+    """Any evaluator value -> 4 full-length coordinate arrays."""
+    if isinstance(v, BV):
+        z = xp.zeros(n, dtype=U64)
+        return (v.a, z, z.copy(), z.copy())
+    if isinstance(v, SV):
+        return tuple(xp.broadcast_to(c, (n,)).astype(U64) for c in v.c)  # type: ignore[return-value]
+    return (xp.full(n, v % P, dtype=U64), xp.zeros(n, U64), xp.zeros(n, U64), xp.zeros(n, U64))
+
+
+ColumnSource = Callable[[str, str, int], Array]
+
+
+class DomainEvaluator:
+    """Evaluates one component over a whole domain. `source(kind, key, offset)` returns the
+    storage-order column for kind in {"main", "pre", "selector"}; `interaction(batch, offset)`
+    returns a QM31 column."""
+
+    def __init__(
+        self,
+        component: Component,
+        size: int,
+        source: ColumnSource,
+        interaction: Callable[[int, int], tuple[Array, Array, Array, Array]] | None = None,
+        alpha: QM31 | None = None,
+        n_constraints: int = 0,
+        collect: bool = False,
+    ) -> None:
+        self.component = component
+        self.size = size
+        self.source = source
+        self._interaction = interaction
+        self.entries: list[tuple[str, Any, list[Any]]] = []
+        self.collect = collect
+        self.constraints: list[Any] = []
+        self.acc: tuple[Array, Array, Array, Array] | None = None
+        self._coef: QM31 | None = None
+        self.alpha = alpha
+        if alpha is not None:
+            self._coef = q_pow(alpha, n_constraints - 1) if n_constraints else (1, 0, 0, 0)
+            self._alpha_inv = q_inv(alpha)
+
+    def main(self, name: str, offset: int = 0) -> BV:
+        return BV(self.source("main", name, offset))
+
+    def pre(self, key: str, offset: int = 0) -> BV:
+        return BV(self.source("pre", key, offset))
+
+    def selector(self, row: Any, offset: int = 0) -> BV:
+        return BV(self.source("selector", str(self.component.selector_row(row)), offset))
+
+    def interaction(self, batch: int, offset: int) -> SV:
+        assert self._interaction is not None
+        return SV(self._interaction(batch, offset))
+
+    def secure(self, q: QM31) -> SV:
+        return SV.const(q)
+
+    def add_constraint(self, expr: Any) -> None:
+        if self.collect:
+            self.constraints.append(expr)
+        if self._coef is None:
+            return
+        coef = self._coef
+        if isinstance(expr, BV):
+            term = fv.base_times_const(expr.a, coef)
+        elif isinstance(expr, SV):
+            term = fv.q_mul(as_secure(expr, self.size), tuple(xp.asarray(c, dtype=U64) for c in coef))  # type: ignore[arg-type]
+        else:
+            term = as_secure(expr, self.size)
+            term = fv.q_mul(term, tuple(xp.asarray(c, dtype=U64) for c in coef))  # type: ignore[arg-type]
+        self.acc = term if self.acc is None else fv.q_add(self.acc, term)
+        self._coef = q_mul(coef, self._alpha_inv)
+
+    def add_to_relation(self, relation: str, multiplicity: Any, values: list[Any]) -> None:
+        self.entries.append((relation, multiplicity, values))
+
+    def finalize_logup(self, elements: dict[str, RelationElements], n_batches: int, shift: QM31) -> None:
+        if n_batches:
+            logup_constraints(self, self.entries, elements, n_batches, shift)
+
+
+def combine_values(values: list[Any], el: RelationElements, n: int) -> tuple[Array, Array, Array, Array]:
+    """sum_j alpha^j v_j - z as a QM31 column (twin of the verifier's combine)."""
+    powers = el.powers(len(values))
+    acc = as_secure(values[0], n)
+    acc = tuple(xp.array(c, dtype=U64) for c in acc)
+    for j in range(1, len(values)):
+        v = values[j]
+        term = fv.base_times_const(v.a, powers[j]) if isinstance(v, BV) else fv.q_mul_const(as_secure(v, n), powers[j])
+        acc = fv.q_add(acc, term)  # type: ignore[arg-type]
+    zneg = tuple(xp.asarray((-c) % P, dtype=U64) for c in el.z)
+    return fv.q_add(acc, zneg)  # type: ignore[arg-type]

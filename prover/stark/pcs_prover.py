@@ -1,0 +1,166 @@
+"""Polynomial commitments on the prover side: committed trees of low-degree extensions, sampling
+at out-of-domain points, and DEEP quotient columns (twins of verifier/pcs.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...verifier.circle import QPoint
+from ...verifier.fields import P, QM31, q_add, q_conj, q_mul, q_sub
+from ...verifier.pcs import Sample
+from . import circle_fft as cf
+from . import field_vec as fv
+from .backend import U64, Array, xp
+from .merkle_tree import MerkleTree
+
+_P = U64(P)
+
+
+@dataclass
+class CommittedTree:
+    """Columns as polynomials (coefficients) and as evaluations on their committed domains."""
+
+    coeffs: list[Array]  # per column, natural-order coefficients (size 2^n)
+    evals: list[Array]  # per column, evaluations on the circle domain of log size n + blowup
+    tree: MerkleTree
+
+    @property
+    def root(self) -> bytes:
+        return self.tree.root
+
+
+def interpolate_columns(columns: list[Array]) -> list[Array]:
+    """Storage-order evaluations on their canonic domains -> coefficients, batched by size."""
+    out: list[Array | None] = [None] * len(columns)
+    by_size: dict[int, list[int]] = {}
+    for i, c in enumerate(columns):
+        by_size.setdefault(c.shape[0], []).append(i)
+    for _, idx in by_size.items():
+        co = cf.circle_interpolate(xp.stack([columns[i] for i in idx]))
+        for j, i in enumerate(idx):
+            out[i] = co[j]
+    return out  # type: ignore[return-value]
+
+
+def extend_columns(coeffs: list[Array], log_blowup: int) -> list[Array]:
+    out: list[Array | None] = [None] * len(coeffs)
+    by_size: dict[int, list[int]] = {}
+    for i, c in enumerate(coeffs):
+        by_size.setdefault(c.shape[0], []).append(i)
+    for size, idx in by_size.items():
+        log = size.bit_length() - 1
+        ev = cf.extend(xp.stack([coeffs[i] for i in idx]), log + log_blowup)
+        for j, i in enumerate(idx):
+            out[i] = ev[j]
+    return out  # type: ignore[return-value]
+
+
+def commit_coeffs(coeffs: list[Array], log_blowup: int) -> CommittedTree:
+    evals = extend_columns(coeffs, log_blowup)
+    return CommittedTree(coeffs, evals, MerkleTree(evals))
+
+
+def commit_columns(columns: list[Array], log_blowup: int) -> CommittedTree:
+    """Commit trace columns given in storage order on their trace domains."""
+    return commit_coeffs(interpolate_columns(columns), log_blowup)
+
+
+# --- evaluation at out-of-domain points ---------------------------------------------------------
+
+
+def basis_at(point: QPoint, log_size: int) -> tuple[Array, Array, Array, Array]:
+    """B_k(z) = prod_j factor_j^(k_j) for every k < 2^n (QM31 coordinates): sum_k c_k B_k(z) is the
+    circle polynomial with coefficients c at z (twin of verifier.poly.eval_circle_poly_m31)."""
+    from ...verifier.poly import circle_factors
+
+    factors = circle_factors(point, log_size)
+    acc = tuple(xp.array([v], dtype=U64) for v in (1, 0, 0, 0))
+    for f in factors:
+        fc = tuple(xp.asarray(v, dtype=U64) for v in f)
+        prod = fv.q_mul(acc, fc)  # type: ignore[arg-type]
+        acc = tuple(xp.concatenate([a, b]) for a, b in zip(acc, prod))
+    return acc  # type: ignore[return-value]
+
+
+def dot_mod(mat: Array, vec: Array) -> Array:
+    """(C, N) @ (N,) mod P exactly: split vec into 16-bit halves and sum in blocks of 2^15 so no
+    uint64 partial sum can overflow."""
+    lo = vec & U64(0xFFFF)
+    hi = vec >> U64(16)
+    out = xp.zeros(mat.shape[0], dtype=U64)
+    block = 1 << 15
+    for s in range(0, mat.shape[1], block):
+        m = mat[:, s : s + block]
+        a = (m @ lo[s : s + block]) % _P
+        b = (m @ hi[s : s + block]) % _P
+        out = (out + a + (b << U64(16)) % _P) % _P
+    return out
+
+
+def eval_at_point(coeffs: list[Array], point: QPoint) -> list[QM31]:
+    """Every polynomial of `coeffs` (same size) at a QM31 point."""
+    if not coeffs:
+        return []
+    log = coeffs[0].shape[0].bit_length() - 1
+    basis = basis_at(point, log)
+    mat = xp.stack(coeffs)
+    coords = [dot_mod(mat, b) for b in basis]
+    return [tuple(int(coords[k][i]) for k in range(4)) for i in range(len(coeffs))]  # type: ignore[misc]
+
+
+# --- DEEP quotients ------------------------------------------------------------------------------
+
+
+def _lincomb(coefs: list[int], cols: list[Array]) -> Array:
+    """sum_k coefs[k] * cols[k] mod P (coefficients < P, split in 16-bit halves)."""
+    mat = xp.stack(cols)
+    c = xp.array(coefs, dtype=U64)
+    lo = (c & U64(0xFFFF)) @ mat % _P
+    hi = (c >> U64(16)) @ mat % _P
+    return (lo + (hi << U64(16)) % _P) % _P
+
+
+def quotient_column(
+    log_size: int,
+    samples: list[Sample],
+    evals: dict[tuple[int, int], Array],
+    alpha: QM31,
+) -> tuple[Array, Array, Array, Array]:
+    """The DEEP quotient column of committed log size `log_size` over its whole domain (twin of
+    verifier.pcs.quotient_values)."""
+    xs, ys = cf.domain_points(log_size)
+    n = xs.shape[0]
+    acc = fv.secure_zeros(n)
+    groups: dict[QPoint, list[tuple[QM31, int, int]]] = {}
+    sums: dict[QPoint, list[QM31]] = {}
+    power: QM31 = (1, 0, 0, 0)
+    for s in samples:
+        z, v = s.point, s.value
+        a = q_sub(q_conj(v), v)
+        c = q_sub(q_conj(z[1]), z[1])
+        b = q_sub(q_mul(v, c), q_mul(a, z[1]))
+        groups.setdefault(z, []).append((q_mul(power, c), s.tree, s.col))
+        ab = sums.setdefault(z, [(0, 0, 0, 0), (0, 0, 0, 0)])
+        ab[0] = q_add(ab[0], q_mul(power, a))
+        ab[1] = q_add(ab[1], q_mul(power, b))
+        power = q_mul(power, alpha)
+    for z, gammas in groups.items():
+        cols = [evals[(t, c)] for _, t, c in gammas]
+        num = []
+        a_sum, b_sum = sums[z]
+        for k in range(4):
+            lin = _lincomb([g[k] for g, _, _ in gammas], cols)
+            lin = fv.sub(lin, fv.mul_scalar(ys, a_sum[k]))
+            num.append(fv.sub(lin, xp.full(n, b_sum[k], dtype=U64)))
+        zx, zy = z
+        ax0 = fv.sub(xp.full(n, zx[0], dtype=U64), xs)
+        ax1 = xp.full(n, zx[1], dtype=U64)
+        ay0 = fv.sub(xp.full(n, zy[0], dtype=U64), ys)
+        ay1 = xp.full(n, zy[1], dtype=U64)
+        p0, p1 = fv.cm_mul(ax0, ax1, xp.full(n, zy[2], dtype=U64), xp.full(n, zy[3], dtype=U64))
+        r0, r1 = fv.cm_mul(ay0, ay1, xp.full(n, zx[2], dtype=U64), xp.full(n, zx[3], dtype=U64))
+        d0, d1 = fv.cm_inv(fv.sub(p0, r0), fv.sub(p1, r1))
+        a_re = fv.cm_mul(num[0], num[1], d0, d1)
+        a_im = fv.cm_mul(num[2], num[3], d0, d1)
+        acc = fv.q_add(acc, (a_re[0], a_re[1], a_im[0], a_im[1]))
+    return acc

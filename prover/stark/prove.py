@@ -1,0 +1,326 @@
+"""The STARK prover, step for step the mirror of verifier/verify.py."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from ...verifier.air.framework import LOG_EXPAND, Air, Component, PreprocessedTree
+from ...verifier.air.point import shifted_point
+from ...verifier.channel import Channel
+from ...verifier.circle import qpoint_from_t
+from ...verifier.config import PcsConfig
+from ...verifier.fields import P, QM31, q_mul, q_pow
+from ...verifier.formats import StarkProof
+from ...verifier.pcs import Sample
+from ...verifier.verify import draw_elements, mix_statement
+from . import circle_fft as cf
+from . import field_vec as fv
+from .backend import U64, Array, xp
+from .constraints import BV, SV, DomainEvaluator, as_secure, combine_values
+from .fri_prover import FriProver, grind
+from .pcs_prover import CommittedTree, commit_coeffs, commit_columns, eval_at_point, quotient_column
+
+
+class ProverError(ValueError):
+    """The inputs cannot be proven as given (missing column, wrong length, statement mismatch)."""
+
+
+StageHook = Callable[[str], None]
+
+
+@dataclass
+class ProveStats:
+    """Wall time per stage (seconds), filled while proving."""
+
+    stages: dict[str, float] = field(default_factory=dict)
+
+
+def to_storage(values: Any, log_size: int, what: str) -> Array:
+    """Row-order integer values (any sign) -> canonical uint64 in storage order."""
+    arr = fv.as_base(values)
+    n = 1 << log_size
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ProverError(f"{what}: expected {n} rows, got shape {arr.shape}")
+    out = xp.empty(n, dtype=U64)
+    out[cf.row_to_storage(log_size)] = arr
+    return out
+
+
+def commit_preprocessed(tree: PreprocessedTree, columns: Mapping[str, Any], log_blowup: int) -> CommittedTree:
+    cols = [to_storage(columns[c.key], c.log_size, f"preprocessed {c.key}") for c in tree.columns]
+    return commit_columns(cols, log_blowup)
+
+
+def _selector_column(log_size: int, row: int) -> Array:
+    col = xp.zeros(1 << log_size, dtype=U64)
+    col[cf.row_to_storage(log_size)[row]] = 1
+    return col
+
+
+def _secure_columns(cols: list[Array], base: int) -> tuple[Array, Array, Array, Array]:
+    return (cols[base], cols[base + 1], cols[base + 2], cols[base + 3])
+
+
+class _Timer:
+    def __init__(self, stats: ProveStats, hook: StageHook | None) -> None:
+        self.stats = stats
+        self.hook = hook
+        self.t = time.perf_counter()
+
+    def stage(self, name: str) -> None:
+        now = time.perf_counter()
+        self.stats.stages[name] = self.stats.stages.get(name, 0.0) + now - self.t
+        self.t = now
+        if self.hook:
+            self.hook(name)
+
+
+def prove_stark(
+    air: Air,
+    config: PcsConfig,
+    statement: bytes,
+    main: list[Mapping[str, Any]],
+    preprocessed: list[CommittedTree] = (),  # type: ignore[assignment]
+    stats: ProveStats | None = None,
+    on_stage: StageHook | None = None,
+) -> StarkProof:
+    """Prove that `main` (per component: column name -> row-order values) satisfies `air`.
+
+    The prover does not check the constraints: a trace that breaks them still yields a complete
+    proof, which the verifier rejects (that is how forgery tests are built)."""
+    stats = stats if stats is not None else ProveStats()
+    timer = _Timer(stats, on_stage)
+    lay = air.layout
+    b = config.log_blowup
+    if len(main) != len(air.components):
+        raise ProverError(f"{len(main)} main traces for {len(air.components)} components")
+    if len(preprocessed) != len(air.preprocessed):
+        raise ProverError("preprocessed commitments do not match the statement's preprocessed trees")
+    for ct, tree in zip(preprocessed, air.preprocessed):
+        if ct.root != tree.root:
+            raise ProverError(f"preprocessed tree {tree.name!r}: columns do not match the statement's root")
+
+    # 1. Statement.
+    channel = Channel()
+    mix_statement(channel, config, statement, air)
+    for tree in air.preprocessed:
+        channel.mix_root(tree.root)
+
+    # 2. Main trace.
+    main_cols: list[Array] = []
+    for comp, cols in zip(air.components, main):
+        for name in comp.main_columns:
+            if name not in cols:
+                raise ProverError(f"{comp.name}: main column {name!r} missing from the trace")
+            main_cols.append(to_storage(cols[name], comp.log_size, f"{comp.name}.{name}"))
+    main_tree = commit_columns(main_cols, b)
+    channel.mix_root(main_tree.root)
+    timer.stage("commit main trace")
+
+    # 3. Interaction trace (LogUp).
+    elements = draw_elements(channel, air)
+    pre_lookup = {key: (t, c) for key, (t, c) in lay.pre_index.items()}
+
+    def trace_source(ci: int) -> Callable[[str, str, int], Array]:
+        comp = air.components[ci]
+        n = comp.log_size
+        names = {name: lay.main_offset[ci] + i for i, name in enumerate(comp.main_columns)}
+
+        def source(kind: str, key: str, offset: int) -> Array:
+            if kind == "main":
+                col = main_cols[names[key]]
+            elif kind == "pre":
+                t, c = pre_lookup[key]
+                col = xp.empty(1 << n, dtype=U64)
+                col[:] = cf.circle_evaluate(preprocessed[t].coeffs[c])
+            else:
+                col = _selector_column(n, int(key))
+            return col if offset == 0 else col[cf.mask_permutation(n, n, offset)]
+
+        return source
+
+    inter_cols: list[Array] = []
+    claimed: list[QM31] = []
+    shifts: dict[int, QM31] = {}
+    for ci, (comp, info) in enumerate(zip(air.components, air.infos)):
+        if not info.n_batches:
+            continue
+        n = comp.log_size
+        size = 1 << n
+        ev = DomainEvaluator(comp, size, trace_source(ci))
+        comp.evaluate(ev)
+        prev = None
+        for bi in range(info.n_batches):
+            batch = ev.entries[2 * bi : 2 * bi + 2]
+            d1 = combine_values(batch[0][2], elements[batch[0][0]], size)
+            n1 = as_secure(batch[0][1], size)
+            if len(batch) == 2:
+                d2 = combine_values(batch[1][2], elements[batch[1][0]], size)
+                n2 = as_secure(batch[1][1], size)
+                num = fv.q_add(fv.q_mul(n1, d2), fv.q_mul(n2, d1))
+                den = fv.q_mul(d1, d2)
+            else:
+                num, den = n1, d1
+            frac = fv.q_mul(num, fv.q_inv(den))
+            s = frac if prev is None else fv.q_add(prev, frac)
+            if bi == info.n_batches - 1:
+                total = fv.q_sum(s)
+                shift = q_mul(total, (pow(size, P - 2, P), 0, 0, 0))
+                order = cf.row_to_storage(n)
+                rows = tuple(c[order] for c in s)
+                rows = fv.q_sub(rows, tuple(xp.asarray(v, dtype=U64) for v in shift))  # type: ignore[arg-type]
+                cum_rows = fv.q_cumsum(rows)
+                cum = tuple(xp.empty(size, dtype=U64) for _ in range(4))
+                for k in range(4):
+                    cum[k][order] = cum_rows[k]
+                claimed.append(total)
+                shifts[ci] = shift
+                inter_cols.extend(cum)
+            else:
+                inter_cols.extend(s)
+            prev = s
+    channel.mix_felts(claimed)
+    inter_tree: CommittedTree | None = None
+    if lay.interaction_tree is not None:
+        inter_tree = commit_columns(inter_cols, b)
+        channel.mix_root(inter_tree.root)
+    timer.stage("interaction trace")
+
+    # 4. Composition polynomial.
+    alpha = channel.draw_felt()
+    bound = air.max_log_size + LOG_EXPAND
+    total = tuple(xp.zeros(1 << bound, dtype=U64) for _ in range(4))
+    for ci, (comp, info) in enumerate(zip(air.components, air.infos)):
+        contrib = _component_composition(
+            air, ci, comp, preprocessed, main_tree, inter_tree, elements, alpha, shifts.get(ci)
+        )
+        weight = q_pow(alpha, info.n_constraints)
+        total = fv.q_mul(total, tuple(xp.asarray(c, dtype=U64) for c in weight))  # type: ignore[arg-type]
+        padded = tuple(xp.zeros(1 << bound, dtype=U64) for _ in range(4))
+        for k in range(4):
+            padded[k][: contrib[k].shape[0]] = contrib[k]
+        total = fv.q_add(total, padded)  # type: ignore[arg-type]
+    half = 1 << (bound - 1)
+    comp_coeffs = [c[:half].copy() for c in total] + [c[half:].copy() for c in total]
+    comp_tree = commit_coeffs(comp_coeffs, b)
+    channel.mix_root(comp_tree.root)
+    timer.stage("composition")
+
+    # 5. Out-of-domain sampling.
+    oods = qpoint_from_t(channel.draw_felt())
+    trees: list[CommittedTree] = [*preprocessed, main_tree]
+    if inter_tree is not None:
+        trees.append(inter_tree)
+    trees.append(comp_tree)
+    sampled: list[list[list[QM31]]] = []
+    for t, cols in enumerate(lay.columns):
+        requests: dict[tuple[int, Any], list[int]] = {}
+        for c, slot in enumerate(cols):
+            for o in slot.masks:
+                requests.setdefault((slot.log_size, o), []).append(c)
+        values: dict[tuple[int, int], QM31] = {}
+        for (log, o), idx in requests.items():
+            point = shifted_point(oods, o, log)
+            for c, v in zip(idx, eval_at_point([trees[t].coeffs[c] for c in idx], point)):
+                values[(c, o)] = v
+        sampled.append([[values[(c, o)] for o in slot.masks] for c, slot in enumerate(cols)])
+    channel.mix_felts([v for tree in sampled for col in tree for v in col])
+    deep_alpha = channel.draw_felt()
+    timer.stage("out-of-domain sampling")
+
+    # 6. DEEP quotients and FRI.
+    sizes = sorted({slot.log_size + b for cols in lay.columns for slot in cols}, reverse=True)
+    samples: dict[int, list[Sample]] = {s: [] for s in sizes}
+    evals: dict[tuple[int, int], Array] = {}
+    for t, cols in enumerate(lay.columns):
+        for c, slot in enumerate(cols):
+            s = slot.log_size + b
+            evals[(t, c)] = trees[t].evals[c]
+            for k, o in enumerate(slot.masks):
+                samples[s].append(Sample(t, c, shifted_point(oods, o, slot.log_size), sampled[t][c][k]))
+    quotients = {s: quotient_column(s, samples[s], evals, deep_alpha) for s in sizes}
+    timer.stage("DEEP quotients")
+    fri = FriProver(config, quotients)
+    fri.commit(channel)
+    timer.stage("FRI commit")
+
+    # 7. Proof of work, queries, openings.
+    nonce = grind(channel, config.pow_bits)
+    channel.mix_u64(nonce)
+    timer.stage("proof of work")
+    max_log = sizes[0]
+    queries = channel.draw_queries(config.n_queries, max_log)
+    positions = {s: sorted({q >> (max_log - s) for q in queries}) for s in sizes}
+    queried = []
+    decs = []
+    for t, cols in enumerate(lay.columns):
+        tree_sizes = {slot.log_size + b for slot in cols}
+        vals, dec = trees[t].tree.decommit({s: positions[s] for s in tree_sizes})
+        queried.append(vals)
+        decs.append(dec)
+    fri_proof = fri.decommit(queries)
+    timer.stage("openings")
+    commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
+    return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce)
+
+
+def _component_composition(
+    air: Air,
+    ci: int,
+    comp: Component,
+    preprocessed: list[CommittedTree],
+    main_tree: CommittedTree,
+    inter_tree: CommittedTree | None,
+    elements: Any,
+    alpha: QM31,
+    shift: QM31 | None,
+) -> tuple[Array, Array, Array, Array]:
+    """One component's share of the composition: sum_i alpha^(m-1-i) C_i / Z on CanonicCoset(n+1),
+    returned as coefficients (4 coordinates, 2^(n+1) each)."""
+    lay = air.layout
+    info = air.infos[ci]
+    n = comp.log_size
+    m = n + LOG_EXPAND
+    size = 1 << m
+    cache: dict[tuple[str, str], Array] = {}
+    names = {name: lay.main_offset[ci] + i for i, name in enumerate(comp.main_columns)}
+
+    def extended(kind: str, key: str) -> Array:
+        got = cache.get((kind, key))
+        if got is None:
+            if kind == "main":
+                coeffs = main_tree.coeffs[names[key]]
+            elif kind == "pre":
+                t, c = lay.pre_index[key]
+                coeffs = preprocessed[t].coeffs[c]
+            elif kind == "inter":
+                assert inter_tree is not None
+                coeffs = inter_tree.coeffs[int(key)]
+            else:
+                coeffs = cf.circle_interpolate(_selector_column(n, int(key)))
+            got = cache[(kind, key)] = cf.extend(coeffs, m)
+        return got
+
+    def source(kind: str, key: str, offset: int) -> Array:
+        col = extended(kind, key)
+        return col if offset == 0 else col[cf.mask_permutation(m, n, offset)]
+
+    def interaction(batch: int, offset: int) -> tuple[Array, Array, Array, Array]:
+        base = lay.interaction_offset[ci] + 4 * batch
+        return tuple(source("inter", str(base + k), offset) for k in range(4))  # type: ignore[return-value]
+
+    ev = DomainEvaluator(comp, size, source, interaction, alpha, info.n_constraints)
+    comp.evaluate(ev)
+    ev.finalize_logup(elements, info.n_batches, shift if shift is not None else (0, 0, 0, 0))
+    acc = ev.acc if ev.acc is not None else fv.secure_zeros(size)
+    xs = cf.domain_points(m)[0]
+    z = xs
+    for _ in range(n - 1):
+        z = fv.sub(fv.mul(fv.add(z, z), z), xp.ones_like(z))
+    quotient = fv.q_mul_base(acc, fv.batch_inverse(z))
+    return tuple(cf.circle_interpolate(xp.stack(quotient)))  # type: ignore[return-value]
+
+
+_ = (BV, SV)

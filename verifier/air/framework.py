@@ -1,0 +1,345 @@
+"""The AIR framework: components write their constraints once, against an evaluator `ev`.
+
+A component's `evaluate(ev)` reads mask values and states constraints:
+* ``ev.main(name, offset=0)``      a main-trace column at row r + offset (cyclic)
+* ``ev.pre(key, offset=0)``        a preprocessed column (committed in a preprocessed tree)
+* ``ev.selector(row, offset=0)``   1 on one trace row, 0 elsewhere; evaluated in closed form, never
+                                   committed (verifier/poly.row_selector)
+* ``ev.add_constraint(expr)``      expr must vanish on every row
+* ``ev.add_to_relation(rel, multiplicity, values)``  a LogUp entry: adds multiplicity / combine(values)
+
+The same code runs under four evaluators: `InfoEvaluator` (masks, counts, degrees), the verifier's
+`PointEvaluator` (values at the out-of-domain point), and the prover's domain evaluators (numpy
+columns over a whole domain, prover/air/). Values only need + - * with each other and with ints.
+
+LogUp entries are grouped in batches of two; each batch owns one QM31 interaction column
+(4 base columns). With S_b the batch columns, n/d the batch fraction and shift = claimed_sum / N:
+  batch b < last:  (S_b - S_{b-1}) * d - n = 0
+  last batch:      (S_last - S_last[row - 1] - S_{last-1} + shift) * d - n = 0
+so the last column is a running sum over rows that wraps to zero, and the rows sum to the claimed
+sum (circle-stark.md section 10). Entries must have degree <= 1 so that constraints stay <= 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..fields import QM31, P, q_mul
+
+MAX_CONSTRAINT_DEGREE = 3
+LOG_EXPAND = 1  # the composition of degree-3 constraints fits 2^(n+1) coefficients
+MIN_COMPONENT_LOG_SIZE = 4
+MAX_COMPONENT_LOG_SIZE = 24
+COMPOSITION_SPLIT = 2  # composition committed as 2 halves, each a QM31 = 4 base columns
+
+SelectorRow = int | str
+
+
+class AirDefinitionError(Exception):
+    """A component is ill-formed (a programming error, not a property of a proof)."""
+
+
+class Component:
+    """Base class. Subclasses set `name`, `log_size`, `main_columns` and implement `evaluate`."""
+
+    name: str = "component"
+    log_size: int = MIN_COMPONENT_LOG_SIZE
+    main_columns: tuple[str, ...] = ()
+
+    def evaluate(self, ev: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def selector_row(self, row: SelectorRow) -> int:
+        n = 1 << self.log_size
+        if row == "first":
+            return 0
+        if row == "last":
+            return n - 1
+        if isinstance(row, int) and 0 <= row < n:
+            return row
+        raise AirDefinitionError(f"{self.name}: selector row {row!r} out of range")
+
+
+@dataclass(frozen=True)
+class PreprocessedColumn:
+    key: str
+    log_size: int
+
+
+@dataclass
+class PreprocessedTree:
+    """A committed tree of preprocessed columns. The verifier always knows `root` itself (pinned,
+    recomputed, or from the statement); it never comes from the proof."""
+
+    name: str
+    columns: list[PreprocessedColumn]
+    root: bytes = b""
+
+
+class Air:
+    """A set of components plus the preprocessed trees they read."""
+
+    def __init__(
+        self,
+        components: Sequence[Component],
+        preprocessed: Sequence[PreprocessedTree] = (),
+    ) -> None:
+        self.components = list(components)
+        self.preprocessed = list(preprocessed)
+        self.infos = [component_info(c) for c in self.components]
+        self._check()
+        self.relations = sorted({rel for info in self.infos for rel, _ in info.entries})
+        self.layout = build_layout(self)
+
+    def _check(self) -> None:
+        keys = {col.key: col for tree in self.preprocessed for col in tree.columns}
+        for comp, info in zip(self.components, self.infos):
+            unused = [c for c in comp.main_columns if c not in info.main_masks]
+            if unused:
+                # A committed column no constraint reads is a free witness: refuse to build the AIR.
+                raise AirDefinitionError(f"{comp.name}: main columns never constrained: {unused}")
+            if not MIN_COMPONENT_LOG_SIZE <= comp.log_size <= MAX_COMPONENT_LOG_SIZE:
+                raise AirDefinitionError(f"{comp.name}: log size {comp.log_size} out of range")
+            for key in info.pre_masks:
+                col = keys.get(key)
+                if col is None:
+                    raise AirDefinitionError(f"{comp.name}: unknown preprocessed column {key!r}")
+                if col.log_size != comp.log_size:
+                    raise AirDefinitionError(
+                        f"{comp.name}: preprocessed column {key!r} has log size {col.log_size}, "
+                        f"the component {comp.log_size}"
+                    )
+
+    def public_logup_sum(self, elements: dict[str, "RelationElements"]) -> QM31:
+        """Sum of the LogUp terms the verifier computes itself (public inputs/outputs)."""
+        return (0, 0, 0, 0)
+
+    @property
+    def max_log_size(self) -> int:
+        return max(c.log_size for c in self.components)
+
+
+# --- relation elements --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RelationElements:
+    """combine(v_0..v_k) = sum_j alpha^j v_j - z for one relation."""
+
+    z: QM31
+    alpha: QM31
+    max_arity: int = 8
+
+    def powers(self, n: int) -> list[QM31]:
+        out = [(1, 0, 0, 0)]
+        for _ in range(n - 1):
+            out.append(q_mul(out[-1], self.alpha))
+        return out
+
+
+# --- info evaluator -----------------------------------------------------------------------------
+
+
+class InfoValue:
+    """Tracks only the polynomial degree of an expression."""
+
+    __slots__ = ("deg",)
+
+    def __init__(self, deg: int) -> None:
+        self.deg = deg
+
+    @staticmethod
+    def _deg(o: Any) -> int:
+        if isinstance(o, InfoValue):
+            return o.deg
+        if isinstance(o, int):
+            return 0
+        raise AirDefinitionError(f"unsupported operand {o!r} in a constraint expression")
+
+    def __add__(self, o: Any) -> "InfoValue":
+        return InfoValue(max(self.deg, self._deg(o)))
+
+    __radd__ = __add__
+    __sub__ = __add__
+    __rsub__ = __add__
+
+    def __mul__(self, o: Any) -> "InfoValue":
+        return InfoValue(self.deg + self._deg(o))
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> "InfoValue":
+        return self
+
+
+@dataclass
+class ComponentInfo:
+    main_masks: dict[str, list[int]] = field(default_factory=dict)
+    pre_masks: dict[str, list[int]] = field(default_factory=dict)
+    n_constraints: int = 0  # including the LogUp constraints
+    entries: list[tuple[str, int]] = field(default_factory=list)  # (relation, arity)
+
+    @property
+    def n_batches(self) -> int:
+        return (len(self.entries) + 1) // 2
+
+
+class InfoEvaluator:
+    def __init__(self, component: Component) -> None:
+        self.component = component
+        self.info = ComponentInfo()
+        self._cols = set(component.main_columns)
+
+    def main(self, name: str, offset: int = 0) -> InfoValue:
+        if name not in self._cols:
+            raise AirDefinitionError(f"{self.component.name}: unknown main column {name!r}")
+        masks = self.info.main_masks.setdefault(name, [])
+        if offset not in masks:
+            masks.append(offset)
+        return InfoValue(1)
+
+    def pre(self, key: str, offset: int = 0) -> InfoValue:
+        masks = self.info.pre_masks.setdefault(key, [])
+        if offset not in masks:
+            masks.append(offset)
+        return InfoValue(1)
+
+    def selector(self, row: SelectorRow, offset: int = 0) -> InfoValue:
+        self.component.selector_row(row)
+        return InfoValue(1)
+
+    def add_constraint(self, expr: Any) -> None:
+        deg = InfoValue._deg(expr)
+        if deg > MAX_CONSTRAINT_DEGREE:
+            raise AirDefinitionError(
+                f"{self.component.name}: constraint {self.info.n_constraints} has degree {deg} "
+                f"> {MAX_CONSTRAINT_DEGREE}"
+            )
+        self.info.n_constraints += 1
+
+    def add_to_relation(self, relation: str, multiplicity: Any, values: Sequence[Any]) -> None:
+        if InfoValue._deg(multiplicity) > 1 or any(InfoValue._deg(v) > 1 for v in values):
+            raise AirDefinitionError(
+                f"{self.component.name}: LogUp entry of {relation!r} must have degree <= 1"
+            )
+        if not values:
+            raise AirDefinitionError(f"{self.component.name}: empty LogUp entry")
+        self.info.entries.append((relation, len(values)))
+
+
+def component_info(component: Component) -> ComponentInfo:
+    ev = InfoEvaluator(component)
+    component.evaluate(ev)
+    for masks in (*ev.info.main_masks.values(), *ev.info.pre_masks.values()):
+        masks.sort()
+    ev.info.n_constraints += ev.info.n_batches
+    return ev.info
+
+
+# --- the shared LogUp constraint construction ---------------------------------------------------
+
+
+def logup_constraints(
+    ev: Any,
+    entries: list[tuple[str, Any, list[Any]]],
+    elements: dict[str, RelationElements],
+    n_batches: int,
+    shift: QM31,
+) -> None:
+    """Adds one constraint per batch (see the module docstring). `ev` supplies
+    `interaction(batch, offset)` (a secure value) and `secure(q)` (a QM31 constant)."""
+
+    def combine(rel: str, values: list[Any]) -> Any:
+        el = elements[rel]
+        powers = el.powers(len(values))
+        acc = ev.secure((-el.z[0] % P, -el.z[1] % P, -el.z[2] % P, -el.z[3] % P))
+        for j, v in enumerate(values):
+            acc = acc + (v * ev.secure(powers[j]) if j else v)
+        return acc
+
+    prev = None
+    for b in range(n_batches):
+        batch = entries[2 * b : 2 * b + 2]
+        n1, d1 = batch[0][1], combine(batch[0][0], batch[0][2])
+        if len(batch) == 2:
+            n2, d2 = batch[1][1], combine(batch[1][0], batch[1][2])
+            num = n1 * d2 + n2 * d1
+            den = d1 * d2
+        else:
+            num, den = n1, d1
+        s = ev.interaction(b, 0)
+        diff = s if prev is None else s - prev
+        if b == n_batches - 1:
+            diff = diff - ev.interaction(b, -1) + ev.secure(shift)
+        ev.add_constraint(diff * den - num)
+        prev = s
+
+
+# --- layout of committed columns ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ColumnSlot:
+    """One committed base column: its trace log size and the mask offsets sampled at OODS."""
+
+    log_size: int
+    masks: tuple[int, ...]
+
+
+@dataclass
+class Layout:
+    """Trees in commitment order: the preprocessed trees, main, [interaction], composition."""
+
+    tree_names: list[str]
+    columns: list[list[ColumnSlot]]
+    pre_index: dict[str, tuple[int, int]]  # key -> (tree, column)
+    main_offset: list[int]  # per component: first column in the main tree
+    interaction_offset: list[int]  # per component: first column in the interaction tree
+    main_tree: int
+    interaction_tree: int | None
+    composition_tree: int
+
+
+def build_layout(air: Air) -> Layout:
+    names: list[str] = []
+    columns: list[list[ColumnSlot]] = []
+    pre_index: dict[str, tuple[int, int]] = {}
+    pre_masks: dict[str, set[int]] = {}
+    for info in air.infos:
+        for key, masks in info.pre_masks.items():
+            pre_masks.setdefault(key, set()).update(masks)
+    for t, tree in enumerate(air.preprocessed):
+        names.append(tree.name)
+        cols = []
+        for c, col in enumerate(tree.columns):
+            pre_index[col.key] = (t, c)
+            cols.append(ColumnSlot(col.log_size, tuple(sorted(pre_masks.get(col.key, {0})))))
+        columns.append(cols)
+    main_cols: list[ColumnSlot] = []
+    main_offset = []
+    for comp, info in zip(air.components, air.infos):
+        main_offset.append(len(main_cols))
+        for name in comp.main_columns:
+            main_cols.append(ColumnSlot(comp.log_size, tuple(info.main_masks.get(name, [0]))))
+    names.append("main")
+    columns.append(main_cols)
+    main_tree = len(columns) - 1
+    inter_cols: list[ColumnSlot] = []
+    inter_offset = []
+    for comp, info in zip(air.components, air.infos):
+        inter_offset.append(len(inter_cols))
+        for b in range(info.n_batches):
+            masks = (-1, 0) if b == info.n_batches - 1 else (0,)
+            inter_cols.extend(ColumnSlot(comp.log_size, masks) for _ in range(4))
+    interaction_tree = None
+    if inter_cols:
+        names.append("interaction")
+        columns.append(inter_cols)
+        interaction_tree = len(columns) - 1
+    names.append("composition")
+    max_log = max(c.log_size for c in air.components)
+    columns.append([ColumnSlot(max_log, (0,)) for _ in range(4 * COMPOSITION_SPLIT)])
+    return Layout(
+        names, columns, pre_index, main_offset, inter_offset, main_tree, interaction_tree, len(columns) - 1
+    )

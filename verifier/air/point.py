@@ -1,0 +1,157 @@
+"""The verifier's evaluator: every mask value is a QM31 sampled at (a shift of) the OODS point, and
+the composition is rebuilt from those values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..circle import QPoint, qpoint_add_m31, index_to_point, subgroup_gen_index
+from ..fields import (
+    QM31,
+    QZERO,
+    from_partial_evals,
+    q_add,
+    q_from_m31,
+    q_inv,
+    q_mul,
+    q_neg,
+    q_pow,
+    q_sub,
+)
+from ..circle import q_double_x
+from ..poly import coset_vanishing, row_selector
+from .framework import (
+    LOG_EXPAND,
+    Air,
+    Component,
+    Layout,
+    RelationElements,
+    logup_constraints,
+)
+
+
+class PV:
+    """A QM31 value with arithmetic operators (ints are lifted)."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v: QM31) -> None:
+        self.v = v
+
+    @staticmethod
+    def _q(o: Any) -> QM31:
+        if isinstance(o, PV):
+            return o.v
+        return q_from_m31(o)
+
+    def __add__(self, o: Any) -> "PV":
+        return PV(q_add(self.v, self._q(o)))
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> "PV":
+        return PV(q_sub(self.v, self._q(o)))
+
+    def __rsub__(self, o: Any) -> "PV":
+        return PV(q_sub(self._q(o), self.v))
+
+    def __mul__(self, o: Any) -> "PV":
+        return PV(q_mul(self.v, self._q(o)))
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> "PV":
+        return PV(q_neg(self.v))
+
+
+def shifted_point(oods: QPoint, offset: int, log_size: int) -> QPoint:
+    """oods + offset * G_N: the point where a mask at `offset` rows is sampled."""
+    if offset == 0:
+        return oods
+    return qpoint_add_m31(oods, index_to_point(offset * subgroup_gen_index(log_size)))
+
+
+class PointEvaluator:
+    def __init__(
+        self,
+        comp_index: int,
+        component: Component,
+        layout: Layout,
+        sampled: list[list[list[QM31]]],
+        oods: QPoint,
+        alpha: QM31,
+    ) -> None:
+        self.ci = comp_index
+        self.component = component
+        self.layout = layout
+        self.sampled = sampled
+        self.oods = oods
+        self.alpha = alpha
+        self.acc = QZERO
+        self.entries: list[tuple[str, Any, list[Any]]] = []
+        self._main_index = {name: i for i, name in enumerate(component.main_columns)}
+
+    def _value(self, tree: int, col: int, offset: int) -> QM31:
+        slot = self.layout.columns[tree][col]
+        return self.sampled[tree][col][slot.masks.index(offset)]
+
+    def main(self, name: str, offset: int = 0) -> PV:
+        col = self.layout.main_offset[self.ci] + self._main_index[name]
+        return PV(self._value(self.layout.main_tree, col, offset))
+
+    def pre(self, key: str, offset: int = 0) -> PV:
+        tree, col = self.layout.pre_index[key]
+        return PV(self._value(tree, col, offset))
+
+    def selector(self, row: Any, offset: int = 0) -> PV:
+        n = self.component.log_size
+        return PV(row_selector(shifted_point(self.oods, offset, n), self.component.selector_row(row), n))
+
+    def interaction(self, batch: int, offset: int) -> PV:
+        tree = self.layout.interaction_tree
+        assert tree is not None
+        base = self.layout.interaction_offset[self.ci] + 4 * batch
+        return PV(from_partial_evals([self._value(tree, base + k, offset) for k in range(4)]))
+
+    def secure(self, q: QM31) -> PV:
+        return PV(q)
+
+    def add_constraint(self, expr: PV) -> None:
+        self.acc = q_add(q_mul(self.acc, self.alpha), expr.v)
+
+    def add_to_relation(self, relation: str, multiplicity: Any, values: list[Any]) -> None:
+        self.entries.append((relation, multiplicity, values))
+
+
+def composition_at_oods(
+    air: Air,
+    sampled: list[list[list[QM31]]],
+    oods: QPoint,
+    alpha: QM31,
+    elements: dict[str, RelationElements],
+    claimed_sums: dict[int, QM31],
+) -> QM31:
+    """sum over all constraints of alpha^(N-1-i) * C_i(oods) / Z_component(oods), in global order."""
+    total = QZERO
+    for ci, (comp, info) in enumerate(zip(air.components, air.infos)):
+        ev = PointEvaluator(ci, comp, air.layout, sampled, oods, alpha)
+        comp.evaluate(ev)
+        if info.n_batches:
+            n_inv = q_inv(q_from_m31(1 << comp.log_size))
+            shift = q_mul(claimed_sums[ci], n_inv)
+            logup_constraints(ev, ev.entries, elements, info.n_batches, shift)
+        z_inv = q_inv(coset_vanishing(oods, comp.log_size))
+        total = q_add(q_mul(total, q_pow(alpha, info.n_constraints)), q_mul(ev.acc, z_inv))
+    return total
+
+
+def composition_from_samples(air: Air, sampled: list[list[list[QM31]]], oods: QPoint) -> QM31:
+    """Recombine the split composition: C(z) = left(z) + pi^(B-2)(z.x) * right(z), B = max_n + 1."""
+    comp_tree = sampled[air.layout.composition_tree]
+    left = from_partial_evals([comp_tree[k][0] for k in range(4)])
+    right = from_partial_evals([comp_tree[k][0] for k in range(4, 8)])
+    bound = air.max_log_size + LOG_EXPAND
+    x = oods[0]
+    for _ in range(bound - 2):
+        x = q_double_x(x)
+    return q_add(left, q_mul(x, right))

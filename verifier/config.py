@@ -1,0 +1,95 @@
+"""Proof-system configuration, presets and the security floor (circle-stark.md section 15).
+
+Conjectured security = pow_bits + log_blowup * n_queries (ethSTARK-style, as Stwo counts it). The
+algebraic soundness errors (LogUp, composition, OODS, DEEP and FRI challenges, each about
+degree / 2^124) stay below 2^-100 at every supported size, so figures above ~100 bits are capped by
+the field, not by FRI; the `secure` preset is labelled accordingly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ConfigError
+
+DEFAULT_MIN_SECURITY_BITS = 96
+
+# Bounds a decoder accepts (anything else is malformed, not merely weak).
+MAX_POW_BITS = 32
+MIN_LOG_BLOWUP, MAX_LOG_BLOWUP = 1, 6
+MAX_QUERIES = 256
+MAX_LOG_LAST_LAYER = 10
+
+
+@dataclass(frozen=True)
+class PcsConfig:
+    pow_bits: int
+    log_blowup: int
+    n_queries: int
+    log_last_layer: int = 0
+
+    @property
+    def security_bits(self) -> int:
+        return self.pow_bits + self.log_blowup * self.n_queries
+
+    def words(self) -> list[int]:
+        """The u32 words mixed into the channel before anything else is drawn."""
+        return [self.pow_bits, self.log_blowup, self.n_queries, self.log_last_layer]
+
+    def validate(self) -> None:
+        """Structural bounds (independent of the security floor)."""
+        if not 0 <= self.pow_bits <= MAX_POW_BITS:
+            raise ConfigError(f"pow_bits {self.pow_bits} outside [0, {MAX_POW_BITS}]")
+        if not MIN_LOG_BLOWUP <= self.log_blowup <= MAX_LOG_BLOWUP:
+            raise ConfigError(
+                f"log_blowup {self.log_blowup} outside [{MIN_LOG_BLOWUP}, {MAX_LOG_BLOWUP}]"
+            )
+        if not 1 <= self.n_queries <= MAX_QUERIES:
+            raise ConfigError(f"n_queries {self.n_queries} outside [1, {MAX_QUERIES}]")
+        if not 0 <= self.log_last_layer <= MAX_LOG_LAST_LAYER:
+            raise ConfigError(f"log_last_layer {self.log_last_layer} outside [0, {MAX_LOG_LAST_LAYER}]")
+
+    def check_floor(self, min_bits: int) -> None:
+        self.validate()
+        if self.security_bits < min_bits:
+            raise ConfigError(
+                f"{self.security_bits} conjectured bits (pow {self.pow_bits} + blowup 2^{self.log_blowup} "
+                f"x {self.n_queries} queries) is below the verifier's floor of {min_bits} bits"
+            )
+
+    def describe(self) -> str:
+        label = preset_label(self)
+        return (
+            f"{self.security_bits} bits{label} (pow {self.pow_bits}, log blowup {self.log_blowup}, "
+            f"{self.n_queries} queries, log last layer {self.log_last_layer})"
+        )
+
+
+PRESETS: dict[str, PcsConfig] = {
+    # Development only: fast proofs with almost no security. Labelled wherever shown.
+    "fast": PcsConfig(pow_bits=8, log_blowup=1, n_queries=12),
+    "default": PcsConfig(pow_bits=16, log_blowup=2, n_queries=40),
+    "secure": PcsConfig(pow_bits=20, log_blowup=2, n_queries=46),
+}
+
+PRESET_NOTES = {
+    "fast": " - DEVELOPMENT ONLY, not secure",
+    "default": "",
+    "secure": " (capped near 100 bits by the QM31 field's algebraic error)",
+}
+
+
+def preset_label(config: PcsConfig) -> str:
+    for name, preset in PRESETS.items():
+        if preset == config:
+            return f" [{name} preset{PRESET_NOTES[name]}]"
+    if config.security_bits < DEFAULT_MIN_SECURITY_BITS:
+        return " [custom, below the 96-bit floor: DEVELOPMENT ONLY]"
+    return " [custom]"
+
+
+def config_for_bits(bits: int, log_blowup: int = 2, pow_bits: int = 16) -> PcsConfig:
+    """The default-shaped config with the fewest queries reaching `bits` conjectured bits."""
+    need = max(0, bits - pow_bits)
+    n_queries = max(1, -(-need // log_blowup))
+    return PcsConfig(pow_bits=pow_bits, log_blowup=log_blowup, n_queries=n_queries)

@@ -1,0 +1,377 @@
+"""Byte codecs for proof.bin and settings.bin (DESIGN.md section 6).
+
+Every read is bounded: length prefixes are checked against a per-field maximum and against the
+bytes that remain *before* anything is allocated; field elements must be canonical (< P); the file
+must end exactly where the structure ends. Any violation raises FormatError naming the file and
+the field.
+
+proof.bin  = "LMNRPROF" | u16 version | settings digest (32 B) | public values | STARK proof
+settings.bin = "LMNRSETT" | u16 version | u8 statement kind | config | kind-specific body
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from .config import PcsConfig
+from .errors import FormatError, VersionError
+from .fields import P, QM31
+
+PROOF_MAGIC = b"LMNRPROF"
+SETTINGS_MAGIC = b"LMNRSETT"
+FORMAT_VERSION = 1
+
+MAX_TREES = 16
+MAX_COLUMNS = 1 << 16
+MAX_MASKS = 8
+MAX_OPENED = 1 << 12
+MAX_WITNESS = 1 << 20
+MAX_FRI_LAYERS = 40
+MAX_LAST_LAYER = 1 << 10
+MAX_PUBLIC_TENSORS = 1 << 12
+MAX_PUBLIC_VALUES = 1 << 22
+
+
+class Reader:
+    """Bounded little-endian reader; `file` names the file in every error message."""
+
+    __slots__ = ("data", "pos", "file")
+
+    def __init__(self, data: bytes, file: str) -> None:
+        self.data = bytes(data)
+        self.pos = 0
+        self.file = file
+
+    def fail(self, what: str, why: str) -> FormatError:
+        return FormatError(f"{self.file}: {what}: {why} (at byte {self.pos})")
+
+    def remaining(self) -> int:
+        return len(self.data) - self.pos
+
+    def take(self, n: int, what: str) -> bytes:
+        if n > self.remaining():
+            raise self.fail(what, f"truncated: needs {n} bytes, {self.remaining()} left")
+        out = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return out
+
+    def u8(self, what: str) -> int:
+        return self.take(1, what)[0]
+
+    def u16(self, what: str) -> int:
+        return struct.unpack("<H", self.take(2, what))[0]
+
+    def u32(self, what: str) -> int:
+        return struct.unpack("<I", self.take(4, what))[0]
+
+    def u64(self, what: str) -> int:
+        return struct.unpack("<Q", self.take(8, what))[0]
+
+    def i32(self, what: str) -> int:
+        return struct.unpack("<i", self.take(4, what))[0]
+
+    def f64(self, what: str) -> float:
+        return struct.unpack("<d", self.take(8, what))[0]
+
+    def count(self, what: str, maximum: int, item_size: int) -> int:
+        n = self.u32(f"{what} count")
+        if n > maximum:
+            raise self.fail(what, f"count {n} exceeds the maximum {maximum}")
+        if n * item_size > self.remaining():
+            raise self.fail(what, f"count {n} needs {n * item_size} bytes, {self.remaining()} left")
+        return n
+
+    def m31s(self, n: int, what: str) -> list[int]:
+        vals = list(struct.unpack(f"<{n}I", self.take(4 * n, what)))
+        for v in vals:
+            if v >= P:
+                raise self.fail(what, f"non-canonical field element {v} (>= P)")
+        return vals
+
+    def m31(self, what: str) -> int:
+        return self.m31s(1, what)[0]
+
+    def qm31(self, what: str) -> QM31:
+        a, b, c, d = self.m31s(4, what)
+        return (a, b, c, d)
+
+    def qm31_list(self, what: str, maximum: int) -> list[QM31]:
+        n = self.count(what, maximum, 16)
+        flat = self.m31s(4 * n, what)
+        return [tuple(flat[4 * i : 4 * i + 4]) for i in range(n)]  # type: ignore[misc]
+
+    def m31_list(self, what: str, maximum: int) -> list[int]:
+        n = self.count(what, maximum, 4)
+        return self.m31s(n, what)
+
+    def hashes(self, what: str, maximum: int) -> list[bytes]:
+        n = self.count(what, maximum, 32)
+        raw = self.take(32 * n, what)
+        return [raw[32 * i : 32 * i + 32] for i in range(n)]
+
+    def string(self, what: str, maximum: int = 1 << 16) -> str:
+        n = self.u32(f"{what} length")
+        if n > maximum or n > self.remaining():
+            raise self.fail(what, f"string length {n} out of bounds")
+        try:
+            return self.take(n, what).decode("utf-8")
+        except UnicodeDecodeError:
+            raise self.fail(what, "not valid UTF-8") from None
+
+    def finish(self) -> None:
+        if self.remaining():
+            raise self.fail("end of file", f"{self.remaining()} unexpected trailing bytes")
+
+
+class Writer:
+    __slots__ = ("parts",)
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+
+    def raw(self, b: bytes) -> None:
+        self.parts.append(bytes(b))
+
+    def u8(self, v: int) -> None:
+        self.parts.append(struct.pack("<B", v))
+
+    def u16(self, v: int) -> None:
+        self.parts.append(struct.pack("<H", v))
+
+    def u32(self, v: int) -> None:
+        self.parts.append(struct.pack("<I", v))
+
+    def u64(self, v: int) -> None:
+        self.parts.append(struct.pack("<Q", v))
+
+    def i32(self, v: int) -> None:
+        self.parts.append(struct.pack("<i", v))
+
+    def f64(self, v: float) -> None:
+        self.parts.append(struct.pack("<d", v))
+
+    def m31s(self, vals: list[int]) -> None:
+        self.parts.append(struct.pack(f"<{len(vals)}I", *vals))
+
+    def m31_list(self, vals: list[int]) -> None:
+        self.u32(len(vals))
+        self.m31s(vals)
+
+    def qm31(self, q: QM31) -> None:
+        self.m31s(list(q))
+
+    def qm31_list(self, qs: list[QM31]) -> None:
+        self.u32(len(qs))
+        self.m31s([c for q in qs for c in q])
+
+    def hashes(self, hs: list[bytes]) -> None:
+        self.u32(len(hs))
+        self.parts.extend(hs)
+
+    def string(self, s: str) -> None:
+        b = s.encode("utf-8")
+        self.u32(len(b))
+        self.parts.append(b)
+
+    def bytes(self) -> bytes:
+        return b"".join(self.parts)
+
+
+# --- headers ------------------------------------------------------------------------------------
+
+
+def read_header(r: Reader, magic: bytes, kind: str) -> int:
+    if r.remaining() == 0:
+        raise FormatError(f"{r.file}: the file is empty")
+    head = r.data[: len(magic)]
+    if head != magic:
+        other = SETTINGS_MAGIC if magic == PROOF_MAGIC else PROOF_MAGIC
+        if head == other:
+            raise FormatError(f"{r.file}: this is a luminair {'settings' if kind == 'proof' else 'proof'} file, not a {kind} file")
+        raise FormatError(f"{r.file}: not a luminair {kind} file (bad magic bytes)")
+    r.take(len(magic), "magic")
+    version = r.u16("format version")
+    if version != FORMAT_VERSION:
+        newer = " (made by a newer luminair; upgrade the verifier)" if version > FORMAT_VERSION else ""
+        raise VersionError(f"{r.file}: format version {version} is not supported, this verifier reads version {FORMAT_VERSION}{newer}")
+    return version
+
+
+def sniff(data: bytes) -> dict[str, object]:
+    """Identify a luminair file without decoding it: {"kind": "proof"|"settings", "version": n}.
+    Raises FormatError for anything else."""
+    data = bytes(data)
+    for magic, kind in ((PROOF_MAGIC, "proof"), (SETTINGS_MAGIC, "settings")):
+        if data.startswith(magic):
+            if len(data) < len(magic) + 2:
+                raise FormatError(f"{kind} file: truncated header")
+            version = struct.unpack_from("<H", data, len(magic))[0]
+            return {"kind": kind, "version": version, "supported": version == FORMAT_VERSION, "size": len(data)}
+    raise FormatError("not a luminair file (bad magic bytes)")
+
+
+# --- config -------------------------------------------------------------------------------------
+
+
+def write_config(w: Writer, c: PcsConfig) -> None:
+    w.u8(c.pow_bits)
+    w.u8(c.log_blowup)
+    w.u16(c.n_queries)
+    w.u8(c.log_last_layer)
+
+
+def read_config(r: Reader) -> PcsConfig:
+    return PcsConfig(
+        pow_bits=r.u8("config.pow_bits"),
+        log_blowup=r.u8("config.log_blowup"),
+        n_queries=r.u16("config.n_queries"),
+        log_last_layer=r.u8("config.log_last_layer"),
+    )
+
+
+# --- the STARK proof ----------------------------------------------------------------------------
+
+
+@dataclass
+class Decommitment:
+    hash_witness: list[bytes] = field(default_factory=list)
+    column_witness: list[int] = field(default_factory=list)
+
+
+@dataclass
+class FriLayerProof:
+    root: bytes
+    siblings: list[QM31]  # fold partners the verifier cannot compute, in query order
+    decommitment: Decommitment
+
+
+@dataclass
+class FriProof:
+    first_layer: FriLayerProof
+    inner_layers: list[FriLayerProof]
+    last_layer: list[QM31]
+
+
+@dataclass
+class StarkProof:
+    commitments: list[bytes]  # main, [interaction], composition
+    claimed_sums: list[QM31]  # one per component with LogUp entries
+    sampled_values: list[list[list[QM31]]]  # tree -> column -> mask
+    queried_values: list[list[list[int]]]  # tree -> column -> opened values
+    decommitments: list[Decommitment]  # per tree
+    fri: FriProof
+    pow_nonce: int
+
+
+def _write_decommitment(w: Writer, d: Decommitment) -> None:
+    w.hashes(d.hash_witness)
+    w.m31_list(d.column_witness)
+
+
+def _read_decommitment(r: Reader, what: str) -> Decommitment:
+    return Decommitment(
+        hash_witness=r.hashes(f"{what}.hash_witness", MAX_WITNESS),
+        column_witness=r.m31_list(f"{what}.column_witness", MAX_WITNESS),
+    )
+
+
+def _write_fri_layer(w: Writer, layer: FriLayerProof) -> None:
+    w.raw(layer.root)
+    w.qm31_list(layer.siblings)
+    _write_decommitment(w, layer.decommitment)
+
+
+def _read_fri_layer(r: Reader, what: str) -> FriLayerProof:
+    return FriLayerProof(
+        root=r.take(32, f"{what}.root"),
+        siblings=r.qm31_list(f"{what}.siblings", MAX_OPENED * 8),
+        decommitment=_read_decommitment(r, what),
+    )
+
+
+def write_stark_proof(w: Writer, p: StarkProof) -> None:
+    w.hashes(p.commitments)
+    w.qm31_list(p.claimed_sums)
+    w.u32(len(p.sampled_values))
+    for tree in p.sampled_values:
+        w.u32(len(tree))
+        for col in tree:
+            w.qm31_list(col)
+    w.u32(len(p.queried_values))
+    for tree in p.queried_values:
+        w.u32(len(tree))
+        for col in tree:
+            w.m31_list(col)
+    w.u32(len(p.decommitments))
+    for d in p.decommitments:
+        _write_decommitment(w, d)
+    _write_fri_layer(w, p.fri.first_layer)
+    w.u32(len(p.fri.inner_layers))
+    for layer in p.fri.inner_layers:
+        _write_fri_layer(w, layer)
+    w.qm31_list(p.fri.last_layer)
+    w.u64(p.pow_nonce)
+
+
+def read_stark_proof(r: Reader) -> StarkProof:
+    commitments = r.hashes("commitments", MAX_TREES)
+    claimed = r.qm31_list("claimed_sums", MAX_COLUMNS)
+    sampled = []
+    for t in range(r.count("sampled_values trees", MAX_TREES, 4)):
+        cols = []
+        for c in range(r.count(f"sampled_values[{t}] columns", MAX_COLUMNS, 4)):
+            cols.append(r.qm31_list(f"sampled_values[{t}][{c}]", MAX_MASKS))
+        sampled.append(cols)
+    queried = []
+    for t in range(r.count("queried_values trees", MAX_TREES, 4)):
+        cols = []
+        for c in range(r.count(f"queried_values[{t}] columns", MAX_COLUMNS, 4)):
+            cols.append(r.m31_list(f"queried_values[{t}][{c}]", MAX_OPENED))
+        queried.append(cols)
+    decs = [
+        _read_decommitment(r, f"decommitments[{t}]")
+        for t in range(r.count("decommitments", MAX_TREES, 8))
+    ]
+    first = _read_fri_layer(r, "fri.first_layer")
+    inner = [
+        _read_fri_layer(r, f"fri.inner_layers[{k}]")
+        for k in range(r.count("fri.inner_layers", MAX_FRI_LAYERS, 40))
+    ]
+    last = r.qm31_list("fri.last_layer", MAX_LAST_LAYER)
+    nonce = r.u64("pow_nonce")
+    return StarkProof(commitments, claimed, sampled, queried, decs, FriProof(first, inner, last), nonce)
+
+
+# --- proof.bin ----------------------------------------------------------------------------------
+
+
+@dataclass
+class ProofFile:
+    settings_digest: bytes
+    public_values: list[list[int]]  # per public tensor of the statement, M31 values in order
+    stark: StarkProof
+
+    def to_bytes(self) -> bytes:
+        w = Writer()
+        w.raw(PROOF_MAGIC)
+        w.u16(FORMAT_VERSION)
+        w.raw(self.settings_digest)
+        w.u32(len(self.public_values))
+        for vals in self.public_values:
+            w.m31_list(vals)
+        write_stark_proof(w, self.stark)
+        return w.bytes()
+
+
+def read_proof_file(data: bytes) -> ProofFile:
+    r = Reader(data, "proof.bin")
+    read_header(r, PROOF_MAGIC, "proof")
+    digest = r.take(32, "settings digest")
+    public = [
+        r.m31_list(f"public_values[{i}]", MAX_PUBLIC_VALUES)
+        for i in range(r.count("public_values", MAX_PUBLIC_TENSORS, 4))
+    ]
+    stark = read_stark_proof(r)
+    r.finish()
+    return ProofFile(digest, public, stark)

@@ -1,0 +1,127 @@
+"""Polynomials at single points: circle and line polynomial evaluation, vanishing polynomials,
+closed-form row selectors, and the single-pair FRI fold formulas (circle-stark.md sections 4, 12).
+
+Basis conventions (shared with the FFTs in verifier/fft.py and prover/stark/circle_fft.py):
+* circle polynomial of log size n: coefficient k multiplies y^k0 * x^k1 * pi(x)^k2 * ... *
+  pi^(n-2)(x)^k(n-1), where k_j is bit j of k and pi(x) = 2x^2 - 1;
+* line polynomial of log size m: coefficient k multiplies x^k0 * pi(x)^k1 * ... * pi^(m-1)(x)^k(m-1).
+"""
+
+from __future__ import annotations
+
+from .circle import QPoint, double_x, index_to_point, coset_row_index, q_double_x
+from .fields import (
+    P,
+    QM31,
+    QONE,
+    q_add,
+    q_from_m31,
+    q_inv,
+    q_mul,
+    q_mul_m31,
+    q_sub,
+)
+
+
+def _fold_levels(values: list[QM31], factors: list[QM31]) -> QM31:
+    """Combine pairs (2i, 2i+1) as v[2i] + f_j * v[2i+1] level by level with factors f_0, f_1, ..."""
+    for f in factors:
+        values = [q_add(values[i], q_mul(f, values[i + 1])) for i in range(0, len(values), 2)]
+    return values[0]
+
+
+def circle_factors(point: QPoint, log_size: int) -> list[QM31]:
+    """[y, x, pi(x), ..., pi^(n-2)(x)] for a circle polynomial of log size n."""
+    x, y = point
+    factors = [y]
+    for _ in range(log_size - 1):
+        factors.append(x)
+        x = q_double_x(x)
+    return factors[:log_size]
+
+
+def eval_circle_poly_m31(coeffs: list[int], point: QPoint) -> QM31:
+    """Evaluate a circle polynomial with M31 coefficients at a QM31 point."""
+    n = len(coeffs).bit_length() - 1
+    if n == 0:
+        return q_from_m31(coeffs[0])
+    factors = circle_factors(point, n)
+    y = factors[0]
+    level = [
+        q_add(q_from_m31(coeffs[i]), q_mul_m31(y, coeffs[i + 1])) for i in range(0, len(coeffs), 2)
+    ]
+    return _fold_levels(level, factors[1:])
+
+
+def eval_circle_poly_qm31(coeffs: list[QM31], point: QPoint) -> QM31:
+    n = len(coeffs).bit_length() - 1
+    return _fold_levels(list(coeffs), circle_factors(point, n))
+
+
+def line_factors(x: QM31, log_size: int) -> list[QM31]:
+    factors = []
+    for _ in range(log_size):
+        factors.append(x)
+        x = q_double_x(x)
+    return factors
+
+
+def eval_line_poly(coeffs: list[QM31], x: QM31) -> QM31:
+    """Evaluate a line polynomial with QM31 coefficients at x."""
+    n = len(coeffs).bit_length() - 1
+    if len(coeffs) != 1 << n:
+        raise ValueError("line polynomial size must be a power of two")
+    return _fold_levels(list(coeffs), line_factors(x, n))
+
+
+# --- vanishing polynomials and selectors --------------------------------------------------------
+
+
+def coset_vanishing(point: QPoint, log_size: int) -> QM31:
+    """Z_n(P) = pi^(n-1)(P.x): vanishes exactly on CanonicCoset(n)."""
+    x = point[0]
+    for _ in range(log_size - 1):
+        x = q_double_x(x)
+    return x
+
+
+def row_selector(point: QPoint, row: int, log_size: int) -> QM31:
+    """The polynomial that is 1 on trace row `row` of CanonicCoset(n) and 0 on every other row,
+    evaluated at a point off the coset:  Z(P) * (P.y + y0) / ((P.x - x0) * Z'(x0) * 2 y0).
+
+    Z(x)/(x - x0) kills every row except the two with x = x0; the factor (y + y0) kills the
+    conjugate row. The result has x-degree N/2 - 1, so it is the row's Lagrange polynomial in the
+    circle basis of size N, the same polynomial the prover gets by interpolating the 0/1 column."""
+    x0, y0 = index_to_point(coset_row_index(row, log_size))
+    # Z'(x0) = prod_{j < n-1} 4 pi^j(x0)  (chain rule through pi(x) = 2x^2 - 1)
+    deriv = 1
+    xj = x0
+    for _ in range(log_size - 1):
+        deriv = deriv * 4 * xj % P
+        xj = double_x(xj)
+    k = deriv * 2 * y0 % P
+    num = q_mul(coset_vanishing(point, log_size), q_add(point[1], q_from_m31(y0)))
+    den = q_mul_m31(q_sub(point[0], q_from_m31(x0)), k)
+    return q_mul(num, q_inv(den))
+
+
+# --- FRI fold formulas (one pair) ---------------------------------------------------------------
+
+
+def fold_circle_pair(f_p: QM31, f_conj: QM31, y: int, alpha: QM31) -> QM31:
+    """Circle -> line fold of the pair (f(p), f(conj p)): (f0 + alpha * f1) with
+    f0 = f(p) + f(conj p), f1 = (f(p) - f(conj p)) / p.y  (no 1/2 factor)."""
+    f0 = q_add(f_p, f_conj)
+    f1 = q_mul_m31(q_sub(f_p, f_conj), pow(y, P - 2, P))
+    return q_add(f0, q_mul(alpha, f1))
+
+
+def fold_line_pair(f_x: QM31, f_negx: QM31, x: int, alpha: QM31) -> QM31:
+    """Line fold of the pair (f(x), f(-x)): f0 + alpha * f1, f0 = f(x) + f(-x), f1 = (f(x) - f(-x)) / x."""
+    f0 = q_add(f_x, f_negx)
+    f1 = q_mul_m31(q_sub(f_x, f_negx), pow(x, P - 2, P))
+    return q_add(f0, q_mul(alpha, f1))
+
+
+def q_one() -> QM31:
+    return QONE

@@ -1,0 +1,202 @@
+"""The STARK verifier, step by step (circle-stark.md section 8.2). `verify_stark` raises a typed
+VerificationError naming the failed check; the file-level `verify` (verifier/api.py) wraps it.
+
+Transcript order (the prover mirrors it in prover/stark/prove.py):
+  1. protocol tag, config, statement (settings digest + public values), component list
+  2. preprocessed roots (the verifier's own), main root
+  3. LogUp relation elements; claimed sums (checked against the public terms); interaction root
+  4. composition alpha; composition root; OODS point; sampled values; DEEP alpha
+  5. FRI roots with their folding randomness; last layer; proof of work; query positions
+  6. Merkle openings of every tree, DEEP quotients at the queries, FRI folds to the last layer
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Callable
+
+from .air.framework import Air, RelationElements
+from .air.point import composition_at_oods, composition_from_samples, shifted_point
+from .channel import Channel, check_pow
+from .circle import qpoint_from_t
+from .config import PcsConfig
+from .errors import FormatError, LogUpError, MerkleError, OodsMismatch, PowError
+from .fields import QM31, QZERO, q_add
+from .formats import StarkProof
+from .fri import FriVerifier
+from .merkle import verify_decommitment
+from .pcs import Sample, quotient_values
+
+PROTOCOL_TAG = b"luminair circle-stark v1"
+
+Progress = Callable[[int, int, str], None]
+
+STEPS = (
+    "Read proof and settings",
+    "Bind statement, config and public values",
+    "Check trace commitments and LogUp sums",
+    "Check constraints at the out-of-domain point",
+    "Check FRI commitments and proof of work",
+    "Open queries: Merkle paths, DEEP quotients, FRI folds",
+)
+
+
+def report(progress: Progress | None, step: int) -> None:
+    if progress is not None:
+        progress(step, len(STEPS), STEPS[step - 1])
+
+
+def air_digest(air: Air) -> bytes:
+    """Names and log sizes of every component, in order: the shape of the statement."""
+    h = hashlib.blake2s()
+    for comp in air.components:
+        name = comp.name.encode()
+        h.update(len(name).to_bytes(4, "little") + name + comp.log_size.to_bytes(4, "little"))
+    return h.digest()
+
+
+def mix_statement(channel: Channel, config: PcsConfig, statement: bytes, air: Air) -> None:
+    channel.mix(PROTOCOL_TAG)
+    channel.mix_u32s(config.words())
+    channel.mix(hashlib.blake2s(statement).digest())
+    channel.mix(air_digest(air))
+
+
+def draw_elements(channel: Channel, air: Air) -> dict[str, RelationElements]:
+    out = {}
+    for rel in air.relations:
+        z, alpha = channel.draw_felts(2)
+        out[rel] = RelationElements(z, alpha)
+    return out
+
+
+def _expect(cond: bool, what: str) -> None:
+    if not cond:
+        raise FormatError(f"proof.bin: {what}")
+
+
+def check_shape(air: Air, proof: StarkProof) -> None:
+    """The proof's lists must have exactly the sizes the statement implies."""
+    lay = air.layout
+    n_commit = 2 + (lay.interaction_tree is not None)
+    _expect(len(proof.commitments) == n_commit, f"{len(proof.commitments)} commitments, expected {n_commit}")
+    n_sums = sum(1 for info in air.infos if info.n_batches)
+    _expect(len(proof.claimed_sums) == n_sums, f"{len(proof.claimed_sums)} claimed sums, expected {n_sums}")
+    n_trees = len(lay.columns)
+    _expect(len(proof.sampled_values) == n_trees, f"sampled values for {len(proof.sampled_values)} trees, expected {n_trees}")
+    _expect(len(proof.queried_values) == n_trees, f"queried values for {len(proof.queried_values)} trees, expected {n_trees}")
+    _expect(len(proof.decommitments) == n_trees, f"{len(proof.decommitments)} decommitments, expected {n_trees}")
+    for t, cols in enumerate(lay.columns):
+        name = lay.tree_names[t]
+        _expect(len(proof.sampled_values[t]) == len(cols), f"{name} tree: {len(proof.sampled_values[t])} sampled columns, expected {len(cols)}")
+        _expect(len(proof.queried_values[t]) == len(cols), f"{name} tree: {len(proof.queried_values[t])} queried columns, expected {len(cols)}")
+        for c, slot in enumerate(cols):
+            got = len(proof.sampled_values[t][c])
+            _expect(got == len(slot.masks), f"{name} tree column {c}: {got} sampled values, expected {len(slot.masks)}")
+
+
+def tree_roots(air: Air, proof: StarkProof) -> list[bytes]:
+    roots = [tree.root for tree in air.preprocessed]
+    roots.append(proof.commitments[0])
+    if air.layout.interaction_tree is not None:
+        roots.append(proof.commitments[1])
+    roots.append(proof.commitments[-1])
+    return roots
+
+
+def verify_stark(
+    air: Air,
+    config: PcsConfig,
+    statement: bytes,
+    proof: StarkProof,
+    public_sum: Callable[[dict[str, RelationElements]], QM31] | None = None,
+    progress: Progress | None = None,
+) -> None:
+    """Check `proof` of `air` under `config` for `statement` (bytes that identify the statement:
+    settings digest and public values). Raises a VerificationError subclass on rejection."""
+    lay = air.layout
+    blowup = config.log_blowup
+    check_shape(air, proof)
+
+    # 1. Statement: everything the challenges depend on is mixed before any draw.
+    report(progress, 2)
+    channel = Channel()
+    mix_statement(channel, config, statement, air)
+
+    # 2. Trace commitments: preprocessed roots are the verifier's own, never the proof's.
+    report(progress, 3)
+    roots = tree_roots(air, proof)
+    for tree in air.preprocessed:
+        channel.mix_root(tree.root)
+    channel.mix_root(proof.commitments[0])
+
+    # 3. LogUp: draw relation elements, bind the claimed sums, check they cancel the public terms.
+    elements = draw_elements(channel, air)
+    claimed: dict[int, QM31] = {}
+    it = iter(proof.claimed_sums)
+    for ci, info in enumerate(air.infos):
+        if info.n_batches:
+            claimed[ci] = next(it)
+    channel.mix_felts(proof.claimed_sums)
+    total = public_sum(elements) if public_sum is not None else air.public_logup_sum(elements)
+    for s in proof.claimed_sums:
+        total = q_add(total, s)
+    if total != QZERO:
+        raise LogUpError("the claimed sums and the public terms do not add up to zero")
+    if lay.interaction_tree is not None:
+        channel.mix_root(proof.commitments[1])
+
+    # 4. Composition: random combination of all constraints, checked at a random point.
+    report(progress, 4)
+    alpha = channel.draw_felt()
+    channel.mix_root(proof.commitments[-1])
+    oods = qpoint_from_t(channel.draw_felt())
+    channel.mix_felts([v for tree in proof.sampled_values for col in tree for v in col])
+    try:
+        expected = composition_at_oods(air, proof.sampled_values, oods, alpha, elements, claimed)
+    except ZeroDivisionError:
+        raise OodsMismatch("degenerate out-of-domain point") from None
+    if expected != composition_from_samples(air, proof.sampled_values, oods):
+        raise OodsMismatch("the composition polynomial does not match the constraints at the OODS point")
+    deep_alpha = channel.draw_felt()
+
+    # 5. FRI commitments, then proof of work, then the query positions.
+    report(progress, 5)
+    sizes = sorted({slot.log_size + blowup for cols in lay.columns for slot in cols}, reverse=True)
+    fri = FriVerifier(config, sizes, proof.fri)
+    fri.commit(channel)
+    if not check_pow(channel, config.pow_bits, proof.pow_nonce):
+        raise PowError(f"nonce {proof.pow_nonce} does not give {config.pow_bits} trailing zero bits")
+    channel.mix_u64(proof.pow_nonce)
+    max_log = sizes[0]
+    queries = channel.draw_queries(config.n_queries, max_log)
+
+    # 6. Openings: Merkle paths of every trace tree, then DEEP quotients, then FRI.
+    report(progress, 6)
+    positions = {s: sorted({q >> (max_log - s) for q in queries}) for s in sizes}
+    opened: dict[tuple[int, int], dict[int, int]] = {}
+    samples: dict[int, list[Sample]] = {s: [] for s in sizes}
+    for t, cols in enumerate(lay.columns):
+        log_sizes = [slot.log_size + blowup for slot in cols]
+        tree_queries = {s: positions[s] for s in set(log_sizes)}
+        dec = proof.decommitments[t]
+        verify_decommitment(
+            lay.tree_names[t],
+            roots[t],
+            log_sizes,
+            tree_queries,
+            proof.queried_values[t],
+            dec.hash_witness,
+            dec.column_witness,
+        )
+        for c, slot in enumerate(cols):
+            s = slot.log_size + blowup
+            opened[(t, c)] = dict(zip(positions[s], proof.queried_values[t][c]))
+            for k, offset in enumerate(slot.masks):
+                point = shifted_point(oods, offset, slot.log_size)
+                samples[s].append(Sample(t, c, point, proof.sampled_values[t][c][k]))
+    try:
+        quotients = {s: quotient_values(s, positions[s], samples[s], opened, deep_alpha) for s in sizes}
+    except ZeroDivisionError:
+        raise MerkleError("degenerate DEEP quotient denominator") from None
+    fri.decommit(queries, quotients)
