@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...verifier.air.examples import square_table
+from ...verifier.config import PcsConfig
 from ...verifier.fields import P
 
 
@@ -37,3 +38,37 @@ def square_lookup_trace(
 
 def square_lookup_preprocessed(table_log_size: int) -> dict[str, np.ndarray]:
     return {k: np.array(v, dtype=np.int64) for k, v in square_table(table_log_size).items()}
+
+
+def prove_example(
+    name: str, params: dict[str, int], config: "PcsConfig", seed: int = 0
+) -> tuple[bytes, bytes]:
+    """(settings.bin, proof.bin) of an example AIR, as files."""
+    from ...verifier.formats import ProofFile
+    from ...verifier.statement import KIND_AIR, ExampleAirSpec, build_statement, encode_settings, read_settings
+    from ..stark.prove import commit_preprocessed, prove_stark
+
+    settings_bytes = encode_settings(KIND_AIR, config, ExampleAirSpec(name, dict(params)))
+    settings = read_settings(settings_bytes)
+    if name == "fibonacci":
+        from ...verifier.air.examples import fibonacci_result
+
+        a, b = 1, 1
+        result = fibonacci_result(params["log_size"], params["n_columns"], a, b)
+        public = [[a, b, result]]
+        main = [fibonacci_trace(params["log_size"], params["n_columns"], a, b)]
+        pre = []
+    elif name == "square_lookup":
+        rng = np.random.default_rng(seed)
+        xs = rng.integers(0, 1 << params["table_log_size"], size=1 << params["log_size"])
+        user, table, total = square_lookup_trace(xs, params["table_log_size"])
+        public = [[total]]
+        main = [user, table]
+        pre = None
+    else:
+        raise ValueError(f"unknown example AIR {name!r}")
+    st = build_statement(settings, public)
+    if pre is None:
+        pre = [commit_preprocessed(st.air.preprocessed[0], square_lookup_preprocessed(params["table_log_size"]), config.log_blowup)]
+    stark = prove_stark(st.air, config, st.statement_bytes, main, pre)
+    return settings_bytes, ProofFile(settings.digest, public, stark).to_bytes()

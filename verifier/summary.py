@@ -1,0 +1,56 @@
+"""Readable summaries of settings.bin and proof.bin without verifying (for `luminair inspect` and
+the web widget's graph view). They use the same codecs as the verifier and raise FormatError on
+malformed input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .config import preset_label
+from .formats import read_proof_file
+from .statement import KIND_AIR, KIND_NAMES, read_settings
+
+
+def settings_summary(data: bytes) -> dict[str, Any]:
+    s = read_settings(data)
+    out: dict[str, Any] = {
+        "file": "settings",
+        "kind": KIND_NAMES[s.kind],
+        "model_digest": s.digest.hex(),
+        "size_bytes": len(data),
+        "config": {
+            "pow_bits": s.config.pow_bits,
+            "log_blowup": s.config.log_blowup,
+            "n_queries": s.config.n_queries,
+            "log_last_layer": s.config.log_last_layer,
+            "security_bits": s.config.security_bits,
+            "label": preset_label(s.config).strip(" []"),
+        },
+    }
+    if s.kind == KIND_AIR:
+        out["air"] = {"name": s.body.name, "params": dict(s.body.params)}
+        out["graph"] = {
+            "nodes": [{"id": 0, "op": s.body.name, "label": s.body.name, "shape": []}],
+            "edges": [],
+        }
+    else:
+        from .graph.summary import graph_summary
+
+        out.update(graph_summary(s.body))
+    return out
+
+
+def proof_summary(data: bytes) -> dict[str, Any]:
+    p = read_proof_file(data)
+    st = p.stark
+    return {
+        "file": "proof",
+        "size_bytes": len(data),
+        "settings_digest": p.settings_digest.hex(),
+        "public_tensors": [len(v) for v in p.public_values],
+        "commitments": len(st.commitments),
+        "sampled_columns": sum(len(t) for t in st.sampled_values),
+        "fri_inner_layers": len(st.fri.inner_layers),
+        "last_layer_coefficients": len(st.fri.last_layer),
+        "pow_nonce": st.pow_nonce,
+    }
