@@ -1,0 +1,81 @@
+"""The README's demo: prove the bundled example, write public/proof.bin + public/settings.bin, and
+serve public/ on 127.0.0.1.
+
+    python -m luminair.prover.demo            # prove, then serve and print the URL
+    python -m luminair.prover.demo --no-serve # only (re)write the sample files
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import sys
+import threading
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PUBLIC = REPO / "public"
+
+MIME_TYPES = {
+    ".mjs": "text/javascript",
+    ".js": "text/javascript",
+    ".wasm": "application/wasm",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+    ".json": "application/json",
+    ".bin": "application/octet-stream",
+    ".css": "text/css",
+    ".html": "text/html",
+    ".svg": "image/svg+xml",
+}
+
+
+def make_demo_files(out_dir: Path = PUBLIC, preset: str = "default") -> tuple[Path, Path]:
+    """Prove the demo statement and write settings.bin and proof.bin into out_dir."""
+    from ..verifier.config import PRESETS
+    from .air.examples import prove_example
+
+    settings, proof = prove_example("fibonacci", {"log_size": 10, "n_columns": 16}, PRESETS[preset])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "settings.bin").write_bytes(settings)
+    (out_dir / "proof.bin").write_bytes(proof)
+    return out_dir / "proof.bin", out_dir / "settings.bin"
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+def serve(directory: Path = PUBLIC, port: int = 0) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Serve `directory` on 127.0.0.1 (port 0 = any free port) in a background thread."""
+    handler = functools.partial(_Handler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m luminair.prover.demo")
+    ap.add_argument("--no-serve", action="store_true", help="only write the sample files")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--preset", default="default", choices=["fast", "default", "secure"])
+    args = ap.parse_args(argv)
+    proof, settings = make_demo_files(PUBLIC, args.preset)
+    print(f"wrote {proof} ({proof.stat().st_size} bytes) and {settings} ({settings.stat().st_size} bytes)")
+    if args.no_serve:
+        return 0
+    server, url = serve(PUBLIC, args.port)
+    print(f"serving {PUBLIC} at {url}  (Ctrl-C to stop)", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
