@@ -125,10 +125,24 @@ class Reader:
 
 
 class Writer:
-    __slots__ = ("parts",)
+    __slots__ = ("parts", "marks")
 
     def __init__(self) -> None:
         self.parts: list[bytes] = []
+        self.marks: list[tuple[str, int]] = []
+
+    def mark(self, region: str) -> None:
+        """Start a named region (for size breakdowns and per-region tamper tests)."""
+        self.marks.append((region, sum(len(p) for p in self.parts)))
+
+    def regions(self) -> dict[str, tuple[int, int]]:
+        """Region name -> (start, end) byte offsets, in file order."""
+        total = sum(len(p) for p in self.parts)
+        out = {}
+        for i, (name, start) in enumerate(self.marks):
+            end = self.marks[i + 1][1] if i + 1 < len(self.marks) else total
+            out[name] = (start, end)
+        return out
 
     def raw(self, b: bytes) -> None:
         self.parts.append(bytes(b))
@@ -291,26 +305,35 @@ def _read_fri_layer(r: Reader, what: str) -> FriLayerProof:
 
 
 def write_stark_proof(w: Writer, p: StarkProof) -> None:
+    w.mark("commitments")
     w.hashes(p.commitments)
+    w.mark("claimed sums")
     w.qm31_list(p.claimed_sums)
+    w.mark("sampled values")
     w.u32(len(p.sampled_values))
     for tree in p.sampled_values:
         w.u32(len(tree))
         for col in tree:
             w.qm31_list(col)
+    w.mark("queried values")
     w.u32(len(p.queried_values))
     for tree in p.queried_values:
         w.u32(len(tree))
         for col in tree:
             w.m31_list(col)
+    w.mark("decommitments")
     w.u32(len(p.decommitments))
     for d in p.decommitments:
         _write_decommitment(w, d)
+    w.mark("FRI first layer")
     _write_fri_layer(w, p.fri.first_layer)
+    w.mark("FRI inner layers")
     w.u32(len(p.fri.inner_layers))
     for layer in p.fri.inner_layers:
         _write_fri_layer(w, layer)
+    w.mark("FRI last layer")
     w.qm31_list(p.fri.last_layer)
+    w.mark("proof of work")
     w.u64(p.pow_nonce)
 
 
@@ -353,15 +376,22 @@ class ProofFile:
     stark: StarkProof
 
     def to_bytes(self) -> bytes:
+        return self.encode().bytes()
+
+    def encode(self) -> Writer:
+        """The encoded file with its regions marked (see Writer.regions)."""
         w = Writer()
+        w.mark("header")
         w.raw(PROOF_MAGIC)
         w.u16(FORMAT_VERSION)
+        w.mark("settings digest")
         w.raw(self.settings_digest)
+        w.mark("public values")
         w.u32(len(self.public_values))
         for vals in self.public_values:
             w.m31_list(vals)
         write_stark_proof(w, self.stark)
-        return w.bytes()
+        return w
 
 
 def read_proof_file(data: bytes) -> ProofFile:

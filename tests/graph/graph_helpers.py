@@ -1,0 +1,86 @@
+"""Helpers shared by the graph, compile and onnx tests (import as `graph_helpers`)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from luminair.prover import Graph, Op
+from luminair.prover.graph.error_bound import error_bound
+from luminair.verifier import numeric as num
+
+_SCALAR_OPS = {
+    Op.ADD: lambda a, b, s: num.op_add(a, b),
+    Op.MUL: num.op_mul,
+    Op.MOD: lambda a, b, s: num.op_mod(a, b),
+    Op.LESS_THAN: num.op_less_than,
+    Op.RECIP: num.op_recip,
+    Op.SQRT: num.op_sqrt,
+    Op.EXP2: lambda x, s: num.op_table("exp2", x, s),
+    Op.LOG2: lambda x, s: num.op_table("log2", x, s),
+    Op.SIN: lambda x, s: num.op_table("sin", x, s),
+}
+
+
+def scalar_exact(cx: Graph, inputs: Mapping[str, Any]) -> dict[int, list[int]]:
+    """An independent, slow fixed-point executor: one Python int at a time through the scalar
+    functions of verifier/numeric.py (the specification), with index maps from src_indices."""
+    fmt = cx.numeric_format
+    s = fmt.scale_bits
+    vals: dict[int, list[int]] = {}
+    for n in cx.nodes():
+        if n.op is Op.INPUT:
+            vals[n.id] = [fmt.quantize(float(v)) for v in np.asarray(inputs[n.name], dtype=float).reshape(-1)]
+            continue
+        if n.op is Op.CONSTANT:
+            if n.raw is not None:
+                vals[n.id] = [int(v) for v in n.raw.reshape(-1)]
+            else:
+                vals[n.id] = [fmt.quantize(float(v)) for v in n.value.reshape(-1)]
+            continue
+        args = []
+        for src, view in n.srcs:
+            sv = vals[src.id]
+            args.append([0 if i < 0 else sv[i] for i in view.src_indices()])
+        if n.op in (Op.SUM_REDUCE, Op.MAX_REDUCE):
+            arr = np.array(args[0], dtype=object).reshape(n.srcs[0][1].shape)
+            moved = np.moveaxis(arr, n.axis, -1).reshape(-1, arr.shape[n.axis])
+            red = [sum(int(v) for v in row) if n.op is Op.SUM_REDUCE else max(int(v) for v in row) for row in moved]
+            vals[n.id] = red
+        elif n.op is Op.CONTIGUOUS:
+            vals[n.id] = list(args[0])
+        elif len(args) == 2:
+            vals[n.id] = [_SCALAR_OPS[n.op](a, b, s) for a, b in zip(*args)]
+        else:
+            vals[n.id] = [_SCALAR_OPS[n.op](a, s) for a in args[0]]
+        for v in vals[n.id]:
+            num.check_raw(v, n.where(), fmt)
+    return vals
+
+
+def assert_exact_matches_scalar(cx: Graph, inputs: Mapping[str, Any]) -> None:
+    """The vectorized fixed-point executor equals the scalar specification on every node."""
+    fast = cx.execute_exact(inputs)
+    slow = scalar_exact(cx, inputs)
+    for n in cx.nodes():
+        assert fast[n.id].dtype == np.int64
+        assert fast[n.id].tolist() == slow[n.id], f"node {n.id} ({n.op})"
+
+
+def assert_within_bound(cx: Graph, inputs: Mapping[str, Any], reference: Mapping[str, np.ndarray] | None = None,
+                        slack: float = 1e-9) -> dict[str, float]:
+    """|run(exact=True) - reference| <= the derived error bound (+ slack for the reference's own
+    float error); reference defaults to the float64 run. Returns the worst observed errors."""
+    exact = cx.run(inputs, exact=True)
+    ref = cx.run(inputs) if reference is None else reference
+    bound = error_bound(cx, inputs)
+    worst = {}
+    for name in exact:
+        err = np.abs(exact[name] - ref[name])
+        assert np.all(np.isfinite(bound[name])), f"{name}: unbounded error"
+        assert np.all(err <= bound[name] + slack), (
+            f"{name}: error {err.max()} exceeds bound at {np.unravel_index(np.argmax(err - bound[name]), err.shape)}"
+        )
+        worst[name] = float(err.max())
+    return worst

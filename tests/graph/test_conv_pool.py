@@ -1,0 +1,125 @@
+"""conv2d and pooling against direct numpy loops (the definitions), in float64 and fixed point."""
+
+import numpy as np
+import pytest
+from graph_helpers import assert_exact_matches_scalar, assert_within_bound
+
+from luminair.prover import Graph, Op, ShapeError
+from luminair.prover import graph as G
+
+
+def ref_conv2d(x, w, b, stride, pad, dilation, groups):
+    (pt, pb), (pl, pr) = pad
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    n, c, h, wd = xp.shape
+    o, cg, kh, kw = w.shape
+    sh, sw = stride
+    dh, dw = dilation
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for ni in range(n):
+        for oi in range(o):
+            g = oi // og
+            for i in range(oh):
+                for j in range(ow):
+                    acc = 0.0
+                    for ci in range(cg):
+                        for a in range(kh):
+                            for bb in range(kw):
+                                acc += xp[ni, g * cg + ci, i * sh + a * dh, j * sw + bb * dw] * w[oi, ci, a, bb]
+                    out[ni, oi, i, j] = acc + (b[oi] if b is not None else 0.0)
+    return out
+
+
+def ref_pool(x, k, stride, pad, kind, count_include_pad=True):
+    (pt, pb), (pl, pr) = pad
+    n, c, h, w = x.shape
+    oh = (h + pt + pb - k[0]) // stride[0] + 1
+    ow = (w + pl + pr - k[1]) // stride[1] + 1
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            r0, c0 = i * stride[0] - pt, j * stride[1] - pl
+            rows = [r for r in range(r0, r0 + k[0]) if 0 <= r < h]
+            cols = [q for q in range(c0, c0 + k[1]) if 0 <= q < w]
+            win = x[:, :, rows][:, :, :, cols]
+            if kind == "max":
+                out[:, :, i, j] = win.max(axis=(2, 3))
+            else:
+                div = k[0] * k[1] if count_include_pad else len(rows) * len(cols)
+                out[:, :, i, j] = win.sum(axis=(2, 3)) / div
+    return out
+
+
+CONV_CASES = [
+    dict(x=(1, 2, 5, 5), w=(3, 2, 3, 3), stride=(1, 1), pad=((0, 0), (0, 0)), dilation=(1, 1), groups=1, bias=True),
+    dict(x=(2, 3, 6, 7), w=(4, 3, 3, 2), stride=(2, 1), pad=((1, 1), (0, 2)), dilation=(1, 1), groups=1, bias=False),
+    dict(x=(1, 4, 7, 7), w=(4, 2, 3, 3), stride=(2, 2), pad=((1, 0), (1, 1)), dilation=(1, 1), groups=2, bias=True),
+    dict(x=(1, 2, 8, 8), w=(2, 1, 3, 3), stride=(1, 2), pad=((2, 2), (2, 2)), dilation=(2, 2), groups=2, bias=True),
+    dict(x=(1, 1, 4, 4), w=(1, 1, 1, 1), stride=(3, 3), pad=((0, 0), (0, 0)), dilation=(1, 1), groups=1, bias=False),
+]
+
+
+@pytest.mark.parametrize("case", CONV_CASES)
+def test_conv2d_matches_direct_loops(rng, case):
+    xv = rng.uniform(-1, 1, case["x"])
+    wv = rng.uniform(-0.5, 0.5, case["w"])
+    bv = rng.uniform(-0.5, 0.5, case["w"][0]) if case["bias"] else None
+    cx = Graph()
+    x = cx.input("x", xv.shape)
+    G.conv2d(x, wv, bv, stride=case["stride"], padding=case["pad"], dilation=case["dilation"],
+             groups=case["groups"]).output("y")
+    expected = ref_conv2d(xv, wv, bv, case["stride"], case["pad"], case["dilation"], case["groups"])
+    np.testing.assert_allclose(cx.run({"x": xv})["y"], expected, rtol=1e-10, atol=1e-12)
+    assert not any(n.op is Op.CONTIGUOUS for n in cx.nodes())  # windows are views
+    assert_within_bound(cx, {"x": xv})
+
+
+def test_conv2d_fixed_point_equals_the_scalar_spec(rng):
+    xv = rng.uniform(-1, 1, (1, 2, 4, 4))
+    wv = rng.uniform(-0.5, 0.5, (2, 2, 3, 3))
+    cx = Graph()
+    G.conv2d(cx.input("x", xv.shape), wv, np.array([0.25, -0.5]), stride=1, padding=1).output("y")
+    assert_exact_matches_scalar(cx, {"x": xv})
+
+
+POOL_CASES = [
+    dict(k=(2, 2), stride=(2, 2), pad=((0, 0), (0, 0))),
+    dict(k=(3, 3), stride=(1, 1), pad=((1, 1), (1, 1))),
+    dict(k=(3, 2), stride=(2, 1), pad=((1, 0), (0, 1))),
+    dict(k=(3, 3), stride=(2, 2), pad=((0, 1), (1, 0))),
+]
+
+
+@pytest.mark.parametrize("case", POOL_CASES)
+def test_max_pool2d_matches_direct_loops_even_for_all_negative_windows(rng, case):
+    xv = rng.uniform(-3, -0.5, (2, 3, 6, 5))  # all negative: zero padding would win the max
+    cx = Graph()
+    G.max_pool2d(cx.input("x", xv.shape), case["k"], case["stride"], case["pad"]).output("y")
+    expected = ref_pool(xv, case["k"], case["stride"], case["pad"], "max")
+    np.testing.assert_array_equal(cx.run({"x": xv})["y"], expected)
+    assert_within_bound(cx, {"x": xv})
+
+
+@pytest.mark.parametrize("case", POOL_CASES)
+@pytest.mark.parametrize("count_include_pad", [True, False])
+def test_avg_pool2d_matches_direct_loops(rng, case, count_include_pad):
+    xv = rng.uniform(-2, 2, (1, 2, 6, 5))
+    cx = Graph()
+    G.avg_pool2d(cx.input("x", xv.shape), case["k"], case["stride"], case["pad"], count_include_pad).output("y")
+    expected = ref_pool(xv, case["k"], case["stride"], case["pad"], "avg", count_include_pad)
+    np.testing.assert_allclose(cx.run({"x": xv})["y"], expected, rtol=1e-12)
+    assert_within_bound(cx, {"x": xv})
+
+
+def test_pool_and_conv_shape_errors_name_the_op():
+    cx = Graph()
+    x = cx.input("x", (1, 2, 4, 4))
+    with pytest.raises(ShapeError, match=r"conv2d: weight \(3, 3, 3, 3\) expects 3 input channels, input \(1, 2, 4, 4\) has 2"):
+        G.conv2d(x, np.zeros((3, 3, 3, 3)))
+    with pytest.raises(ShapeError, match="max_pool2d: kernel of span 5 is larger"):
+        G.max_pool2d(x, 5)
+    with pytest.raises(ShapeError, match=r"input must be \(N, C, H, W\)"):
+        G.avg_pool2d(cx.input("v", (4, 4)), 2)

@@ -1,0 +1,184 @@
+"""Every way a proof can be wrong is rejected, with the check that catches it named."""
+
+import random
+
+import numpy as np
+import pytest
+
+from luminair.prover.air.examples import fibonacci_trace, square_lookup_preprocessed, square_lookup_trace
+from luminair.prover.stark.prove import commit_preprocessed, prove_stark
+from luminair.verifier import verify
+from luminair.verifier.air.examples import fibonacci_air, fibonacci_result, square_lookup_air
+from luminair.verifier.config import PRESETS
+from luminair.verifier.errors import ConfigError, LogUpError, OodsMismatch, VerificationError
+from luminair.verifier.formats import ProofFile, read_proof_file
+from luminair.verifier.statement import KIND_AIR, ExampleAirSpec, encode_settings
+from luminair.verifier.verify import verify_stark
+
+FAST = PRESETS["fast"]
+
+# Which check must catch a flipped byte in each region of proof.bin. A flip inside a field element
+# can also make it non-canonical, which the decoder rejects as a malformed file.
+EXPECTED = {
+    "header": {"malformed file", "unsupported version"},
+    "settings digest": {"statement mismatch"},
+    "public values": {"OODS mismatch", "malformed file"},
+    "commitments": {"OODS mismatch", "LogUp sum"},
+    "claimed sums": {"LogUp sum", "malformed file"},
+    "sampled values": {"OODS mismatch", "malformed file"},
+    "queried values": {"Merkle path", "malformed file"},
+    "decommitments": {"Merkle path", "malformed file"},
+    "FRI first layer": {"proof of work", "FRI", "malformed file"},
+    "FRI inner layers": {"proof of work", "FRI", "malformed file"},
+    "FRI last layer": {"proof of work", "malformed file"},
+    "proof of work": {"proof of work"},
+}
+
+
+def _flips(data: bytes, start: int, end: int, count: int, seed: int):
+    rng = random.Random(seed)
+    for _ in range(count):
+        pos = rng.randrange(start, end)
+        bit = 1 << rng.randrange(8)
+        yield pos, data[:pos] + bytes([data[pos] ^ bit]) + data[pos + 1 :]
+
+
+@pytest.mark.parametrize("files", ["fib_files", "lookup_files"])
+@pytest.mark.parametrize("region", sorted(EXPECTED))
+def test_a_flipped_byte_in_every_region_is_rejected(request, files, region):
+    settings, proof = request.getfixturevalue(files)
+    regions = read_proof_file(proof).encode().regions()
+    start, end = regions[region]
+    for pos, bad in _flips(proof, start, end, 6, hash(region) & 0xFFFF):
+        r = verify(bad, settings)
+        assert not r.success, f"flip at byte {pos} ({region}) verified"
+        assert r.check in EXPECTED[region], f"{region} byte {pos}: {r.error_message}"
+
+
+def test_truncated_and_extended_proofs_are_malformed(fib_files):
+    settings, proof = fib_files
+    for cut in (0, 1, 9, 10, 41, len(proof) // 3, len(proof) - 1):
+        r = verify(proof[:cut], settings)
+        assert not r.success and r.check == "malformed file", r.error_message
+    for extra in (b"\0", b"\xff" * 16):
+        r = verify(proof + extra, settings)
+        assert r.check == "malformed file" and "trailing" in r.error_message
+
+
+def test_unsupported_versions_are_named(fib_files):
+    settings, proof = fib_files
+    newer = proof[:8] + (2).to_bytes(2, "little") + proof[10:]
+    r = verify(newer, settings)
+    assert r.check == "unsupported version" and "newer" in r.error_message
+    r = verify(proof, settings[:8] + (9).to_bytes(2, "little") + settings[10:])
+    assert r.check == "unsupported version" and "settings.bin" in r.error_message
+
+
+def test_garbage_and_swapped_files(fib_files):
+    settings, proof = fib_files
+    assert "not a luminair proof file" in verify(b"GIF89a" + bytes(100), settings).error_message
+    assert "settings file, not a proof file" in verify(settings, settings).error_message
+    assert "empty" in verify(proof, b"").error_message
+
+
+def test_a_trace_breaking_one_constraint_on_one_row_is_rejected():
+    n = 6
+    res = fibonacci_result(n, 6, 1, 1)
+    air = fibonacci_air(n, 6, 1, 1, res)
+    for col, row in (("c4", 9), ("c0", 0), ("c5", (1 << n) - 1), ("c1", 33)):
+        trace = fibonacci_trace(n, 6, 1, 1)
+        trace[col][row] += 1
+        proof = prove_stark(air, FAST, b"s", [trace])
+        with pytest.raises(OodsMismatch):
+            verify_stark(air, FAST, b"s", proof)
+
+
+def _lookup(xs, table_log=5):
+    user, table, total = square_lookup_trace(xs, table_log)
+    air = square_lookup_air(len(xs).bit_length() - 1, table_log, total, FAST.log_blowup)
+    pre = commit_preprocessed(air.preprocessed[0], square_lookup_preprocessed(table_log), FAST.log_blowup)
+    return air, user, table, pre
+
+
+def test_a_wrong_claimed_logup_sum_is_rejected():
+    air, user, table, pre = _lookup(np.arange(64) % 32)
+    table["multiplicity"] = table["multiplicity"].copy()
+    table["multiplicity"][3] += 1  # the table claims one lookup too many
+    proof = prove_stark(air, FAST, b"s", [user, table], [pre])
+    with pytest.raises(LogUpError):
+        verify_stark(air, FAST, b"s", proof)
+
+
+def test_claimed_sums_forced_to_cancel_break_the_interaction_constraints():
+    air, user, table, pre = _lookup(np.arange(64) % 32)
+    proof = prove_stark(air, FAST, b"s", [user, table], [pre])
+    a, b = proof.claimed_sums
+    shift = (1, 0, 0, 0)
+    from luminair.verifier.fields import q_add, q_sub
+
+    proof.claimed_sums = [q_add(a, shift), q_sub(b, shift)]
+    with pytest.raises(OodsMismatch):
+        verify_stark(air, FAST, b"s", proof)
+
+
+def test_a_lookup_of_a_value_outside_the_table_cannot_be_proven_honestly():
+    air, user, table, pre = _lookup(np.arange(64) % 32)
+    user = dict(user)
+    user["y"] = user["y"].copy()
+    user["y"][5] += 1  # (5, 26) is not a row of the squares table
+    proof = prove_stark(air, FAST, b"s", [user, table], [pre])
+    with pytest.raises(VerificationError) as e:
+        verify_stark(air, FAST, b"s", proof)
+    assert e.value.check in {"LogUp sum", "OODS mismatch"}
+
+
+def test_a_proof_for_a_different_statement_is_rejected(fib_files):
+    settings, proof = fib_files
+    pf = read_proof_file(proof)
+    pf.public_values = [[pf.public_values[0][0], pf.public_values[0][1], (pf.public_values[0][2] + 1)]]
+    r = verify(pf.to_bytes(), settings)
+    assert r.check == "OODS mismatch"
+    other = encode_settings(KIND_AIR, PRESETS["default"], ExampleAirSpec("fibonacci", {"log_size": 6, "n_columns": 9}))
+    r = verify(proof, other)
+    assert r.check == "statement mismatch"
+
+
+def test_a_config_below_the_floor_is_rejected():
+    from luminair.prover.air.examples import prove_example
+
+    settings, proof = prove_example("fibonacci", {"log_size": 4, "n_columns": 4}, FAST)
+    r = verify(proof, settings)
+    assert r.check == "config below floor" and "20 conjectured bits" in r.error_message
+    with pytest.raises(ConfigError):
+        FAST.check_floor(96)
+    assert verify(proof, settings, min_security_bits=20).success
+
+
+def test_a_proof_cannot_be_replayed_under_a_weaker_config(fib_files):
+    """The config is mixed into the transcript: changing it in settings changes every challenge."""
+    settings, proof = fib_files
+    weaker = encode_settings(
+        KIND_AIR, PRESETS["default"].__class__(16, 2, 41, 0), ExampleAirSpec("fibonacci", {"log_size": 6, "n_columns": 8})
+    )
+    pf = read_proof_file(proof)
+    from luminair.verifier.statement import read_settings
+
+    pf.settings_digest = read_settings(weaker).digest
+    r = verify(pf.to_bytes(), weaker)
+    assert not r.success and r.check == "OODS mismatch"
+
+
+def test_dropping_a_fri_layer_is_rejected(fib_files):
+    settings, proof = fib_files
+    pf = read_proof_file(proof)
+    pf.stark.fri.inner_layers.pop()
+    r = verify(pf.to_bytes(), settings)
+    assert r.check == "FRI" and "inner layers" in r.error_message
+
+
+def test_a_wrong_number_of_columns_is_malformed(fib_files):
+    settings, proof = fib_files
+    pf = read_proof_file(proof)
+    pf.stark.sampled_values[0].pop()
+    r = verify(pf.to_bytes(), settings)
+    assert r.check == "malformed file" and "sampled columns" in r.error_message
