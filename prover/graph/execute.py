@@ -150,7 +150,7 @@ def quantize_checked(what: str, shape: tuple[int, ...], x: np.ndarray, fmt: Nume
     finite = np.isfinite(x)
     if not finite.all():
         i = int(np.flatnonzero(~finite)[0])
-        raise BoundsError(f"{what}: {x[i]!r} at {_element(shape, i)} is not a finite number")
+        raise BoundsError(f"{what}: {float(x[i])!r} at {_element(shape, i)} is not a finite number")
     q = quantize_floor(x, fmt.scale_bits)
     bad = (q < VALUE_MIN) | (q > VALUE_MAX)
     if bad.any():

@@ -144,6 +144,24 @@ class Graph:
         node = self.add_node(Op.CONSTANT, (), arr.shape, name=name, value=arr)
         return self.tensor(node)
 
+    def name_node(self, node: Node, name: str) -> Node:
+        """Give a freshly built node a name (e.g. the ONNX tensor it computes). Nodes are immutable,
+        so this swaps in a named copy; it is only allowed while nothing reads the node yet."""
+        if self._building is not None:
+            raise GraphError("cannot name nodes while a compiler rewrites the graph")
+        if node.op in (Op.INPUT,) or self._nodes[node.id] is not node:
+            raise GraphError(f"cannot rename {node.where()}")
+        if any(s is node for n in self._nodes[node.id + 1:] for s, _ in n.srcs) or any(
+            n is node for n, _ in self._outputs.values()
+        ):
+            raise GraphError(f"{node.where()} is already used; name a value right after building it")
+        named = node.replace(name=name)
+        self._nodes[node.id] = named
+        for t in list(self._tensors):
+            if t._node is node:
+                t._node = named
+        return named
+
     def set_output(self, name: str | None, node: Node, view: ShapeTracker) -> str:
         if name is None:
             k = len(self._outputs)

@@ -84,7 +84,7 @@ class ShapeTracker:
             if kind == "slice":
                 arg = tuple(f"{a}:{b}" + (f":{c}" if c != 1 else "") for a, b, c in arg)
             parts.append(f"{kind}{arg}")
-        return " -> ".join(parts)
+        return " | ".join(parts)
 
     def is_identity(self) -> bool:
         """True when the view reads every source element once, in order."""

@@ -105,6 +105,12 @@ class GraphTensor:
         self.graph.set_output(name, self.node, self._view)
         return self
 
+    def named(self, name: str) -> "GraphTensor":
+        """Name the node computing this value (shown in summaries and errors); call it right after
+        building the value, before anything reads it."""
+        self.graph.name_node(self.node, name)
+        return self
+
     # -- helpers ---------------------------------------------------------------------------------
 
     def _with_view(self, view: ShapeTracker) -> "GraphTensor":

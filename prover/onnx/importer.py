@@ -1,0 +1,208 @@
+"""ONNX model -> Graph.
+
+Inputs and outputs keep their ONNX names; initializers become named constants (weights); every
+graph node built for an ONNX node records that node as its origin, and the node computing an ONNX
+tensor carries the tensor's name. Unsupported ops are found before anything is built and reported
+together in one UnsupportedOnnxError.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from luminair.prover.graph import Graph, GraphTensor
+from luminair.prover.graph import origin as _origin
+from luminair.verifier.numeric import NumericFormat
+
+from .errors import OnnxImportError, UnsupportedOnnxError
+from .ops import HANDLERS, Value
+
+_FLOAT_TYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16}
+SUPPORTED_OPS = frozenset(HANDLERS)
+
+
+@dataclass
+class OnnxNode:
+    op_type: str
+    name: str
+    inputs: list[str]
+    outputs: list[str]
+    attrs: dict[str, Any]
+
+    def describe(self) -> str:
+        return f"ONNX {self.op_type} node {self.name!r}"
+
+
+def _load(model: Any) -> onnx.ModelProto:
+    if isinstance(model, onnx.ModelProto):
+        return model
+    if isinstance(model, (bytes, bytearray)):
+        return onnx.load_from_string(bytes(model))
+    if isinstance(model, (str, os.PathLike)):
+        if not os.path.isfile(model):
+            raise OnnxImportError(f"ONNX file {str(model)!r} does not exist")
+        try:
+            return onnx.load(os.fspath(model))
+        except Exception as e:  # onnx raises DecodeError and friends
+            raise OnnxImportError(f"cannot read {str(model)!r} as an ONNX model: {e}") from None
+    raise OnnxImportError(f"expected a path, bytes or onnx.ModelProto, got {type(model).__name__}")
+
+
+def _known_shapes(model: onnx.ModelProto) -> dict[str, tuple | None]:
+    """Tensor name -> static shape where ONNX shape inference knows it (for error messages)."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception:
+        inferred = model
+    out: dict[str, tuple | None] = {}
+    g = inferred.graph
+    for vi in list(g.input) + list(g.value_info) + list(g.output):
+        t = vi.type.tensor_type
+        if t.HasField("shape"):
+            out[vi.name] = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in t.shape.dim)
+    for init in g.initializer:
+        out[init.name] = tuple(init.dims)
+    return out
+
+
+def unsupported_nodes(model: Any) -> list[tuple[str, str, list[tuple[str, tuple | None]]]]:
+    """(op_type, name, inputs with shapes) of every node this importer cannot convert."""
+    m = _load(model)
+    shapes = _known_shapes(m)
+    bad = []
+    for i, n in enumerate(m.graph.node):
+        if n.domain not in ("", "ai.onnx") or n.op_type not in HANDLERS:
+            op = n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}"
+            bad.append((op, n.name or f"#{i}", [(x, shapes.get(x)) for x in n.input if x]))
+    return bad
+
+
+class Importer:
+    def __init__(self, model: onnx.ModelProto, graph: Graph):
+        self.model = model
+        self.graph = graph
+        self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
+        self.values: dict[str, Value] = {}
+        self.constants: dict[str, GraphTensor] = {}
+        self.current: OnnxNode | None = None
+
+    def to_numpy(self, tensor: onnx.TensorProto) -> np.ndarray:
+        return numpy_helper.to_array(tensor).copy()
+
+    def value(self, name: str) -> Value:
+        if name not in self.values:
+            where = self.current.describe() if self.current else "the graph outputs"
+            raise OnnxImportError(f"{where}: tensor {name!r} is not produced by any earlier node or input")
+        return self.values[name]
+
+    def tensor(self, name: str) -> GraphTensor:
+        """The value as a GraphTensor; a static value becomes a constant named after the tensor."""
+        v = self.value(name)
+        if isinstance(v, GraphTensor):
+            return v
+        if name not in self.constants:
+            if v.dtype.kind not in "fiub":
+                raise OnnxImportError(f"tensor {name!r} of dtype {v.dtype} cannot be a graph constant")
+            with _origin.fixed_origin(f"ONNX tensor {name!r}"):
+                self.constants[name] = self.graph.constant(v.astype(np.float64), name)
+        return self.constants[name]
+
+    def static(self, name: str, node: OnnxNode, what: str) -> np.ndarray:
+        v = self.value(name)
+        if not isinstance(v, np.ndarray):
+            raise OnnxImportError(f"{node.describe()}: input {what} ({name!r}) must be a constant")
+        return v
+
+    def add_inputs(self, input_shapes: Mapping[str, Sequence[int]] | None, private: Sequence[str]) -> None:
+        inits = {i.name for i in self.model.graph.initializer}
+        given = dict(input_shapes or {})
+        names = []
+        for vi in self.model.graph.input:
+            if vi.name in inits:
+                continue  # old exporters list initializers as inputs too
+            names.append(vi.name)
+            t = vi.type.tensor_type
+            if t.elem_type not in _FLOAT_TYPES:
+                raise OnnxImportError(
+                    f"input {vi.name!r} has element type {onnx.TensorProto.DataType.Name(t.elem_type)}; "
+                    f"only floating-point inputs are supported"
+                )
+            dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
+            if vi.name in given:
+                shape = tuple(int(d) for d in given[vi.name])
+                if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
+                    raise OnnxImportError(f"input {vi.name!r}: given shape {shape} does not match the model's {dims}")
+            else:
+                shape = tuple(1 if d is None else d for d in dims)  # symbolic dims (batch) default to 1
+            with _origin.fixed_origin(f"ONNX input {vi.name!r}"):
+                self.values[vi.name] = self.graph.input(vi.name, shape, private=vi.name in private)
+        unknown = set(given) - set(names)
+        if unknown:
+            raise OnnxImportError(f"input_shapes names unknown input(s) {sorted(unknown)}; inputs are {names}")
+        bad_private = set(private) - set(names)
+        if bad_private:
+            raise OnnxImportError(f"private names unknown input(s) {sorted(bad_private)}; inputs are {names}")
+
+    def convert(self, n: onnx.NodeProto, index: int) -> None:
+        node = OnnxNode(
+            n.op_type, n.name or f"#{index}", list(n.input), list(n.output),
+            {a.name: helper.get_attribute_value(a) for a in n.attribute},
+        )
+        self.current = node
+        with _origin.fixed_origin(node.describe()):
+            try:
+                results = HANDLERS[n.op_type](self, node)
+            except OnnxImportError:
+                raise
+            except Exception as e:  # a ShapeError or GraphError from the frontend: say which node
+                raise OnnxImportError(f"{node.describe()}: {e}") from e
+        outs = [o for o in node.outputs if o]
+        if len(results) < len(outs):
+            raise OnnxImportError(f"{node.describe()}: produces {len(outs)} outputs, {len(results)} supported")
+        for name, v in zip(node.outputs, results):
+            if not name:
+                continue
+            if isinstance(v, GraphTensor) and v.view.is_identity() and v.node.name is None and \
+                    v.node.op.name not in ("INPUT", "CONSTANT"):
+                try:
+                    self.graph.name_node(v.node, name)
+                except Exception:
+                    pass  # the value is already read elsewhere (e.g. Identity of a used tensor)
+            self.values[name] = v
+        self.current = None
+
+
+def load_onnx(
+    model: str | os.PathLike | bytes | onnx.ModelProto,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    *,
+    numeric_format: NumericFormat | None = None,
+    scale_bits: int | None = None,
+    private_inputs: Sequence[str] = (),
+) -> Graph:
+    """Import an ONNX model as a Graph whose inputs and outputs keep their ONNX names.
+
+    ``input_shapes`` fixes symbolic dimensions (by default each symbolic dimension is 1);
+    ``private_inputs`` names inputs to mark private. Raises UnsupportedOnnxError listing every
+    unsupported node at once, or OnnxImportError naming the node that cannot be converted."""
+    m = _load(model)
+    bad = unsupported_nodes(m)
+    if bad:
+        raise UnsupportedOnnxError(bad)
+    graph = Graph(numeric_format, scale_bits=scale_bits)
+    im = Importer(m, graph)
+    for init in m.graph.initializer:
+        im.values[init.name] = im.to_numpy(init)
+    im.add_inputs(input_shapes, private_inputs)
+    for i, n in enumerate(m.graph.node):
+        im.convert(n, i)
+    for out in m.graph.output:
+        t = im.tensor(out.name)
+        t.output(out.name)
+    return graph
