@@ -19,7 +19,7 @@ def test_shape_mismatch_names_the_op_both_shapes_and_the_users_line():
         a + b  # the line the error must point at
     msg = str(e.value)
     assert msg.startswith("add: shapes (2, 3) and (4,) cannot be broadcast together")
-    assert "test_errors.py:" in msg and "a + b  # the line the error must point at" in msg
+    assert "test_graph_errors.py:" in msg and "a + b  # the line the error must point at" in msg
 
 
 def test_matmul_mismatch_inside_a_high_level_op_points_at_the_user_call():
