@@ -1,0 +1,104 @@
+// The verifier inside Pyodide under Node, through the same glue the browser worker uses: the
+// sample proof verifies, and tampered / malformed / wrong-version files get the same verdict and
+// the same message as CPython gives.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { before, describe, it } from "node:test";
+import { loadPyodide } from "pyodide";
+import { MANIFEST } from "../src/manifest.js";
+import { installGlue, installWheel, sha256Hex } from "../src/pyglue.js";
+import { WEB, cpythonVerify, sampleFiles, tamper, verdictOf, withVersion } from "./helpers.mjs";
+
+const wheelBytes = new Uint8Array(readFileSync(join(WEB, "assets", MANIFEST.file)));
+let py;
+let glue;
+
+before(async () => {
+  py = await loadPyodide();
+  await installWheel(py, wheelBytes, MANIFEST.sha256);
+  glue = installGlue(py);
+});
+
+describe("verifier wheel in Pyodide", () => {
+  it("the built wheel matches the SHA-256 pinned in manifest.js", async () => {
+    assert.equal(await sha256Hex(wheelBytes), MANIFEST.sha256);
+  });
+
+  it("refuses a wheel whose hash differs from the pin", async () => {
+    const other = await loadPyodide();
+    const bad = new Uint8Array(wheelBytes);
+    bad[bad.length - 30] ^= 0xff;
+    await assert.rejects(installWheel(other, bad, MANIFEST.sha256), (e) => e.kind === "hash" && /refusing/.test(e.message));
+    assert.throws(() => other.runPython("import luminair.verifier"), /ModuleNotFoundError/);
+  });
+
+  it("reports the verifier version and its six steps", () => {
+    assert.equal(glue.info.verifier, MANIFEST.version);
+    assert.equal(glue.info.steps.length, 6);
+    assert.equal(py.runPython("import importlib.metadata as m; m.version('luminair-verifier')"), MANIFEST.version);
+  });
+});
+
+describe("same verdict and message as CPython", () => {
+  const { proof, settings } = sampleFiles();
+  const cases = {
+    sample: [proof, settings],
+    "tampered proof (bit flip in the middle)": [tamper(proof), settings],
+    "tampered proof (near the end)": [tamper(proof, proof.length - 40), settings],
+    "tampered settings": [proof, tamper(settings, settings.length - 1)],
+    "garbage proof": [new Uint8Array(Array.from({ length: 500 }, (_, i) => (i * 37 + 11) & 0xff)), settings],
+    "unsupported proof version": [withVersion(proof, 7), settings],
+    "files swapped": [settings, proof],
+    "truncated proof": [proof.slice(0, proof.length - 5), settings],
+  };
+  let expected;
+  before(() => {
+    expected = Object.fromEntries(Object.keys(cases).map((k, i) => [k, i])); // filled below
+    const results = cpythonVerify(Object.values(cases));
+    Object.keys(cases).forEach((k, i) => (expected[k] = results[i]));
+  });
+
+  for (const [name, [p, s]] of Object.entries(cases)) {
+    it(name, () => {
+      const got = glue.verify(p, s);
+      assert.deepEqual(verdictOf(got), verdictOf(expected[name]));
+      if (name === "sample") {
+        assert.equal(got.success, true);
+        assert.ok(got.outputs && Object.keys(got.outputs).length > 0, "outputs are reported");
+        assert.ok(got.summary?.graph?.nodes?.length >= 1, "the settings summary (graph) comes with a success");
+      } else {
+        assert.equal(got.success, false);
+        assert.ok(got.error_message.startsWith(`${got.check}: `), got.error_message);
+      }
+    });
+  }
+
+  it("calls progress for every step, in order, from the verifier itself", () => {
+    const seen = [];
+    const r = glue.verify(proof, settings, { onProgress: (step, of, label) => seen.push([step, of, label]) });
+    assert.equal(r.success, true);
+    assert.deepEqual(seen.map((s) => s[0]), [1, 2, 3, 4, 5, 6]);
+    assert.ok(seen.every((s) => s[1] === 6 && typeof s[2] === "string" && s[2].length > 0));
+    assert.deepEqual(seen.map((s) => s[2]), glue.info.steps);
+  });
+
+  it("min_security_bits is passed through (a floor above the proof's security rejects it)", () => {
+    const r = glue.verify(proof, settings, { minSecurityBits: 200 });
+    assert.equal(r.success, false);
+    assert.equal(r.check, "config below floor");
+  });
+
+  it("inspect reads both files without verifying", () => {
+    const s = glue.inspect(settings);
+    assert.equal(s.ok, true);
+    assert.equal(s.header.kind, "settings");
+    assert.match(s.summary.model_digest, /^[0-9a-f]{64}$/);
+    const p = glue.inspect(proof);
+    assert.equal(p.ok, true);
+    assert.equal(p.summary.settings_digest, s.summary.model_digest);
+    const bad = glue.inspect(new Uint8Array([1, 2, 3]));
+    assert.equal(bad.ok, false);
+    assert.match(bad.error, /not a luminair file/);
+  });
+});
