@@ -20,7 +20,7 @@ from . import origin as _origin
 from .errors import CompileError, GraphError, InputError
 from .node import Node, check_node
 from .ops import Op
-from .shape import Shape, ShapeTracker
+from .shape import ShapeTracker
 
 Replacement = tuple[Node, ShapeTracker]
 

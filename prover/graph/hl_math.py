@@ -17,7 +17,7 @@ import numpy as np
 
 from . import origin as _origin
 from .errors import GraphError
-from .tensor import GraphTensor, shape_error
+from .tensor import GraphTensor
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,10 +44,6 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (bool, int, float, np.integer, np.floating))
 
 
-def _tensor(x: Any, like: GraphTensor) -> GraphTensor:
-    return like._lift(x)
-
-
 def _not(mask: GraphTensor) -> GraphTensor:
     """1 - mask as a single LessThan: (mask < 0.5)."""
     out = mask < 0.5
@@ -71,7 +67,11 @@ def sub(a: Any, b: Any) -> GraphTensor:
         return a + (-float(b))
     if not isinstance(a, GraphTensor):
         return neg(b) + a
-    return a + neg(a._lift(b))
+    if not isinstance(b, GraphTensor):
+        from .graph import as_array
+
+        return a + (-as_array(b, "sub"))  # a constant operand is negated while building
+    return a + neg(b)
 
 
 def _split_exponent(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -245,6 +245,9 @@ def maximum(a: GraphTensor, b: Any) -> GraphTensor:
     return where(a < b, b, a)
 
 
+select = where  # the same op under its other common name
+
+
 @hl_op("minimum")
 def minimum(a: GraphTensor, b: Any) -> GraphTensor:
     """Elementwise min = where(b < a, b, a)."""
@@ -337,8 +340,3 @@ def gelu(x: GraphTensor) -> GraphTensor:
     v = u * math.sqrt(GELU_B)
     z = u * (v * v + GELU_A)
     return x * sigmoid(z)
-
-
-def mask_of(x: GraphTensor) -> bool:
-    """True if x is known to hold only 0 and 1 (a comparison result)."""
-    return x._mask

@@ -14,7 +14,6 @@ import numpy as np
 from .errors import GraphError
 from .hl_math import hl_op, mul_const
 from .hl_reduce import max as max_reduce, sum as sum_reduce
-from .shape import prod
 from .tensor import GraphTensor, broadcast_shapes, normalize_axis, shape_error
 
 

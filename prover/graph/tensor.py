@@ -19,8 +19,6 @@ from .shape import Shape, ShapeTracker, prod
 if TYPE_CHECKING:
     from .graph import Graph
 
-Scalar = int | float
-
 
 def shape_error(op: str, message: str) -> ShapeError:
     """A ShapeError naming the op and the user's line of code."""
@@ -357,6 +355,12 @@ class GraphTensor:
 
     def __pow__(self, n: Any) -> "GraphTensor":
         return _m.pow(self, n)
+
+    def __rpow__(self, base: Any) -> "GraphTensor":
+        """base ** x = exp2(x * log2(base)) for a positive number base."""
+        if not isinstance(base, (int, float, np.integer, np.floating)) or base <= 0:
+            raise GraphError(f"only a positive number can be raised to a tensor power, got {base!r}")
+        return self.exp2() if base == 2 else (self * float(np.log2(base))).exp2()
 
     def __abs__(self) -> "GraphTensor":
         return _m.abs(self)

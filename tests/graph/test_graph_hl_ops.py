@@ -39,6 +39,10 @@ CASES = {
     "exp": (G.exp, np.exp, [u(-30, 3.3, (3, 4))]),
     "log": (G.log, np.log, [u(0.05, 30, (3, 4))]),
     "pow3": (lambda x: x ** 3, lambda x: x ** 3, [u(-3, 3, (3, 4))]),
+    "rpow": (lambda x: 3.0 ** x, lambda x: 3.0 ** x, [u(-2, 2, (3, 4))]),
+    "rpow2": (lambda x: 2 ** x, np.exp2, [u(-2, 2, (3, 4))]),
+    "select_method": (lambda c, a: (c < 0).where(a, 0.5), lambda c, a: np.where(c < 0, a, 0.5), [u(-1, 1, (3, 4)), u(-5, 5, (4,))]),
+    "select": (lambda c, a: G.select(c > 0, a, a * 2.0), lambda c, a: np.where(c > 0, a, a * 2), [u(-1, 1, (3, 4)), u(-5, 5, (4,))]),
     "pow0": (lambda x: x ** 0, lambda x: np.ones_like(x), [u(-3, 3, (3, 4))]),
     "pow_neg2": (lambda x: x ** -2, lambda x: x ** -2.0, [u(0.5, 3, (3, 4))]),
     "abs": (abs, np.abs, [u(-5, 5, (3, 4))]),
@@ -155,3 +159,29 @@ def test_pow_rejects_non_integer_exponents():
     x = cx.input("x", (2,))
     with pytest.raises(GraphError, match="integer exponents"):
         x ** 0.5
+
+
+AXIS_OPS = {
+    "softmax": (lambda x, a: G.softmax(x, a), lambda x, a: np_softmax(x, a)),
+    "log_softmax": (lambda x, a: G.log_softmax(x, a), lambda x, a: np.log(np_softmax(x, a))),
+    "sum": (lambda x, a: G.sum(x, a), lambda x, a: x.sum(axis=a)),
+    "max": (lambda x, a: G.max(x, a), lambda x, a: x.max(axis=a)),
+    "min": (lambda x, a: G.min(x, a, keepdims=True), lambda x, a: x.min(axis=a, keepdims=True)),
+    "mean": (lambda x, a: G.mean(x, a), lambda x, a: x.mean(axis=a)),
+    "var": (lambda x, a: G.var(x, a), lambda x, a: x.var(axis=a)),
+    "argmax": (lambda x, a: G.argmax(x, a), lambda x, a: np.argmax(x, axis=a) * 1.0),
+    "layer_norm": (lambda x, a: G.layer_norm(x, a, eps=1e-2),
+                   lambda x, a: (x - x.mean(a, keepdims=True)) / np.sqrt(x.var(a, keepdims=True) + 1e-2)),
+    "concat": (lambda x, a: G.concat([x, x * 2.0], a), lambda x, a: np.concatenate([x, x * 2], a)),
+}
+
+
+@pytest.mark.parametrize("name", list(AXIS_OPS))
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_axis_ops_on_every_axis(rng, name, axis):
+    fn, ref = AXIS_OPS[name]
+    xv = rng.uniform(-2, 2, (2, 3, 4))
+    cx = Graph()
+    fn(cx.input("x", xv.shape), axis).output("y")
+    np.testing.assert_allclose(cx.run({"x": xv})["y"], ref(xv, axis), rtol=1e-9, atol=1e-12)
+    assert_within_bound(cx, {"x": xv})
