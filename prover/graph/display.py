@@ -97,38 +97,62 @@ BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 170, 42, 24, 46, 20
 
 
 def layout(graph: "Graph") -> tuple[dict[str, tuple[float, float]], list[tuple[str, str]], dict[str, tuple[str, str, str]]]:
-    """Layered layout: level = longest path from a source; order in a level by the mean position of
-    the parents (one barycenter sweep). Returns box centres, edges and (title, detail, kind) texts."""
+    """Layered layout: level = longest path from an input; a constant sits just above its first
+    reader; rows are ordered by barycenter sweeps (down by parents, up by children, down again).
+    Returns box centres, edges and (title, detail, kind) texts."""
     nodes = graph.nodes()
     level: dict[str, int] = {}
     parents: dict[str, list[str]] = {}
+    children: dict[str, list[str]] = {}
     texts: dict[str, tuple[str, str, str]] = {}
     for n in nodes:
         key = f"n{n.id}"
         parents[key] = [f"n{s.id}" for s, _ in n.srcs]
+        children[key] = []
+        for p in parents[key]:
+            children[p].append(key)
         level[key] = 1 + max((level[p] for p in parents[key]), default=-1)
         texts[key] = (f"{n.id}: {n.label()}", str(n.shape), _kind(n))
     for i, (name, (n, v)) in enumerate(graph.outputs().items()):
         key = f"out{i}"
         parents[key] = [f"n{n.id}"]
-        level[key] = level[f"n{n.id}"] + 1
+        children[key] = []
+        children[f"n{n.id}"].append(key)
         texts[key] = (f"output {name!r}", str(v.shape), "output")
+    for n in nodes:  # constants float down next to the node that first reads them
+        key = f"n{n.id}"
+        if n.op is Op.CONSTANT and children[key]:
+            level[key] = min(level[c] for c in children[key] if c.startswith("n")) - 1 \
+                if any(c.startswith("n") for c in children[key]) else level[key]
+    for key in parents:
+        if key.startswith("out"):
+            level[key] = level[parents[key][0]] + 1
     rows: dict[int, list[str]] = {}
-    for key in level:
+    for key in sorted(level, key=lambda k: (k.startswith("out"), int(k.lstrip("nout")))):
         rows.setdefault(level[key], []).append(key)
-    pos: dict[str, tuple[float, float]] = {}
-    for lv in sorted(rows):
-        row = rows[lv]
-        if lv:
-            row.sort(key=lambda k: sum(pos[p][0] for p in parents[k]) / max(len(parents[k]), 1))
-        for i, key in enumerate(row):
-            pos[key] = (i, lv)
+    order = {k: float(i) for row in rows.values() for i, k in enumerate(row)}
+
+    def sweep(levels: list[int], neighbours: dict[str, list[str]]) -> None:
+        for lv in levels:
+            row = rows[lv]
+            keys = {k: (sum(order[m] for m in neighbours[k]) / len(neighbours[k]) if neighbours[k] else order[k])
+                    for k in row}
+            row.sort(key=lambda k: keys[k])
+            for i, k in enumerate(row):
+                order[k] = float(i) - (len(row) - 1) / 2  # centred rows
+
+    for k in order:
+        order[k] -= (len(rows[level[k]]) - 1) / 2
+    down, up = sorted(rows), sorted(rows, reverse=True)
+    sweep(down, parents)
+    sweep(up, children)
+    sweep(down, parents)
     width = max(len(r) for r in rows.values()) if rows else 1
     centres = {}
-    for key, (i, lv) in pos.items():
-        n_row = len(rows[lv])
-        offset = (width - n_row) * (BOX_W + GAP_X) / 2
-        centres[key] = (MARGIN + offset + i * (BOX_W + GAP_X) + BOX_W / 2, MARGIN + lv * (BOX_H + GAP_Y) + BOX_H / 2)
+    for key in level:
+        x = MARGIN + (order[key] + (width - 1) / 2) * (BOX_W + GAP_X) + BOX_W / 2
+        y = MARGIN + level[key] * (BOX_H + GAP_Y) + BOX_H / 2
+        centres[key] = (x, y)
     edges = [(p, k) for k in parents for p in parents[k]]
     return centres, edges, texts
 
