@@ -88,6 +88,8 @@ export async function copyAssets(target, { micropipWheel = null, clean = true } 
     lock.packages.micropip = { ...lock.packages.micropip, version: mp.version, file_name: file, sha256: sha256File(micropipWheel) };
   }
   writeFileSync(join(pyDir, "pyodide-lock.json"), JSON.stringify(lock));
+  // The same pin for non-JS consumers (the PyScript page, scripts): {file, sha256, version, pyodideVersion}.
+  writeFileSync(join(target, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   const files = [];
   const walk = (dir, rel = "") => {
     for (const ent of readdirSync(dir, { withFileTypes: true })) {

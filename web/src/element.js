@@ -167,6 +167,14 @@ export class LuminairVerifyElement extends Base {
   }
 
   connectedCallback() {
+    // Properties set before the element was upgraded live on the instance: re-apply them.
+    for (const prop of ["proofBytes", "settingsBytes"]) {
+      if (Object.prototype.hasOwnProperty.call(this, prop)) {
+        const v = this[prop];
+        delete this[prop];
+        this[prop] = v;
+      }
+    }
     this.#render();
     this.#watchTheme();
     this.#setStatus(this.#status);

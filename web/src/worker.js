@@ -9,25 +9,11 @@
 //                 {id, type: "progress", step, of, label}      (zero or more per verify)
 //                 {id, type: "result", result}                 (a rejected proof is a result)
 //                 {id, type: "error", kind, message}           (kind: load | hash | internal)
-import { installGlue, installWheel } from "./pyglue.js";
+import { installGlue, installWheel, sha256Hex } from "./pyglue.js";
 
 let booting = null;
 
-async function boot(baseUrl, wheel) {
-  const t0 = performance.now();
-  const pyodideUrl = new URL("pyodide/pyodide.mjs", baseUrl).href;
-  let loadPyodide;
-  try {
-    ({ loadPyodide } = await import(pyodideUrl));
-  } catch (e) {
-    throw Object.assign(new Error(`could not load the Pyodide runtime from ${pyodideUrl}: ${e?.message ?? e}`), { kind: "load" });
-  }
-  let py;
-  try {
-    py = await loadPyodide({ indexURL: new URL("pyodide/", baseUrl).href });
-  } catch (e) {
-    throw Object.assign(new Error(`Pyodide failed to start: ${e?.message ?? e}`), { kind: "load" });
-  }
+async function fetchWheel(baseUrl, wheel) {
   const wheelUrl = new URL(wheel.file, baseUrl).href;
   let res;
   try {
@@ -38,7 +24,37 @@ async function boot(baseUrl, wheel) {
   if (!res.ok) {
     throw Object.assign(new Error(`could not download the verifier wheel ${wheelUrl}: HTTP ${res.status}`), { kind: "load" });
   }
-  await installWheel(py, new Uint8Array(await res.arrayBuffer()), wheel.sha256);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  // Fail fast, before Pyodide has even started, when WebCrypto can check the pin here.
+  const actual = await sha256Hex(bytes);
+  if (actual !== null && actual !== wheel.sha256) {
+    throw Object.assign(new Error(`the verifier wheel ${wheelUrl} has SHA-256 ${actual}, expected ${wheel.sha256}: refusing to load it`), { kind: "hash" });
+  }
+  return bytes;
+}
+
+async function startPyodide(baseUrl) {
+  const pyodideUrl = new URL("pyodide/pyodide.mjs", baseUrl).href;
+  let loadPyodide;
+  try {
+    ({ loadPyodide } = await import(pyodideUrl));
+  } catch (e) {
+    throw Object.assign(new Error(`could not load the Pyodide runtime from ${pyodideUrl}: ${e?.message ?? e}`), { kind: "load" });
+  }
+  try {
+    return await loadPyodide({ indexURL: new URL("pyodide/", baseUrl).href });
+  } catch (e) {
+    throw Object.assign(new Error(`Pyodide failed to start: ${e?.message ?? e}`), { kind: "load" });
+  }
+}
+
+async function boot(baseUrl, wheel) {
+  const t0 = performance.now();
+  const pyodide = startPyodide(baseUrl); // in parallel with the wheel download
+  pyodide.catch(() => {});
+  const wheelBytes = await fetchWheel(baseUrl, wheel);
+  const py = await pyodide;
+  await installWheel(py, wheelBytes, wheel.sha256); // checks the pin again (hashlib where WebCrypto is missing)
   let glue;
   try {
     glue = installGlue(py);

@@ -1,0 +1,126 @@
+"""Playwright e2e fixtures: Debian's Chromium (never a Playwright-managed build), the demo site
+served on 127.0.0.1, an offline guard that fails a test on any request leaving that origin, and
+screenshots kept under test-artifacts/.
+
+The site is a temporary folder that links every entry of public/ (built by web/scripts/setup.sh)
+and adds fixtures/: test pages and bad files (tampered, garbage, wrong version, fast preset)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PUBLIC = REPO / "public"
+ARTIFACTS = REPO / "test-artifacts" / "e2e"
+CHROMIUM = os.environ.get("LUMINAIR_CHROMIUM", "/usr/bin/chromium")
+PYODIDE_TIMEOUT_MS = 120_000
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "pyodide: the test starts Pyodide in the browser")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `bash web/scripts/setup.sh` (apt-get install -y chromium)")
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "args": ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "accept_downloads": True, "viewport": {"width": 1280, "height": 900}}
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+def _flip(data: bytes, at: int) -> bytes:
+    b = bytearray(data)
+    b[at] ^= 0x01
+    return bytes(b)
+
+
+def _version(data: bytes, version: int) -> bytes:
+    b = bytearray(data)
+    b[8:10] = version.to_bytes(2, "little")
+    return bytes(b)
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory) -> Path:
+    """public/ (linked, not copied) plus fixtures/ with test pages and bad files."""
+    if not (PUBLIC / "luminair" / "manifest.js").exists():
+        pytest.fail("public/luminair is not built: run `bash web/scripts/setup.sh`")
+    site = tmp_path_factory.mktemp("site")
+    for entry in PUBLIC.iterdir():
+        (site / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    fx = site / "fixtures"
+    fx.mkdir()
+    proof = (PUBLIC / "proof.bin").read_bytes()
+    settings = (PUBLIC / "settings.bin").read_bytes()
+    (fx / "tampered-proof.bin").write_bytes(_flip(proof, len(proof) // 2))
+    (fx / "garbage.bin").write_bytes(bytes((i * 37 + 11) & 0xFF for i in range(700)))
+    (fx / "v7-proof.bin").write_bytes(_version(proof, 7))
+    from luminair.prover.demo import make_demo_files
+
+    make_demo_files(fx / "fast", "fast")
+    for page in (Path(__file__).parent / "pages").iterdir():
+        shutil.copy(page, fx / page.name)
+    return site
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir):
+    from luminair.prover.demo import serve
+
+    server, url = serve(site_dir, 0)
+    yield url
+    server.shutdown()
+
+
+def guard_context(context, site_url: str) -> list[str]:
+    """Abort (and record) every request that leaves the test server's origin."""
+    leaks: list[str] = []
+
+    def guard(route):
+        url = route.request.url
+        if url.startswith(site_url) or url.startswith("blob:") or url.startswith("data:"):
+            route.continue_()
+        else:
+            leaks.append(url)
+            route.abort()
+
+    context.route("**/*", guard)
+    return leaks
+
+
+@pytest.fixture
+def offline_page(page, site_url):
+    leaks = guard_context(page.context, site_url)
+    yield page
+    assert not leaks, f"requests left 127.0.0.1: {leaks}"
+
+
+@pytest.fixture(scope="module")
+def module_context(browser, site_url):
+    """One browser context + page per test module, so Pyodide starts once per module."""
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+    leaks = guard_context(context, site_url)
+    errors: list[str] = []
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield {"context": context, "page": page, "leaks": leaks, "errors": errors}
+    context.close()
+    assert not leaks, f"requests left 127.0.0.1: {leaks}"
