@@ -384,6 +384,26 @@ class Graph:
 
     # -- display ---------------------------------------------------------------------------------
 
+    # -- proving (luminair.prover.proving does the work) ----------------------------------------
+
+    def gen_settings(self, **kwargs: Any) -> Any:
+        """The model's statement / verifying key (settings.bin): see luminair.prover.proving."""
+        from ..proving import gen_settings
+
+        return gen_settings(self, **kwargs)
+
+    def gen_trace(self, inputs: Mapping[str, Any]) -> Any:
+        """An exact run of the graph on `inputs`, ready to prove."""
+        from ..proving import gen_trace
+
+        return gen_trace(self, inputs)
+
+    def prove(self, trace: Any, settings: Any, **kwargs: Any) -> Any:
+        """A proof (proof.bin) that `trace` is a run of this model as stated by `settings`."""
+        from ..proving import prove
+
+        return prove(self, trace, settings, **kwargs)
+
     def summary(self) -> str:
         from .display import summary
 
