@@ -333,9 +333,16 @@ def _check_outputs(plan: ComponentPlan, rows: _Rows, cols: dict[str, np.ndarray]
 
 
 def table_multiplicities(
-    air: Any, plans: list[ComponentPlan], mains: list[dict[str, np.ndarray]], pre: dict[str, np.ndarray], s: int
+    air: Any,
+    plans: list[ComponentPlan],
+    mains: list[dict[str, np.ndarray]],
+    pre: dict[str, np.ndarray],
+    s: int,
+    strict: bool = True,
 ) -> list[dict[str, np.ndarray]]:
-    """Count every range8 / function-table lookup made by the op components' LogUp entries."""
+    """Count every range8 / function-table lookup made by the op components' LogUp entries.
+    strict=False drops lookups of values that are not in a table instead of failing (what a
+    dishonest prover would do; used to build forgery tests)."""
     counts: dict[str, np.ndarray] = {}
     for table_comp in air.components[len(plans):]:
         counts[table_comp.name] = np.zeros(1 << table_comp.log_size, dtype=I64)
@@ -368,13 +375,18 @@ def table_multiplicities(
             m = mult.a.astype(I64) if isinstance(mult, BV) else np.full(1 << n, int(mult), dtype=I64)
             if rel == "range8":
                 v = vals[0].a.astype(I64)
-                if np.any((v >= 256) & (m != 0)):
+                bad = (v >= 256) & (m != 0)
+                if strict and np.any(bad):
                     raise TraceError(f"{comp.name}: a range-checked value is out of range")
-                counts["table.range8"] += np.bincount(v[m != 0], weights=m[m != 0], minlength=256).astype(I64)
+                keep = (m != 0) & ~bad
+                counts["table.range8"] += np.bincount(v[keep], weights=m[keep], minlength=256).astype(I64)
             else:
                 x = vals[0].a.astype(I64)
-                x = np.where(x > P // 2, x - P, x)
-                counts[rel] += np.bincount(x - starts[rel], weights=m, minlength=len(counts[rel])).astype(I64)
+                x = np.where(x > P // 2, x - P, x) - starts[rel]
+                keep = (x >= 0) & (x < len(counts[rel]))
+                if strict and not np.all(keep):
+                    raise TraceError(f"{comp.name}: a looked-up input is outside the table")
+                counts[rel] += np.bincount(x[keep], weights=m[keep], minlength=len(counts[rel])).astype(I64)
     return [{"multiplicity": counts[c.name]} for c in air.components[len(plans):]]
 
 

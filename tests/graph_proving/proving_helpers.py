@@ -1,0 +1,63 @@
+"""Helpers for graph-proof tests: prove with the fast preset (the floor is lowered explicitly), and
+build forged proofs with a patched witness generator that still produces complete proofs."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from luminair.prover import GenericCompiler, Graph, StwoCompiler
+from luminair.prover.air.graph_trace import main_columns, table_multiplicities
+from luminair.prover.proving import Settings, Trace, table_trees
+from luminair.prover.stark.prove import prove_stark
+from luminair.verifier import verify
+from luminair.verifier.config import PRESETS
+from luminair.verifier.formats import ProofFile
+from luminair.verifier.statement import build_statement
+
+FAST = PRESETS["fast"]
+
+
+def prove_graph(cx: Graph, inputs: dict, preset: str = "fast", settings: Settings | None = None):
+    if getattr(cx, "stwo_plan", None) is None:
+        cx.compile(GenericCompiler(), StwoCompiler())
+    settings = settings or cx.gen_settings(preset=preset)
+    trace = cx.gen_trace(inputs)
+    proof = cx.prove(trace, settings)
+    return settings, trace, proof
+
+
+def check(settings, proof, floor: int = 0):
+    return verify(proof.data if hasattr(proof, "data") else proof, settings.data if hasattr(settings, "data") else settings, min_security_bits=floor)
+
+
+def component_index(settings: Settings, kind: str) -> int:
+    return [p.kind for p in settings.plans].index(kind)
+
+
+def forge(
+    cx: Graph,
+    trace: Trace,
+    settings: Settings,
+    tamper: Callable[[list[dict[str, np.ndarray]]], None] | None = None,
+    public: list[list[int]] | None = None,
+    pre_override: list | None = None,
+) -> bytes:
+    """A complete proof from a dishonest witness: `tamper` edits the main columns (row order);
+    table multiplicities are then recounted as a cheating prover would (dropping lookups that are
+    not in a table); `public` replaces the public values; `pre_override` replaces the committed
+    preprocessed trees (forged weights or tables) while the transcript keeps the honest roots."""
+    pub = public if public is not None else trace.public
+    st = build_statement(settings.parsed, pub)
+    plans = settings.plans
+    main = main_columns(cx, plans, trace.values, st.air, settings.preprocessed)
+    main = [{k: np.array(v, copy=True) for k, v in cols.items()} for cols in main]
+    if tamper is not None:
+        tamper(main)
+    s = settings.spec.scale_bits
+    main[len(plans):] = table_multiplicities(st.air, plans, main[: len(plans)], settings.preprocessed, s, strict=False)
+    pre = pre_override or [settings.model_tree, *table_trees(st.air, s, settings.config.log_blowup)]
+    stark = prove_stark(st.air, settings.config, st.statement_bytes, main, pre, check_preprocessed=False)
+    return ProofFile(settings.parsed.digest, pub, stark).to_bytes()
+
+
