@@ -175,8 +175,8 @@ def test_max_reduce_picking_a_non_maximum_is_caught_by_the_comparison():
     out = trace.values[max(trace.values)].copy()
     out[0] = max(int(v) for i, v in enumerate(x) if i != top)  # the second largest
     r = check(settings, forge(cx, trace, settings, tamper, public=_public_out(trace, out)))
-    # the forger's limbs cannot sum to a negative difference: the decomposition constraint fails
-    assert r.check == "OODS mismatch", r.error_message
+    # the difference is negative: its top limb is not a range8 value, so the lookup cannot balance
+    assert r.check == "LogUp sum", r.error_message
 
 
 def test_a_wrong_table_entry_is_caught_by_the_pinned_table_root():
