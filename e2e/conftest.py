@@ -22,6 +22,10 @@ PYODIDE_TIMEOUT_MS = 120_000
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pyodide: the test starts Pyodide in the browser")
+    # pytest-playwright 0.10.0's session-scoped base_url fixture trips a pytest 9 deprecation.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:Session-scoped fixtures defined as instance methods:pytest.PytestRemovedIn10Warning"
+    )
 
 
 @pytest.fixture(scope="session")

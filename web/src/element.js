@@ -118,6 +118,7 @@ export class LuminairVerifyElement extends Base {
   #steps = [];
   #observer = null;
   #autoRan = false;
+  #connected = false; // set by connectedCallback (attributeChangedCallback runs first on upgrade)
 
   constructor() {
     super();
@@ -175,6 +176,7 @@ export class LuminairVerifyElement extends Base {
         this[prop] = v;
       }
     }
+    this.#connected = true;
     this.#render();
     this.#watchTheme();
     this.#setStatus(this.#status);
@@ -186,6 +188,7 @@ export class LuminairVerifyElement extends Base {
   }
 
   disconnectedCallback() {
+    this.#connected = false;
     this.#observer?.disconnect();
     this.#observer = null;
   }
@@ -193,8 +196,8 @@ export class LuminairVerifyElement extends Base {
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
     if (name === "theme") this.#watchTheme();
-    if (name === "preload" && newValue !== null && this.isConnected) this.#warmUp();
-    if ((name === "proof" || name === "settings") && this.isConnected) {
+    if (name === "preload" && newValue !== null && this.#connected) this.#warmUp();
+    if ((name === "proof" || name === "settings") && this.#connected) {
       this.#sourcesChanged();
       return;
     }
@@ -243,13 +246,13 @@ export class LuminairVerifyElement extends Base {
   get proofBytes() { return this.#proofBytes; }
   set proofBytes(v) {
     this.#proofBytes = v == null ? null : new Uint8Array(v);
-    if (this.isConnected) this.#sourcesChanged();
+    if (this.#connected) this.#sourcesChanged();
   }
   /** settings.bin as bytes; takes precedence over the `settings` URL. */
   get settingsBytes() { return this.#settingsBytes; }
   set settingsBytes(v) {
     this.#settingsBytes = v == null ? null : new Uint8Array(v);
-    if (this.isConnected) this.#sourcesChanged();
+    if (this.#connected) this.#sourcesChanged();
   }
   /** The last verification result (see luminair-web's VerifyResult), or null. */
   get result() { return this.#result; }

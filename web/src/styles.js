@@ -77,6 +77,7 @@ dialog::backdrop { background: rgb(3 7 18 / 0.55); backdrop-filter: blur(2px); }
 @media (max-width: 760px) { .body { grid-template-columns: 1fr; } }
 h3 { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.06em; color: var(--_muted); margin: 1rem 0 0.5rem; }
 h3:first-child { margin-top: 0; }
+.io-outputs h3, .io-inputs h3 { margin-top: 1rem; }
 .meta { margin: 0 0 0.5rem; color: var(--_muted); font-size: 0.9rem; }
 .meta a { color: var(--_accent); }
 .claim { font-size: 0.88rem; line-height: 1.45; margin: 0 0 0.5rem; }

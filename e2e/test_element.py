@@ -1,0 +1,264 @@
+"""<luminair-verify> in Debian's Chromium, on one page holding every case (one worker, so Pyodide
+starts once for the module, and once more after the timeout test restarts it). Verdicts and
+messages are compared with CPython's verifier on the same bytes."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import PUBLIC, PYODIDE_TIMEOUT_MS
+from luminair.verifier import verify
+from luminair.verifier.summary import settings_summary
+
+pytestmark = pytest.mark.pyodide
+
+PROOF = (PUBLIC / "proof.bin").read_bytes()
+SETTINGS = (PUBLIC / "settings.bin").read_bytes()
+DONE = ":is([status=verified], [status=failed], [status=error])"
+
+
+@pytest.fixture(scope="module")
+def ctx(module_context, site_url):
+    page = module_context["page"]
+    page.goto(site_url + "fixtures/cases.html")
+    expect(page.locator("#ok button.trigger")).to_be_visible()
+    return module_context
+
+
+@pytest.fixture
+def page(ctx):
+    page = ctx["page"]
+    yield page
+    page.keyboard.press("Escape")
+    assert not ctx["errors"], ctx["errors"]
+    assert not ctx["leaks"], ctx["leaks"]
+
+
+def run(page, el_id: str) -> str:
+    """Click the element's button and wait for a final status; the modal is open afterwards."""
+    page.locator(f"#{el_id} button.trigger").click()
+    expect(page.locator(f"#{el_id} dialog")).to_have_attribute("open", "")
+    page.locator(f"#{el_id}{DONE}").wait_for(timeout=PYODIDE_TIMEOUT_MS)
+    return page.locator(f"#{el_id}").get_attribute("status")
+
+
+def events(page, el_id: str) -> list[dict]:
+    return [e for e in page.evaluate("window.__events") if e["id"] == el_id]
+
+
+def test_verified_shows_outputs_digest_bits_time_and_graph(page):
+    expected = verify(PROOF, SETTINGS)
+    assert expected.success
+    assert run(page, "ok") == "verified"
+    result = page.locator("#ok .result")
+    expect(result).to_contain_text("Verified")
+    facts = page.locator("#ok dl.facts")
+    expect(facts).to_contain_text(expected.model_digest)
+    expect(facts).to_contain_text(f"{expected.security_bits} bits ({expected.security_label})")
+    expect(facts).to_contain_text("in Pyodide")
+    expect(facts).to_contain_text(expected.statement)
+    outputs = page.locator("#ok table.outputs")
+    for name, tensor in expected.outputs.items():
+        expect(outputs).to_contain_text(name)
+        expect(outputs).to_contain_text(str(tensor["values"][0]))
+    graph = settings_summary(SETTINGS)["graph"]
+    expect(page.locator("#ok .graph svg g.node")).to_have_count(len(graph["nodes"]))
+    expect(page.locator("#ok .graph svg line.edge")).to_have_count(len(graph["edges"]))
+    steps = page.locator("#ok ol.steps li")
+    expect(steps).to_have_count(2 + 6)
+    expect(page.locator("#ok ol.steps li[data-status=completed]")).to_have_count(8)
+    # honest claim: what is proven, and no privacy claim
+    claim = page.locator("#ok .claim").inner_text()
+    assert "this exact model, with these weights" in claim and "not zero-knowledge" in claim
+    assert "private inputs" not in claim.lower()
+    result_js = page.evaluate("document.getElementById('ok').result")
+    assert result_js["success"] is True and result_js["modelDigest"] == expected.model_digest
+    assert result_js["securityBits"] == expected.security_bits
+
+
+def test_events_bubble_in_order_with_details(page):
+    evs = events(page, "ok")
+    types = [e["type"].removeprefix("luminair-verify-") for e in evs]
+    assert types == ["start"] + ["progress"] * 6 + ["success"], types
+    assert [e["detail"]["step"] for e in evs if e["type"].endswith("progress")] == [1, 2, 3, 4, 5, 6]
+    success = evs[-1]
+    assert success["status"] == "verified"  # dispatched after the element's state is updated
+    detail = success["detail"]
+    assert detail["modelDigest"] == verify(PROOF, SETTINGS).model_digest
+    assert detail["securityBits"] == 96 and detail["outputs"]
+    assert detail["verificationTimeMs"] > 0
+
+
+def test_tampered_proof_names_the_failed_check(page):
+    bad = bytearray(PROOF)
+    bad[len(bad) // 2] ^= 1
+    expected = verify(bytes(bad), SETTINGS)
+    assert not expected.success
+    assert run(page, "tampered") == "failed"
+    expect(page.locator("#tampered .result .verdict")).to_have_text(f"Verification failed: {expected.check} check")
+    expect(page.locator("#tampered .result .detail")).to_have_text(expected.error_message)
+    expect(page.locator("#tampered ol.steps li[data-status=error]")).to_have_count(1)
+    err = events(page, "tampered")[-1]
+    assert err["type"] == "luminair-verify-error"
+    assert err["detail"]["kind"] == "rejected" and err["detail"]["check"] == expected.check
+
+
+@pytest.mark.parametrize(
+    ("el_id", "kind", "status", "headline", "detail"),
+    [
+        ("missing", "not-found", "error", "File not found", "HTTP 404"),
+        ("garbage", "format", "failed", "Not a luminair file", "not a luminair proof file"),
+        ("version", "version", "failed", "Unsupported file version", "format version 7"),
+        ("swapped", "format", "failed", "Not a luminair file", "swapped"),
+        ("network", "network", "error", "Could not download the files", "request failed"),
+    ],
+)
+def test_distinct_error_messages(page, el_id, kind, status, headline, detail):
+    if el_id == "network":  # a same-origin request that fails at the network level
+        page.route("**/fixtures/network-failure.bin", lambda route: route.abort("connectionrefused"))
+    assert run(page, el_id) == status
+    expect(page.locator(f"#{el_id} .result .verdict")).to_have_text(headline)
+    expect(page.locator(f"#{el_id} .result .detail")).to_contain_text(detail)
+    assert page.locator(f"#{el_id} .result").get_attribute("data-kind") == kind
+    err = events(page, el_id)[-1]
+    assert err["type"] == "luminair-verify-error" and err["detail"]["kind"] == kind
+
+
+def test_config_below_floor_is_rejected(page):
+    fast_proof = (page.context.request.get(page.url.replace("cases.html", "fast/proof.bin"))).body()
+    fast_settings = (page.context.request.get(page.url.replace("cases.html", "fast/settings.bin"))).body()
+    expected = verify(fast_proof, fast_settings)
+    assert expected.check == "config below floor"
+    assert run(page, "fast-floor") == "failed"
+    expect(page.locator("#fast-floor .result .verdict")).to_have_text("Verification failed: config below floor check")
+    expect(page.locator("#fast-floor .result .detail")).to_have_text(expected.error_message)
+
+
+def test_development_preset_is_visibly_labelled(page):
+    assert run(page, "fast-dev") == "verified"
+    security = page.locator("#fast-dev dl.facts .security")
+    expect(security).to_contain_text("DEVELOPMENT")
+    expect(security).to_contain_text("⚠")
+    assert "dev" in security.get_attribute("class").split()
+    color = security.evaluate("e => getComputedStyle(e).color")
+    normal = page.locator("#fast-dev dl.facts dd").first.evaluate("e => getComputedStyle(e).color")
+    assert color != normal
+
+
+def test_download_proof_gives_the_verified_files(page, artifacts):
+    assert run(page, "ok") == "verified"
+    with page.expect_download() as info:
+        page.locator("#ok button.download").click()
+    download = info.value
+    assert download.suggested_filename == "luminair-proof.zip"
+    path = artifacts / "luminair-proof.zip"
+    download.save_as(path)
+    with zipfile.ZipFile(io.BytesIO(path.read_bytes())) as zf:
+        assert zf.testzip() is None
+        assert sorted(zf.namelist()) == ["proof.bin", "settings.bin"]
+        assert zf.read("proof.bin") == PROOF and zf.read("settings.bin") == SETTINGS
+
+
+def test_keyboard_open_focus_trap_escape_and_focus_return(page):
+    page.locator("#ok button.trigger").focus()
+    page.keyboard.press("Enter")
+    dialog = page.locator("#ok dialog")
+    expect(dialog).to_have_attribute("open", "")
+    page.locator(f"#ok{DONE}").wait_for(timeout=PYODIDE_TIMEOUT_MS)
+    where = (
+        "() => { const h = document.activeElement; const a = h && h.shadowRoot ? h.shadowRoot.activeElement : null;"
+        " return {host: h === document.body ? 'BODY' : h && h.id, cls: a && a.className, inDialog: !!(a && a.closest('dialog'))}; }"
+    )
+    first = page.evaluate(where)
+    assert first["host"] == "ok" and first["inDialog"], first
+    seen = []
+    for _ in range(16):  # focus cycles inside the modal (BODY = past the last control, the browser's own UI)
+        page.keyboard.press("Tab")
+        now = page.evaluate(where)
+        seen.append(now)
+        assert (now["host"] == "ok" and now["inDialog"]) or now["host"] == "BODY", seen
+    assert sum(1 for s in seen if s["inDialog"]) >= 8, seen
+    assert any(s["host"] == "BODY" for s in seen) and seen[-1]["host"] in ("ok", "BODY")
+    assert dialog.get_attribute("role") is None  # the native dialog role is kept
+    assert page.locator("#ok dialog").get_attribute("aria-labelledby") == "lv-title"
+    page.keyboard.press("Escape")
+    expect(dialog).not_to_have_attribute("open", "")
+    back = page.evaluate(where)
+    assert back["host"] == "ok" and "trigger" in back["cls"], back
+    # Space opens it too (a real <button>)
+    page.keyboard.press("Space")
+    expect(dialog).to_have_attribute("open", "")
+    page.locator(f"#ok{DONE}").wait_for(timeout=PYODIDE_TIMEOUT_MS)
+    page.keyboard.press("Escape")
+    expect(dialog).not_to_have_attribute("open", "")
+
+
+def test_badge_verifies_on_load(page):
+    badge = page.locator("#badge")
+    expect(badge).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    expect(page.locator("#badge button.trigger")).to_contain_text("VERIFIED COMPUTE")
+    starts_before = [e for e in events(page, "badge") if e["type"] == "luminair-verify-start"]
+    assert len(starts_before) == 1  # it verified by itself, without a click
+    page.locator("#badge button.trigger").click()
+    expect(page.locator("#badge dialog")).to_have_attribute("open", "")
+    expect(page.locator("#badge .result .verdict")).to_have_text("Verified")
+    assert len([e for e in events(page, "badge") if e["type"] == "luminair-verify-start"]) == 1
+
+
+def _bg(page, el_id):
+    return page.locator(f"#{el_id} button.trigger").evaluate("e => getComputedStyle(e).backgroundColor")
+
+
+def test_styling_by_custom_properties_part_and_slot(page):
+    button = page.locator("#styled button.trigger")
+    assert _bg(page, "styled") == "rgb(200, 30, 90)"
+    assert button.evaluate("e => getComputedStyle(e).borderTopLeftRadius") == "0px"
+    expect(button).to_have_accessible_name("Check the proof")  # the slotted label names the button
+
+
+def test_dark_mode_three_ways(page, artifacts):
+    light_accent, dark_accent = "rgb(79, 70, 229)", "rgb(165, 180, 252)"
+    page.emulate_media(color_scheme="light")
+    assert _bg(page, "ok") == light_accent
+    assert _bg(page, "dark-attr") == dark_accent  # theme="dark" attribute
+    # 1. prefers-color-scheme
+    page.emulate_media(color_scheme="dark")
+    assert _bg(page, "ok") == dark_accent
+    assert _bg(page, "light-attr") == light_accent  # theme="light" wins over the media query
+    assert run(page, "ok") == "verified"
+    page.locator("#ok dialog").screenshot(path=str(artifacts / "modal-dark.png"))
+    dialog_bg = page.locator("#ok dialog").evaluate("e => getComputedStyle(e).backgroundColor")
+    assert dialog_bg == "rgb(11, 13, 18)"
+    page.keyboard.press("Escape")
+    # 2. a `dark` class on <html> (with a light media query)
+    page.emulate_media(color_scheme="light")
+    assert _bg(page, "ok") == light_accent
+    page.evaluate("document.documentElement.classList.add('dark')")
+    expect(page.locator("#ok button.trigger")).to_have_css("background-color", dark_accent)
+    assert _bg(page, "light-attr") == light_accent
+    page.locator(".grid").screenshot(path=str(artifacts / "buttons-dark-class.png"))
+    page.evaluate("document.documentElement.classList.remove('dark')")
+    expect(page.locator("#ok button.trigger")).to_have_css("background-color", light_accent)
+    assert run(page, "ok") == "verified"
+    page.locator("#ok dialog").screenshot(path=str(artifacts / "modal-light.png"))
+    assert page.locator("#ok dialog").evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 255, 255)"
+
+
+def test_timeout_stops_the_worker_and_the_next_run_restarts_it(page):
+    assert len(page.workers) == 1
+    old = page.workers[0]
+    assert run(page, "timeout") == "error"
+    expect(page.locator("#timeout .result .verdict")).to_have_text("Verification timed out")
+    expect(page.locator("#timeout .result .detail")).to_contain_text("did not finish within 1 ms")
+    err = events(page, "timeout")[-1]
+    assert err["detail"]["kind"] == "timeout"
+    page.wait_for_timeout(200)
+    assert old not in page.workers  # terminated
+    page.keyboard.press("Escape")
+    with page.expect_worker(timeout=PYODIDE_TIMEOUT_MS):
+        assert run(page, "ok") == "verified"
+    assert len(page.workers) == 1 and page.workers[0] is not old

@@ -1,0 +1,110 @@
+"""The demo pages: the index page under a strict CSP (cold click -> Verified, outputs filled in by
+the page from the success event), the pinned wheel hash enforced in Chromium, preload, the React
+demo and the PyScript page (micropip from the self-hosted lock file). Every test runs with the
+offline guard: any request that leaves 127.0.0.1 fails it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import PUBLIC, PYODIDE_TIMEOUT_MS
+from luminair.verifier import verify
+
+pytestmark = pytest.mark.pyodide
+
+PROOF = (PUBLIC / "proof.bin").read_bytes()
+SETTINGS = (PUBLIC / "settings.bin").read_bytes()
+EXPECTED = verify(PROOF, SETTINGS)
+
+
+def _console_errors(page) -> list[str]:
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
+def test_index_page_under_csp_verifies_on_click(offline_page, site_url, artifacts):
+    page = offline_page
+    errors = _console_errors(page)
+    page.goto(site_url)
+    csp = page.locator("meta[http-equiv=Content-Security-Policy]").get_attribute("content")
+    assert "'wasm-unsafe-eval'" in csp and "'unsafe-eval'" not in csp.replace("'wasm-unsafe-eval'", "")
+    page.locator("#main-verify button.trigger").click()
+    expect(page.locator("#main-verify")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    expect(page.locator("#main-verify .result .verdict")).to_have_text("Verified")
+    expect(page.locator("#digest-value")).to_have_text(EXPECTED.model_digest)
+    first_name = next(iter(EXPECTED.outputs))
+    expect(page.locator("#outputs-value")).to_contain_text(first_name)
+    page.locator("#main-verify dialog").screenshot(path=str(artifacts / "index-modal.png"))
+    page.keyboard.press("Escape")
+    # the badge verifies as soon as it is shown
+    page.locator("#show-badge").click()
+    expect(page.locator("#main-badge")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    page.screenshot(path=str(artifacts / "index.png"), full_page=True)
+    assert not [e for e in errors if "Content Security Policy" in e or "Refused" in e], errors
+    assert len(page.workers) == 1  # one worker shared by both elements
+
+
+def test_tampered_wheel_is_refused_in_chromium(offline_page, site_url):
+    page = offline_page
+
+    def corrupt(route):
+        body = bytearray(route.fetch().body())
+        body[len(body) // 2] ^= 0xFF
+        route.fulfill(status=200, body=bytes(body), headers={"content-type": "application/zip"})
+
+    page.route(re.compile(r".*/luminair/luminair_verifier-[^/]+\.whl$"), corrupt)
+    page.goto(site_url + "fixtures/cases.html")
+    page.locator("#ok button.trigger").click()
+    expect(page.locator("#ok")).to_have_attribute("status", "error", timeout=PYODIDE_TIMEOUT_MS)
+    expect(page.locator("#ok .result .verdict")).to_have_text("The verifier failed its integrity check")
+    expect(page.locator("#ok .result .detail")).to_contain_text("refusing to load it")
+    assert page.locator("#ok .result").get_attribute("data-kind") == "hash"
+
+
+def test_preload_makes_the_click_fast(offline_page, site_url):
+    page = offline_page
+    page.goto(site_url + "fixtures/cases.html")
+    # the badge on this page starts the worker at load, like `preload`
+    expect(page.locator("#badge")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    page.locator("#ok button.trigger").click()
+    expect(page.locator("#ok")).to_have_attribute("status", "verified", timeout=10_000)
+    total = page.evaluate("document.getElementById('ok').result.totalTimeMs")
+    assert total < 3000, total  # warm: no Pyodide start (the bench measures it precisely)
+
+
+def test_react_demo_verifies(offline_page, site_url, artifacts):
+    page = offline_page
+    errors = _console_errors(page)
+    page.goto(site_url + "react/")
+    expect(page.locator("#react-badge")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    expect(page.locator("#react-badge button.trigger")).to_contain_text("VERIFIED COMPUTE")
+    page.locator("#react-button button.trigger").click()
+    expect(page.locator("#react-button")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    expect(page.locator("#react-verified")).to_contain_text(f"{EXPECTED.security_bits} bits")
+    expect(page.locator("#react-verified")).to_contain_text(EXPECTED.model_digest[:16])
+    expect(page.locator("#react-log li")).to_have_count(8)  # start, 6 progress steps, verified
+    expect(page.locator("#react-log li").last).to_have_text("verified")
+    assert "demo-button" in page.locator("#react-button").get_attribute("class")  # className -> class
+    expect(page.locator("#react-button dialog")).to_contain_text("Demo model proven with luminair")
+    page.screenshot(path=str(artifacts / "react.png"))
+    assert not errors, errors
+
+
+def test_pyscript_page_verifies_with_micropip_offline(offline_page, site_url, artifacts):
+    page = offline_page
+    page.goto(site_url + "pyscript.html")
+    expect(page.locator("#py-tampered")).not_to_have_text("—", timeout=PYODIDE_TIMEOUT_MS)
+    expect(page.locator("#py-result")).to_have_text("Verified")
+    expect(page.locator("#py-micropip")).to_contain_text("micropip 0.11.1")
+    expect(page.locator("#py-wheel")).to_contain_text("installed with micropip")
+    expect(page.locator("#py-digest")).to_have_text(EXPECTED.model_digest)
+    expect(page.locator("#py-security")).to_have_text(f"{EXPECTED.security_bits} bits ({EXPECTED.security_label})")
+    bad = bytearray(PROOF)
+    bad[len(bad) // 2] ^= 1
+    expect(page.locator("#py-tampered")).to_have_text(f"rejected: {verify(bytes(bad), SETTINGS).error_message}")
+    page.screenshot(path=str(artifacts / "pyscript.png"), full_page=True)
