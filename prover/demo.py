@@ -1,5 +1,5 @@
-"""The README's demo: prove the bundled example, write public/proof.bin + public/settings.bin, and
-serve public/ on 127.0.0.1.
+"""The README's demo: prove the bundled example model (an MLP 64-64-10 given as ONNX, with its
+input.json), write public/proof.bin + public/settings.bin, and serve public/ on 127.0.0.1.
 
     python -m luminair.prover.demo            # prove, then serve and print the URL
     python -m luminair.prover.demo --no-serve # only (re)write the sample files
@@ -31,16 +31,20 @@ MIME_TYPES = {
 }
 
 
-def make_demo_files(out_dir: Path = PUBLIC, preset: str = "default") -> tuple[Path, Path]:
-    """Prove the demo statement and write settings.bin and proof.bin into out_dir."""
-    from ..verifier.config import PRESETS
-    from .air.examples import prove_example
+DEMO_MODEL = REPO / "examples" / "mlp_64_64_10"
 
-    settings, proof = prove_example("fibonacci", {"log_size": 10, "n_columns": 16}, PRESETS[preset])
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "settings.bin").write_bytes(settings)
-    (out_dir / "proof.bin").write_bytes(proof)
-    return out_dir / "proof.bin", out_dir / "settings.bin"
+
+def make_demo_files(out_dir: Path = PUBLIC, preset: str = "default", model_dir: Path = DEMO_MODEL) -> tuple[Path, Path]:
+    """Prove the demo model on its input.json and write proof.bin and settings.bin into out_dir."""
+    from . import GenericCompiler, StwoCompiler
+    from .graph.model_file import load_model, read_input_json
+    from .proving import gen_settings, gen_trace, prove
+
+    graph = load_model(model_dir / "network.onnx")
+    graph.compile(GenericCompiler(), StwoCompiler())
+    settings = gen_settings(graph, preset=preset, title=f"MLP {model_dir.name.removeprefix('mlp_').replace('_', '-')}")
+    proof = prove(graph, gen_trace(graph, read_input_json(model_dir / "input.json", graph)), settings)
+    return proof.write(out_dir / "proof.bin"), settings.write(out_dir / "settings.bin")
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
