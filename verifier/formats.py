@@ -79,7 +79,7 @@ class Reader:
         if n > maximum:
             raise self.fail(what, f"count {n} exceeds the maximum {maximum}")
         if n * item_size > self.remaining():
-            raise self.fail(what, f"count {n} needs {n * item_size} bytes, {self.remaining()} left")
+            raise self.fail(what, f"truncated: {n} items need {n * item_size} bytes, {self.remaining()} left")
         return n
 
     def m31s(self, n: int, what: str) -> list[int]:

@@ -1,0 +1,183 @@
+"""Both files, every region, bad input and the command line."""
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from luminair.prover import Graph
+from luminair.prover.audit import audit_settings
+from luminair.prover.cli import main as cli
+from luminair.verifier import verify
+from luminair.verifier.formats import read_proof_file
+from luminair.verifier.graph.statement import build_graph_air
+from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
+
+from proving_helpers import check, prove_graph
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+PROOF_REGIONS = {
+    "header": {"malformed file", "unsupported version"},
+    "settings digest": {"statement mismatch"},
+    "public values": {"LogUp sum", "malformed file", "statement mismatch"},
+    "commitments": {"OODS mismatch", "LogUp sum"},
+    "claimed sums": {"LogUp sum", "malformed file"},
+    "sampled values": {"OODS mismatch", "malformed file"},
+    "queried values": {"Merkle path", "malformed file"},
+    "decommitments": {"Merkle path", "malformed file"},
+    "FRI first layer": {"proof of work", "FRI", "malformed file"},
+    "FRI inner layers": {"proof of work", "FRI", "malformed file"},
+    "FRI last layer": {"proof of work", "malformed file"},
+    "proof of work": {"proof of work"},
+}
+
+
+@pytest.fixture(scope="module")
+def default_case():
+    """An MLP proven at the default 96-bit preset."""
+    rng = np.random.default_rng(1)
+    cx = Graph()
+    x = cx.input("x", (1, 8))
+    w = cx.constant(rng.uniform(-1, 1, (8, 4)), "w")
+    b = cx.constant(rng.uniform(-1, 1, (4,)), "b")
+    (x @ w + b).relu().output("y")
+    settings, trace, proof = prove_graph(cx, {"x": rng.uniform(-1, 1, (1, 8))}, preset="default")
+    assert verify(proof.data, settings.data).success
+    return cx, settings, trace, proof
+
+
+@pytest.mark.parametrize("region", sorted(PROOF_REGIONS))
+def test_every_region_of_a_graph_proof_is_checked(default_case, region):
+    _, settings, _, proof = default_case
+    data = proof.data
+    start, end = read_proof_file(data).encode().regions()[region]
+    rng = random.Random(region)
+    for _ in range(5):
+        pos = rng.randrange(start, end)
+        bad = data[:pos] + bytes([data[pos] ^ (1 << rng.randrange(8))]) + data[pos + 1 :]
+        r = verify(bad, settings.data)
+        assert not r.success and r.check in PROOF_REGIONS[region], f"{region}@{pos}: {r.error_message}"
+
+
+def test_every_byte_of_settings_is_bound(default_case):
+    _, settings, _, proof = default_case
+    data = settings.data
+    for pos in range(len(data)):
+        bad = data[:pos] + bytes([data[pos] ^ 0x01]) + data[pos + 1 :]
+        r = verify(proof.data, bad)
+        assert not r.success
+        assert r.check in {"statement mismatch", "malformed file", "unsupported version"}, f"byte {pos}: {r.error_message}"
+
+
+def test_settings_of_another_model_and_proofs_of_other_inputs(default_case):
+    cx, settings, trace, proof = default_case
+    cx2 = Graph()
+    x = cx2.input("x", (1, 8))
+    (x @ cx2.constant(np.full((8, 4), 0.25), "w") + cx2.constant(np.zeros(4), "b")).relu().output("y")
+    other_settings, _, other_proof = prove_graph(cx2, {"x": np.zeros((1, 8))}, preset="default")
+    assert verify(proof.data, other_settings.data).check == "statement mismatch"
+    assert verify(other_proof.data, settings.data).check == "statement mismatch"
+    pf = read_proof_file(proof.data)
+    pf.public_values[0][0] = (pf.public_values[0][0] + 5) % ((1 << 31) - 1)
+    assert verify(pf.to_bytes(), settings.data).check == "LogUp sum"
+
+
+def test_a_tampered_model_commitment_fails_the_audit(default_case):
+    _, settings, _, _ = default_case
+    ok, msg = audit_settings(settings.data)
+    assert ok, msg
+    spec = read_settings(settings.data).body
+    spec.model_root = bytes(32)
+    forged = encode_settings(KIND_GRAPH, settings.config, spec)
+    ok, msg = audit_settings(forged)
+    assert not ok and "model commitment" in msg
+    spec = read_settings(settings.data).body
+    spec.inputs[0].fanout[0] += 1
+    ok, msg = audit_settings(encode_settings(KIND_GRAPH, settings.config, spec))
+    assert not ok and "fan-out" in msg
+
+
+def test_bad_files_give_specific_messages(default_case, tmp_path):
+    _, settings, _, proof = default_case
+    cases = {
+        "empty": (b"", "empty"),
+        "truncated": (proof.data[:100], "truncated"),
+        "garbage": (b"\x89PNG\r\n" + bytes(200), "not a luminair proof file"),
+        "newer": (proof.data[:8] + (7).to_bytes(2, "little") + proof.data[10:], "newer luminair"),
+    }
+    for name, (data, needle) in cases.items():
+        r = verify(data, settings.data)
+        assert not r.success and needle in r.error_message, (name, r.error_message)
+
+
+def test_command_line_exit_codes(default_case, tmp_path, capsys):
+    _, settings, _, proof = default_case
+    p, s = tmp_path / "proof.bin", tmp_path / "settings.bin"
+    proof.write(p)
+    settings.write(s)
+    assert cli(["verify", str(p), str(s)]) == 0
+    assert "valid" in capsys.readouterr().out
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(proof.data[:-3])
+    assert cli(["verify", str(bad), str(s)]) == 1
+    assert capsys.readouterr().out.startswith("rejected: malformed file")
+    assert cli(["verify", str(tmp_path / "missing.bin"), str(s)]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert cli(["verify", str(tmp_path), str(s)]) == 2
+    assert cli(["inspect", str(s)]) == 0
+    assert "model_digest" in capsys.readouterr().out
+    assert cli(["inspect", str(p), "--json"]) == 0
+    assert '"settings_digest"' in capsys.readouterr().out
+    assert cli(["audit", str(s)]) == 0
+    assert cli(["bogus"]) == 2
+
+
+def test_cli_proves_an_onnx_model_and_a_python_model(tmp_path, capsys):
+    out = tmp_path / "onnx"
+    code = cli([
+        "prove", str(EXAMPLES / "mlp_16_16_4" / "network.onnx"), "--input", str(EXAMPLES / "mlp_16_16_4" / "input.json"),
+        "--out", str(out), "--preset", "fast", "--quiet",
+    ])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    assert "max |fixed - float64|" in text and "DEVELOPMENT ONLY" in text
+    assert cli(["verify", str(out / "proof.bin"), str(out / "settings.bin")]) == 1  # below the 96-bit floor
+    assert "config below floor" in capsys.readouterr().out
+    assert cli(["verify", str(out / "proof.bin"), str(out / "settings.bin"), "--min-security-bits", "20"]) == 0
+    out2 = tmp_path / "py"
+    code = cli(["prove", str(EXAMPLES / "tiny_mlp.py"), "--input", str(EXAMPLES / "tiny_mlp.input.json"),
+                "--out", str(out2), "--preset", "fast", "--quiet", "--json"])
+    assert code == 0
+    assert '"proof_bytes"' in capsys.readouterr().out
+
+
+def test_cli_reports_bad_models_and_inputs(tmp_path, capsys):
+    assert cli(["prove", str(tmp_path / "nope.onnx"), "--input", "x.json", "--out", str(tmp_path)]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    bad_input = tmp_path / "in.json"
+    bad_input.write_text('{"input_data": [[1, 2, 3]]}')
+    code = cli(["prove", str(EXAMPLES / "mlp_16_16_4" / "network.onnx"), "--input", str(bad_input),
+                "--out", str(tmp_path / "o"), "--quiet"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error") and "input" in err and "\n" == err[-1] and err.count("\n") == 1
+
+
+def test_values_out_of_range_at_prove_time_name_the_node():
+    from luminair.verifier.numeric import NumericError
+
+    cx = Graph()
+    x = cx.input("x", (3,))
+    (x * x).output("sq")
+    with pytest.raises(NumericError) as e:
+        cx.gen_trace({"x": np.array([1.0, 7.0, 2.0])})  # 49 > 32, the range at scale 2^10
+    msg = str(e.value)
+    assert "Mul" in msg and "49" in msg
+
+
+def test_the_graph_air_matches_settings(default_case):
+    _, settings, _, _ = default_case
+    air, plans = build_graph_air(settings.spec, settings.config.log_blowup)
+    assert [c.name for c in air.components] == [c.name for c in settings.air.components]
