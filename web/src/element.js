@@ -50,7 +50,7 @@ const TEMPLATE = `
   <div class="body">
     <section aria-label="Verification">
       <p class="meta"><span class="by" hidden>By <a class="author" target="_blank" rel="noopener noreferrer"></a><span class="author-text"></span></span><span class="desc"></span></p>
-      <p class="claim" id="lv-claim">Checked here, in your browser, by a Python verifier running in WebAssembly: the files are not sent anywhere. A valid proof shows that <strong>this exact model, with these weights (fixed by settings.bin and its digest below), on these public inputs, gave these outputs</strong>. It is not zero-knowledge: the proof hides nothing and keeps nothing private, and it says nothing about whether the model is accurate or fair.</p>
+      <p class="claim" id="lv-claim">Checked here, in your browser, by a Python verifier running in WebAssembly: the files are not sent anywhere. A valid proof shows that <strong>this exact model, with these weights (fixed by settings.bin and its digest below), on these public inputs, gave these outputs</strong>. It is not zero-knowledge: do not rely on it to keep anything secret. It says nothing about whether the model is accurate or fair.</p>
       <h3>Verification steps</h3>
       <ol class="steps" part="steps" aria-live="polite"></ol>
       <div class="result" part="result" data-state="idle" aria-live="polite"><span class="verdict">Not verified yet</span><span class="detail"></span></div>
@@ -82,7 +82,7 @@ function formatBytes(n) {
 
 function formatValues(values, limit = 24) {
   if (!Array.isArray(values)) return String(values);
-  const shown = values.slice(0, limit).map((v) => (typeof v === "number" && !Number.isInteger(v) ? Number(v.toPrecision(6)) : v));
+  const shown = values.slice(0, limit).map((v) => String(v)); // exact: these are the attested values
   return `[${shown.join(", ")}${values.length > limit ? `, … (${values.length} values)` : ""}]`;
 }
 

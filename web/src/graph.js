@@ -64,6 +64,7 @@ export function layoutGraph(graph) {
         op: String(n.op ?? ""),
         label: String(n.label ?? n.op ?? n.id),
         shape: Array.isArray(n.shape) ? n.shape : [],
+        private: n.private === true,
         level: l,
         x: x0 + i * (NODE_W + GAP_X),
         y: PAD + l * (NODE_H + GAP_Y),
@@ -99,6 +100,7 @@ export function renderGraph(doc, graph) {
   svg.setAttribute("viewBox", `0 0 ${g.width} ${g.height}`);
   svg.setAttribute("width", String(g.width));
   svg.setAttribute("height", String(g.height));
+  svg.style.minWidth = `${Math.round(g.width * 0.7)}px`; // shrink to fit, but keep labels legible (scroll beyond)
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", `Model graph: ${g.nodes.length} node${g.nodes.length === 1 ? "" : "s"}, ${g.edges.length} edge${g.edges.length === 1 ? "" : "s"}`);
   const defs = doc.createElementNS(SVG, "defs");
@@ -123,12 +125,12 @@ export function renderGraph(doc, graph) {
   }
   for (const n of g.nodes) {
     const group = doc.createElementNS(SVG, "g");
-    group.setAttribute("class", `node op-${n.op.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`);
+    group.setAttribute("class", `node op-${n.op.toLowerCase().replace(/[^a-z0-9]+/g, "-")}${n.private ? " private" : ""}`);
     group.setAttribute("data-node-id", String(n.id));
     const rect = doc.createElementNS(SVG, "rect");
     for (const [k, v] of Object.entries({ x: n.x, y: n.y, width: n.w, height: n.h, rx: 8 })) rect.setAttribute(k, String(v));
     const title = doc.createElementNS(SVG, "title");
-    title.textContent = `${n.label} (${n.op})${n.shape.length ? ` shape [${n.shape.join(", ")}]` : ""}`;
+    title.textContent = `${n.label} (${n.op})${n.shape.length ? ` shape [${n.shape.join(", ")}]` : ""}${n.private ? ", private input (not in proof.bin)" : ""}`;
     const t1 = doc.createElementNS(SVG, "text");
     t1.setAttribute("x", String(n.x + n.w / 2));
     t1.setAttribute("y", String(n.y + (n.shape.length ? 18 : 27)));

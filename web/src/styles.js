@@ -107,6 +107,7 @@ dl.facts dd { margin: 0; word-break: break-all; }
 .graph .node rect { fill: var(--_bg); stroke: var(--_accent); stroke-width: 1.5; }
 .graph .label { fill: var(--_fg); font: 600 12px var(--_font); text-anchor: middle; }
 .graph .shape { fill: var(--_muted); font: 11px var(--_mono); text-anchor: middle; }
+.graph .node.private rect { stroke-dasharray: 4 3; }
 .graph .edge { stroke: var(--_muted); stroke-width: 1.4; }
 .graph .edge-tip { fill: var(--_muted); }
 .graph .empty { color: var(--_muted); font-size: 0.85rem; padding: 0.75rem; }

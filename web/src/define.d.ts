@@ -1,0 +1,1 @@
+export { LuminairVerifyElement } from "./element.js";

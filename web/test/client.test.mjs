@@ -1,0 +1,132 @@
+// The worker protocol on the main-thread side, against a scripted fake worker: id-tagged
+// replies, progress, verdicts vs errors, the timeout that terminates and restarts the worker.
+import assert from "node:assert/strict";
+import { afterEach, describe, it } from "node:test";
+import { configure, getSteps, init, terminate, verify, workerStarts } from "../src/client.js";
+import { MANIFEST } from "../src/manifest.js";
+
+class FakeWorker {
+  static all = [];
+  constructor(url, script) {
+    this.url = url;
+    this.script = script;
+    this.sent = [];
+    this.terminated = false;
+    FakeWorker.all.push(this);
+  }
+  postMessage(msg, transfer = []) {
+    this.sent.push({ msg, transfer });
+    queueMicrotask(() => this.script(this, msg));
+  }
+  reply(data) {
+    if (!this.terminated) this.onmessage?.({ data });
+  }
+  terminate() {
+    this.terminated = true;
+  }
+}
+
+const READY = { type: "ready", pyodideVersion: "314.0.7", verifierVersion: "0.1.0", steps: ["a", "b", "c"], bootMs: 5 };
+
+function useScript(script) {
+  FakeWorker.all = [];
+  configure({ workerFactory: (url) => new FakeWorker(url, script), baseUrl: "http://127.0.0.1:1/luminair/", startTimeoutMs: 2000 });
+}
+
+afterEach(() => terminate());
+
+describe("client protocol", () => {
+  it("boots once with the pinned wheel and reports the verifier's info", async () => {
+    useScript((w, msg) => msg.type === "boot" && w.reply(READY));
+    const starts = workerStarts();
+    const [a, b] = await Promise.all([init(), init()]);
+    assert.equal(a, b);
+    assert.equal(workerStarts(), starts + 1);
+    const boot = FakeWorker.all[0].sent[0].msg;
+    assert.equal(FakeWorker.all[0].url, "http://127.0.0.1:1/luminair/worker.js");
+    assert.deepEqual(boot.wheel, { file: MANIFEST.file, sha256: MANIFEST.sha256 });
+    assert.deepEqual(getSteps(), ["a", "b", "c"]);
+  });
+
+  it("matches replies by id, forwards progress, maps the Python result, copies and transfers bytes", async () => {
+    useScript((w, msg) => {
+      if (msg.type === "boot") return w.reply(READY);
+      // answer out of order: the later request first, plus a reply for an unknown id
+      w.reply({ id: 999, type: "result", result: { success: true } });
+      w.reply({ id: msg.id, type: "progress", step: 1, of: 3, label: "a" });
+      w.reply({ id: msg.id, type: "result", result: { success: msg.proof.byteLength === 3, error_message: null, security_bits: 96, security_label: "default preset", model_digest: "ab", outputs: { y: { shape: [1], values: [7] } }, verification_time_ms: 12.5, summary: { graph: { nodes: [], edges: [] } } } });
+    });
+    const proof = new Uint8Array([1, 2, 3]);
+    const seen = [];
+    const r = await verify(proof, new Uint8Array([4]), { onProgress: (p) => seen.push(p) });
+    assert.deepEqual(seen, [{ step: 1, of: 3, label: "a" }]);
+    assert.equal(r.success, true);
+    assert.equal(r.securityBits, 96);
+    assert.equal(r.securityLabel, "default preset");
+    assert.equal(r.modelDigest, "ab");
+    assert.equal(r.verificationTimeMs, 12.5);
+    assert.deepEqual(r.outputs, { y: { shape: [1], values: [7] } });
+    assert.equal(proof.byteLength, 3, "the caller's buffer is not detached");
+    const sent = FakeWorker.all[0].sent[1];
+    assert.equal(sent.transfer.length, 2);
+    assert.ok(sent.transfer.includes(sent.msg.proof));
+  });
+
+  it("a rejected proof resolves (success false); a worker error rejects with its kind", async () => {
+    useScript((w, msg) => {
+      if (msg.type === "boot") return w.reply(READY);
+      if (msg.proof.byteLength === 1) w.reply({ id: msg.id, type: "result", result: { success: false, error_message: "FRI: bad", check: "FRI" } });
+      else w.reply({ id: msg.id, type: "error", kind: "internal", message: "boom" });
+    });
+    const r = await verify(new Uint8Array(1), new Uint8Array(1));
+    assert.equal(r.success, false);
+    assert.equal(r.check, "FRI");
+    assert.equal(r.error_message, "FRI: bad");
+    await assert.rejects(verify(new Uint8Array(2), new Uint8Array(1)), (e) => e.kind === "internal" && e.message === "boom");
+  });
+
+  it("timeoutMs terminates the worker, rejects with kind timeout, and the next call starts a new one", async () => {
+    let answer = false;
+    useScript((w, msg) => {
+      if (msg.type === "boot") return w.reply(READY);
+      if (answer) w.reply({ id: msg.id, type: "result", result: { success: true } });
+      // else: a runaway verification that never answers
+    });
+    const starts = workerStarts();
+    await assert.rejects(verify(new Uint8Array(1), new Uint8Array(1), { timeoutMs: 30 }), (e) => e.kind === "timeout" && /30 ms/.test(e.message));
+    assert.equal(FakeWorker.all[0].terminated, true);
+    answer = true;
+    const r = await verify(new Uint8Array(1), new Uint8Array(1), { timeoutMs: 1000 });
+    assert.equal(r.success, true);
+    assert.equal(workerStarts(), starts + 2);
+    assert.equal(FakeWorker.all.length, 2);
+  });
+
+  it("an AbortSignal cancels and restarts the worker", async () => {
+    useScript((w, msg) => msg.type === "boot" && w.reply(READY));
+    const ac = new AbortController();
+    const p = verify(new Uint8Array(1), new Uint8Array(1), { signal: ac.signal, timeoutMs: 5000 });
+    await init();
+    setTimeout(() => ac.abort(), 5);
+    await assert.rejects(p, (e) => e.kind === "aborted");
+    assert.equal(FakeWorker.all[0].terminated, true);
+  });
+
+  it("boot errors reject with load/hash kinds, and a worker that never boots times out as load", async () => {
+    useScript((w, msg) => msg.type === "boot" && w.reply({ type: "boot-error", kind: "hash", message: "bad hash" }));
+    await assert.rejects(init(), (e) => e.kind === "hash" && e.message === "bad hash");
+    await assert.rejects(verify(new Uint8Array(1), new Uint8Array(1)), (e) => e.kind === "hash");
+    useScript(() => {});
+    configure({ startTimeoutMs: 30 });
+    await assert.rejects(init(), (e) => e.kind === "load" && /wasm-unsafe-eval/.test(e.message));
+  });
+
+  it("a worker that fails to load (error event) rejects with kind load", async () => {
+    useScript((w) => w.onerror?.({ message: "404", preventDefault() {} }));
+    await assert.rejects(init(), (e) => e.kind === "load" && /configure\(\{ baseUrl \}\)/.test(e.message));
+  });
+
+  it("rejects non-byte arguments with a TypeError", async () => {
+    await assert.rejects(verify("proof", new Uint8Array(1)), TypeError);
+  });
+});
