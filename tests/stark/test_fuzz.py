@@ -15,7 +15,10 @@ MUTATION = st.one_of(
 
 def mutate(data: bytes, mutations) -> bytes:
     for kind, pos, val in mutations:
-        pos %= max(1, len(data))
+        if not data:
+            data = bytes([val]) if kind == "insert" else data
+            continue
+        pos %= len(data)
         if kind == "flip":
             data = data[:pos] + bytes([data[pos] ^ val]) + data[pos + 1 :]
         elif kind == "cut":
