@@ -9,6 +9,20 @@ from luminair.verifier.summary import settings_summary as _settings_summary, pro
 from luminair.verifier.formats import sniff as _sniff
 
 
+def _preimport():
+    # Import every verifier module now (at start-up, often during preload) rather than inside
+    # the first verify() call: the lazily imported graph modules otherwise add to the first click.
+    import importlib, pkgutil
+    for m in pkgutil.walk_packages(_lv.__path__, _lv.__name__ + "."):
+        try:
+            importlib.import_module(m.name)
+        except Exception:
+            pass
+
+
+_preimport()
+
+
 def _as_bytes(x):
     if isinstance(x, (bytes, bytearray, memoryview)):
         return bytes(x)
