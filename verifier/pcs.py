@@ -14,6 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .circle import QPoint, domain_point
+from .errors import FormatError
+from .formats import Decommitment
+from .merkle import verify_decommitment
 from .fields import (
     P,
     QM31,
@@ -119,3 +122,52 @@ def quotient_values(
             acc = q_add(acc, _mul_cm(num, _denominator_inverse(g.point, px, py)))
         out[pos] = acc
     return out
+
+
+# --- trace trees: every column is committed as its fold pairs ----------------------------------
+
+
+def split_log_sizes(log_sizes: list[int]) -> list[int]:
+    """A committed column of log size l is stored in its tree as two columns of log size l-1: its
+    values at even positions and at odd positions. A leaf then holds a whole fold pair, halving the
+    tree's hashes; opening position p also opens p ^ 1."""
+    return [s - 1 for s in log_sizes for _ in (0, 1)]
+
+
+def open_trace_tree(
+    tree: str,
+    root: bytes,
+    log_sizes: list[int],
+    positions: dict[int, list[int]],
+    queried_values: list[list[int]],
+    decommitment: Decommitment,
+) -> list[dict[int, int]]:
+    """Check the openings of one trace tree and return, per column, position -> value (both
+    members of every opened pair). `queried_values[c]` interleaves (even, odd) per opened pair."""
+    pairs = {s: sorted({p >> 1 for p in positions[s]}) for s in set(log_sizes)}
+    split_values: list[list[int]] = []
+    for c, s in enumerate(log_sizes):
+        vals = queried_values[c]
+        if len(vals) != 2 * len(pairs[s]):
+            raise FormatError(
+                f"proof.bin: {tree} tree column {c} opens {len(vals)} values, expected {2 * len(pairs[s])}"
+            )
+        split_values += [vals[0::2], vals[1::2]]
+    verify_decommitment(
+        tree,
+        root,
+        split_log_sizes(log_sizes),
+        {s - 1: pairs[s] for s in pairs},
+        split_values,
+        decommitment.hash_witness,
+        decommitment.column_witness,
+    )
+    opened = []
+    for c, s in enumerate(log_sizes):
+        vals = queried_values[c]
+        col: dict[int, int] = {}
+        for k, j in enumerate(pairs[s]):
+            col[2 * j] = vals[2 * k]
+            col[2 * j + 1] = vals[2 * k + 1]
+        opened.append(col)
+    return opened

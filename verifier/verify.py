@@ -24,8 +24,7 @@ from .errors import FormatError, LogUpError, MerkleError, OodsMismatch, PowError
 from .fields import QM31, QZERO, q_add
 from .formats import StarkProof
 from .fri import FriVerifier
-from .merkle import verify_decommitment
-from .pcs import Sample, quotient_values
+from .pcs import Sample, open_trace_tree, quotient_values
 
 PROTOCOL_TAG = b"luminair circle-stark v1"
 
@@ -178,20 +177,12 @@ def verify_stark(
     samples: dict[int, list[Sample]] = {s: [] for s in sizes}
     for t, cols in enumerate(lay.columns):
         log_sizes = [slot.log_size + blowup for slot in cols]
-        tree_queries = {s: positions[s] for s in set(log_sizes)}
-        dec = proof.decommitments[t]
-        verify_decommitment(
-            lay.tree_names[t],
-            roots[t],
-            log_sizes,
-            tree_queries,
-            proof.queried_values[t],
-            dec.hash_witness,
-            dec.column_witness,
+        tree_opened = open_trace_tree(
+            lay.tree_names[t], roots[t], log_sizes, positions, proof.queried_values[t], proof.decommitments[t]
         )
         for c, slot in enumerate(cols):
             s = slot.log_size + blowup
-            opened[(t, c)] = dict(zip(positions[s], proof.queried_values[t][c]))
+            opened[(t, c)] = tree_opened[c]
             for k, offset in enumerate(slot.masks):
                 point = shifted_point(oods, offset, slot.log_size)
                 samples[s].append(Sample(t, c, point, proof.sampled_values[t][c][k]))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ...verifier.circle import QPoint
 from ...verifier.fields import P, QM31, q_add, q_conj, q_mul, q_sub
+from ...verifier.formats import Decommitment
 from ...verifier.pcs import Sample
 from . import circle_fft as cf
 from . import field_vec as fv
@@ -27,6 +28,23 @@ class CommittedTree:
     @property
     def root(self) -> bytes:
         return self.tree.root
+
+    def decommit(self, positions: dict[int, list[int]]) -> tuple[list[list[int]], Decommitment]:
+        """Open every column at its size's positions (each as the whole fold pair, interleaved
+        even/odd), in the layout verifier.pcs.open_trace_tree reads."""
+        sizes = {int(e.shape[0]).bit_length() - 1 for e in self.evals}
+        pairs = {s - 1: sorted({p >> 1 for p in positions[s]}) for s in sizes}
+        split_vals, dec = self.tree.decommit(pairs)
+        values = []
+        for c in range(len(self.evals)):
+            even, odd = split_vals[2 * c], split_vals[2 * c + 1]
+            values.append([v for pair in zip(even, odd) for v in pair])
+        return values, dec
+
+
+def split_columns(evals: list[Array]) -> list[Array]:
+    """Each column as its even- and odd-position halves (twin of verifier.pcs.split_log_sizes)."""
+    return [half for e in evals for half in (e[0::2], e[1::2])]
 
 
 def interpolate_columns(columns: list[Array]) -> list[Array]:
@@ -57,7 +75,7 @@ def extend_columns(coeffs: list[Array], log_blowup: int) -> list[Array]:
 
 def commit_coeffs(coeffs: list[Array], log_blowup: int) -> CommittedTree:
     evals = extend_columns(coeffs, log_blowup)
-    return CommittedTree(coeffs, evals, MerkleTree(evals))
+    return CommittedTree(coeffs, evals, MerkleTree(split_columns(evals)))
 
 
 def commit_columns(columns: list[Array], log_blowup: int) -> CommittedTree:

@@ -259,8 +259,7 @@ def prove_stark(
     queried = []
     decs = []
     for t, cols in enumerate(lay.columns):
-        tree_sizes = {slot.log_size + b for slot in cols}
-        vals, dec = trees[t].tree.decommit({s: positions[s] for s in tree_sizes})
+        vals, dec = trees[t].decommit(positions)
         queried.append(vals)
         decs.append(dec)
     fri_proof = fri.decommit(queries)
