@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .fields import P
 
@@ -251,8 +252,11 @@ def _sin_fixed(t: int) -> int:
 
 
 def sin_entry(x: int, s: int) -> int:
-    """Raw result of sin on raw input x: round(sin(x / 2^s) * 2^s)."""
-    theta = (x << _PREC) >> s if x >= 0 else -((-x << _PREC) >> s)
+    """Raw result of sin on raw input x: round(sin(x / 2^s) * 2^s) for x >= 0, and exactly odd:
+    sin_entry(-x) = -sin_entry(x) (so a proof can look up |x| in a half-size table)."""
+    if x < 0:
+        return -sin_entry(-x, s)
+    theta = (x << _PREC) >> s
     two_pi = 2 * PI
     t = theta % two_pi  # [0, 2pi)
     if t > PI:
@@ -267,13 +271,23 @@ def sin_entry(x: int, s: int) -> int:
 TABLE_FUNCTIONS = {"exp2": exp2_entry, "log2": log2_entry, "sin": sin_entry}
 
 
+@lru_cache(maxsize=64)
+def exp2_nonzero_start(s: int) -> int:
+    """The smallest raw input whose exp2 is not 0: below it every result rounds to 0."""
+    lo = max(VALUE_MIN, -((s + 1) << s) - 2)
+    while exp2_entry(lo, s) == 0:
+        lo += 1
+    return lo
+
+
+@lru_cache(maxsize=64)
 def table_domain(name: str, s: int) -> range:
     """Raw inputs covered by a function table: every input whose result is in the value range.
 
     exp2 grows with x and log2 grows with x, so the covered inputs are one interval; sin is bounded
-    by 2^s <= VALUE_MAX, so it covers the whole range."""
+    by 2^s <= VALUE_MAX and odd, so it covers the whole symmetric range (all but -2^15)."""
     if name == "sin":
-        return range(VALUE_MIN, VALUE_MAX + 1)
+        return range(VALUE_MIN + 1, VALUE_MAX + 1)
     if name == "exp2":
         # largest x with exp2(x) <= VALUE_MAX: 2^(x/2^s) * 2^s < 2^15 => x < (15 - s) * 2^s
         hi = (VALUE_BITS - 1 - s) << s

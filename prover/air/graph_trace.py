@@ -15,8 +15,9 @@ from ...verifier.fields import P
 from ...verifier.graph.components import HALF, limb_names
 from ...verifier.graph.spec import GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.statement import ComponentPlan, build_graph_air
-from ...verifier.graph.tables import function_table, range8_table
-from ...verifier.numeric import NumericError, table_domain
+from ...verifier.graph.tables import table_columns as table_tree_columns
+from ...verifier.graph.tables import table_rows, table_start
+from ...verifier.numeric import VALUE_MIN, NumericError, exp2_nonzero_start, table_domain
 from ..stark.circle_fft import row_to_storage
 from ..stark.constraints import BV, DomainEvaluator
 
@@ -253,16 +254,42 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
         _limbs(cols, "out", 15, out)
         _limbs(cols, "rem", 16, rem)
         _limbs(cols, "gap", 16, 2 * out - rem)
-    elif kind in ("Exp2", "Log2", "Sin"):
+    elif kind == "Exp2":
         (x,) = ins
-        dom = table_domain(kind.lower(), s)
-        x = np.where(real, x, dom.start)
-        bad = (x < dom.start) | (x >= dom.stop)
-        if np.any(bad):
-            _fail(plan, rows, bad, f"{kind} input outside the table domain")
-        xs, ys = function_table(kind.lower(), s)
-        table_out = np.array([v if v <= P // 2 else v - P for v in ys], dtype=I64)
-        cols.update(x=x, y=table_out[x - dom.start])
+        lo = exp2_nonzero_start(s)
+        x = np.where(real, x, lo)  # padding rows compute exp2(lo)
+        top = table_domain("exp2", s).stop
+        if np.any(x >= top):
+            _fail(plan, rows, x >= top, "exp2 result leaves the value range")
+        c = (x < lo).astype(I64)
+        xs, ys = table_rows("exp2", s)
+        y = np.where(c == 1, 0, np.array(ys, dtype=I64)[np.clip(x - lo, 0, len(ys) - 1)])
+        cols.update(x=x, y=y, c=c)
+        _limbs(cols, "under", 16, lo - 1 - x, gate=c)
+    elif kind == "Log2":
+        (x,) = ins
+        x = np.where(real, x, 1 << s)  # padding rows compute log2(1) = 0
+        if np.any(x <= 0):
+            _fail(plan, rows, x <= 0, "log2 of a non-positive value")
+        e = np.floor(np.log2(x.astype(np.float64))).astype(I64)
+        e = np.where((1 << e) > x, e - 1, e)
+        e = np.where((1 << (e + 1)) <= x, e + 1, e)  # exact bit length - 1
+        p = np.left_shift(1, 14 - e)
+        m = x * p
+        _, ts = table_rows("log2", s)
+        t = np.array(ts, dtype=I64)[m - (1 << 14)]
+        y = (e - s) * (1 << s) + t
+        cols.update(x=x, y=y, e=e, p=p, m=m, t=t)
+        _limbs(cols, "out", 16, y + HALF)
+    elif kind == "Sin":
+        (x,) = ins
+        if np.any(x == VALUE_MIN):
+            _fail(plan, rows, x == VALUE_MIN, "sin of -2^15 raw (outside the odd table)")
+        neg = (x < 0).astype(I64)
+        a = np.abs(x)
+        _, ts = table_rows("sin", s)
+        t = np.array(ts, dtype=I64)[a]
+        cols.update(x=x, y=np.where(neg == 1, -t, t), a=a, neg=neg, t=t)
     elif kind == "Contiguous":
         cols.update(v=ins[0])
     elif kind == "SumReduce":
@@ -346,7 +373,7 @@ def table_multiplicities(
     counts: dict[str, np.ndarray] = {}
     for table_comp in air.components[len(plans):]:
         counts[table_comp.name] = np.zeros(1 << table_comp.log_size, dtype=I64)
-    starts = {name: table_domain(name[len("table."):], s).start for name in counts if name != "table.range8"}
+    starts = {name: table_start(name[len("table."):], s) for name in counts if name != "table.range8"}
     for plan, cols in zip(plans, mains):
         comp = plan.component
         n = comp.log_size
@@ -383,24 +410,20 @@ def table_multiplicities(
             else:
                 x = vals[0].a.astype(I64)
                 x = np.where(x > P // 2, x - P, x) - starts[rel]
-                keep = (x >= 0) & (x < len(counts[rel]))
-                if strict and not np.all(keep):
+                inside = (x >= 0) & (x < len(counts[rel]))
+                if strict and np.any(~inside & (m != 0)):
                     raise TraceError(f"{comp.name}: a looked-up input is outside the table")
+                keep = inside & (m != 0)
                 counts[rel] += np.bincount(x[keep], weights=m[keep], minlength=len(counts[rel])).astype(I64)
     return [{"multiplicity": counts[c.name]} for c in air.components[len(plans):]]
 
 
 def table_columns(air: Any, s: int) -> list[dict[str, np.ndarray]]:
     """Row-order preprocessed columns of each table tree (in the AIR's tree order after the model)."""
-    out = []
-    for tree in air.preprocessed[1:]:
-        name = tree.name[len("table."):]
-        if name == "range8":
-            out.append({"table.range8.value": np.array(range8_table(), dtype=I64)})
-        else:
-            xs, ys = function_table(name, s)
-            out.append({f"table.{name}.in": np.array(xs, dtype=I64), f"table.{name}.out": np.array(ys, dtype=I64)})
-    return out
+    return [
+        {k: np.array(v, dtype=I64) for k, v in table_tree_columns(tree.name[len("table."):], s).items()}
+        for tree in air.preprocessed[1:]
+    ]
 
 
 __all__ = ["build_spec", "preprocessed_columns", "main_columns", "table_columns", "fanouts", "build_graph_air", "TraceError"]

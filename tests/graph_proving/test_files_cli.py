@@ -22,7 +22,7 @@ PROOF_REGIONS = {
     "header": {"malformed file", "unsupported version"},
     "settings digest": {"statement mismatch"},
     "public values": {"LogUp sum", "malformed file", "statement mismatch"},
-    "commitments": {"OODS mismatch", "LogUp sum"},
+    "commitments": {"OODS mismatch", "LogUp sum", "malformed file"},
     "claimed sums": {"LogUp sum", "malformed file"},
     "sampled values": {"OODS mismatch", "malformed file"},
     "queried values": {"Merkle path", "malformed file"},

@@ -21,19 +21,38 @@ def test_every_pinned_root_is_the_root_of_its_table():
         assert compute_root(name, s, b) == root, (name, s, b)
 
 
-@pytest.mark.parametrize("name", ["exp2", "log2", "sin"])
+@pytest.mark.parametrize("name", ["exp2", "log2", "sin", "pow2"])
 @pytest.mark.parametrize("s", [8, 10, 12])
 def test_tables_hold_only_true_rows(name, s):
     xs, ys = tables.function_table(name, s)
-    fn = TABLE_FUNCTIONS[name]
-    dom = table_domain(name, s)
     P = (1 << 31) - 1
     signed = lambda v: v - P if v > P // 2 else v  # noqa: E731
-    sample = list(range(0, len(xs), 97)) + [len(xs) - 1, len(dom) - 1]
-    for i in sample:
-        x = signed(xs[i])
-        assert x in dom and signed(ys[i]) == fn(x, s)
-    assert len(xs) == 1 << tables.function_table_log_size(name, s)
+    for i in list(range(0, len(xs), 97)) + [len(xs) - 1]:
+        x, y = signed(xs[i]), signed(ys[i])
+        if name == "pow2":
+            assert 0 <= x <= 14 and y == 1 << (14 - x)
+        elif name == "log2":
+            # the mantissa table: log2 of any input is (e - s) 2^s + the entry of its mantissa
+            assert 1 << 14 <= x < 1 << 15 and y == TABLE_FUNCTIONS["log2"](x, s) - ((14 - s) << s)
+        else:
+            assert x in table_domain(name, s) and y == TABLE_FUNCTIONS[name](x, s)
+    assert len(xs) == 1 << tables.table_log_size(name, s)
+
+
+@pytest.mark.parametrize("s", [4, 8, 10, 12, 14])
+def test_table_designs_cover_each_functions_whole_domain(s):
+    from luminair.verifier.numeric import exp2_nonzero_start
+
+    lo = exp2_nonzero_start(s)
+    assert all(TABLE_FUNCTIONS["exp2"](x, s) == 0 for x in range(max(-(1 << 15), lo - 50), lo))
+    assert tables.table_rows("exp2", s)[0][-1] == table_domain("exp2", s).stop - 1
+    for x in list(range(1, 200)) + list(range(30000, 32768)):
+        if x in table_domain("log2", s):
+            e = x.bit_length() - 1
+            m = x << (14 - e)
+            assert TABLE_FUNCTIONS["log2"](x, s) == ((e - s) << s) + tables.table_rows("log2", s)[1][m - (1 << 14)]
+    for x in range(-300, 300):
+        assert TABLE_FUNCTIONS["sin"](x, s) == -TABLE_FUNCTIONS["sin"](-x, s)
 
 
 def test_an_unpinned_table_root_is_recomputed(monkeypatch):

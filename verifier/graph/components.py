@@ -57,6 +57,7 @@ class GraphComponent(Component):
 
     pre_columns: tuple[str, ...] = ()
     uses_range = True
+    tables: tuple[str, ...] = ()  # function tables it looks up (verifier/graph/tables.py)
 
     def __init__(self, log_size: int, scale_bits: int) -> None:
         self.log_size = log_size
@@ -198,22 +199,66 @@ class SqrtComponent(GraphComponent):
         self.produce(ev, out)
 
 
-class TableOpComponent(GraphComponent):
-    """y = f(x) by a lookup of (x, y) in the pinned table of f (exp2, log2 or sin)."""
+class Exp2Component(GraphComponent):
+    """y = exp2(x): clamped rows (c = 1) prove x < lo and give 0; the others look (x, y) up in the
+    exp2 table, which holds every input >= lo (lo = the smallest input with a non-zero result)."""
 
+    name = "exp2"
+    tables = ("exp2",)
     pre_columns = _io_columns(1)
-    main_columns = ("x", "y")
-    uses_range = False
-
-    def __init__(self, table: str, log_size: int, scale_bits: int) -> None:
-        super().__init__(log_size, scale_bits)
-        self.name = table
-        self.table = table
+    main_columns = ("x", "y", "c") + range_limbs([("under", 16)])
 
     def evaluate(self, ev: Any) -> None:
-        x, y = ev.main("x"), ev.main("y")
+        from ..numeric import exp2_nonzero_start
+
+        x, y, c = ev.main("x"), ev.main("y"), ev.main("c")
         self.consume(ev, 0, x)
-        ev.add_to_relation(f"table.{self.table}", 1, [x, y])
+        ev.add_constraint(c * (c - 1))
+        ev.add_constraint(c * y)
+        check_range(ev, exp2_nonzero_start(self.s) - 1 - x, "under", 16, mult=c, gate=c)
+        ev.add_to_relation("table.exp2", 1 - c, [x, y])
+        self.produce(ev, y)
+
+
+class Log2Component(GraphComponent):
+    """y = log2(x): m = x * 2^(14-e) is the normalized mantissa in [2^14, 2^15) (looked up with its
+    log), (e, 2^(14-e)) is a row of pow2, and y = (e - s) 2^s + log2(m / 2^14) 2^s, range-checked.
+    A non-positive x has no normalized mantissa, so it cannot be proven."""
+
+    name = "log2"
+    tables = ("log2", "pow2")
+    pre_columns = _io_columns(1)
+    main_columns = ("x", "y", "e", "p", "m", "t") + range_limbs([("out", 16)])
+
+    def evaluate(self, ev: Any) -> None:
+        x, y, e, p, m, t = (ev.main(c) for c in ("x", "y", "e", "p", "m", "t"))
+        self.consume(ev, 0, x)
+        ev.add_constraint(m - x * p)
+        ev.add_to_relation("table.pow2", 1, [e, p])
+        ev.add_to_relation("table.log2", 1, [m, t])
+        ev.add_constraint(y - (e - self.s) * (1 << self.s) - t)
+        check_range(ev, y + HALF, "out", 16)
+        self.produce(ev, y)
+
+
+class SinComponent(GraphComponent):
+    """y = sin(x) = sign(x) sin(|x|): a = x(1 - 2neg) is looked up in the table over [0, 2^15)
+    (which also proves the sign), y = t(1 - 2neg)."""
+
+    name = "sin"
+    tables = ("sin",)
+    uses_range = False
+    pre_columns = _io_columns(1)
+    main_columns = ("x", "y", "a", "neg", "t")
+
+    def evaluate(self, ev: Any) -> None:
+        x, y, a, neg, t = (ev.main(c) for c in ("x", "y", "a", "neg", "t"))
+        self.consume(ev, 0, x)
+        ev.add_constraint(neg * (neg - 1))
+        sign = 1 - 2 * neg
+        ev.add_constraint(a - x * sign)
+        ev.add_constraint(y - t * sign)
+        ev.add_to_relation("table.sin", 1, [a, t])
         self.produce(ev, y)
 
 
@@ -311,7 +356,7 @@ class RangeTableComponent(Component):
 
 
 class FunctionTableComponent(Component):
-    """The (x, f(x)) table of exp2, log2 or sin, with lookup multiplicities."""
+    """An (x, f(x)) table (exp2, log2, pow2, sin) with lookup multiplicities."""
 
     def __init__(self, table: str, log_size: int) -> None:
         self.name = f"table.{table}"
@@ -328,6 +373,9 @@ class FunctionTableComponent(Component):
 
 
 OP_COMPONENTS: dict[str, type[GraphComponent]] = {
+    "Exp2": Exp2Component,
+    "Log2": Log2Component,
+    "Sin": SinComponent,
     "Add": AddComponent,
     "Mul": MulComponent,
     "LessThan": LessThanComponent,
@@ -351,6 +399,4 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
         return ConstantComponent(log_size, scale_bits)
     if kind == "PrivateInput":
         return PrivateInputComponent(log_size, scale_bits)
-    if kind in ("Exp2", "Log2", "Sin"):
-        return TableOpComponent(kind.lower(), log_size, scale_bits)
     return OP_COMPONENTS[kind](log_size, scale_bits)

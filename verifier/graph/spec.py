@@ -25,7 +25,6 @@ OP_CODE = {name: i for i, name in enumerate(OPS)}
 UNARY = ("Log2", "Exp2", "Sin", "Sqrt", "Recip", "Contiguous")
 BINARY = ("Add", "Mul", "Mod", "LessThan")
 REDUCE = ("SumReduce", "MaxReduce")
-TABLE_OPS = {"Exp2": "exp2", "Log2": "log2", "Sin": "sin"}
 N_INPUTS = {**{op: 1 for op in UNARY}, **{op: 2 for op in BINARY}, **{op: 1 for op in REDUCE}, "Input": 0, "Constant": 0}
 
 # View steps, as the prover's ShapeTracker records them.

@@ -17,8 +17,8 @@ from .components import (
     RangeTableComponent,
     make_component,
 )
-from .spec import TABLE_OPS, GraphSpec
-from .tables import function_table_log_size, table_root
+from .spec import GraphSpec
+from .tables import TABLE_ORDER, table_log_size, table_root
 
 MIN_LOG_SIZE = 4
 
@@ -73,24 +73,21 @@ def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[Compone
     plans = plan_components(spec)
     if not plans:
         raise FormatError("settings.bin: the graph has no computation to prove")
-    components = [p.component for p in plans]
+    components: list = [p.component for p in plans]
     trees = [model_tree(plans, spec.model_root)]
-    if any(c.uses_range for c in components):
-        components.append(RangeTableComponent())
-        trees.append(
-            PreprocessedTree("table.range8", [PreprocessedColumn("table.range8.value", 8)], table_root("range8", spec.scale_bits, log_blowup))
-        )
-    for op, table in TABLE_OPS.items():
-        if any(p.kind == op for p in plans):
-            log = function_table_log_size(table, spec.scale_bits)
-            components.append(FunctionTableComponent(table, log))
-            trees.append(
-                PreprocessedTree(
-                    f"table.{table}",
-                    [PreprocessedColumn(f"table.{table}.in", log), PreprocessedColumn(f"table.{table}.out", log)],
-                    table_root(table, spec.scale_bits, log_blowup),
-                )
-            )
+    needed = {t for c in components for t in c.tables} | ({"range8"} if any(c.uses_range for c in components) else set())
+    for table in TABLE_ORDER:
+        if table not in needed:
+            continue
+        root = table_root(table, spec.scale_bits, log_blowup)
+        if table == "range8":
+            components.append(RangeTableComponent())
+            trees.append(PreprocessedTree("table.range8", [PreprocessedColumn("table.range8.value", 8)], root))
+            continue
+        log = table_log_size(table, spec.scale_bits)
+        components.append(FunctionTableComponent(table, log))
+        cols = [PreprocessedColumn(f"table.{table}.in", log), PreprocessedColumn(f"table.{table}.out", log)]
+        trees.append(PreprocessedTree(f"table.{table}", cols, root))
     return Air(components, trees), plans
 
 

@@ -1,8 +1,15 @@
-"""Lookup tables of the graph AIR: range8 and the function tables (exp2, log2, sin), generated
-with integer arithmetic (verifier/numeric.py) and padded to a power of two with copies of a real
-row (never with rows that are not in the function's graph).
+"""Lookup tables of the graph AIR, generated with integer arithmetic (verifier/numeric.py), padded to
+a power of two with copies of a real row (never with rows outside the function's graph):
 
-The verifier never takes a table root from the proof: range8 is recomputed (256 rows), and the
+* range8: 0..255 (8-bit limbs of every range check);
+* exp2:  (x, exp2(x)) for every input with a non-zero result; smaller inputs give 0 through a
+         proven clamp in the component;
+* log2:  (m, log2(m / 2^14) * 2^s) for normalized mantissas m in [2^14, 2^15): a component scales its
+         input by a power of two into that interval (exact, see numeric.log2_entry);
+* pow2:  (e, 2^(14 - e)) for e in [0, 14], the normalizing factors;
+* sin:   (a, sin(a)) for a in [0, 2^15): sin is odd, the component looks up |x|.
+
+The verifier never takes a table root from the proof: range8 and pow2 are recomputed (tiny), the
 function tables' roots are pinned in table_roots.py for the common (scale, blowup) pairs and
 recomputed otherwise (slow in pure Python, then cached)."""
 
@@ -12,42 +19,76 @@ from functools import lru_cache
 
 from ..commit import commitment_root
 from ..fields import P
-from ..numeric import TABLE_FUNCTIONS, table_domain
+from ..numeric import exp2_entry, exp2_nonzero_start, log2_entry, sin_entry, table_domain
 from .table_roots import PINNED_ROOTS
+
+LOG2_MANTISSA_BITS = 14
+TABLE_ORDER = ("range8", "exp2", "log2", "pow2", "sin")
+RECOMPUTED = ("range8", "pow2")  # small enough for the verifier to rebuild every time
 
 
 def _log2_ceil(n: int) -> int:
     return max(0, (n - 1).bit_length())
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=32)
+def table_rows(name: str, scale_bits: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(inputs, outputs) as signed integers, row order, before padding."""
+    s = scale_bits
+    if name == "range8":
+        xs = list(range(256))
+        return tuple(xs), tuple(xs)
+    if name == "exp2":
+        xs = list(range(exp2_nonzero_start(s), table_domain("exp2", s).stop))
+        return tuple(xs), tuple(exp2_entry(x, s) for x in xs)
+    if name == "log2":
+        m0 = 1 << LOG2_MANTISSA_BITS
+        xs = list(range(m0, 2 * m0))
+        shift = (LOG2_MANTISSA_BITS - s) << s  # log2_entry(m) = (14 - s) 2^s + log2(m / 2^14) 2^s
+        return tuple(xs), tuple(log2_entry(m, s) - shift for m in xs)
+    if name == "pow2":
+        xs = list(range(LOG2_MANTISSA_BITS + 1))
+        return tuple(xs), tuple(1 << (LOG2_MANTISSA_BITS - e) for e in xs)
+    if name == "sin":
+        xs = list(range(1 << 15))
+        return tuple(xs), tuple(sin_entry(a, s) for a in xs)
+    raise ValueError(f"unknown table {name!r}")
+
+
+def table_log_size(name: str, scale_bits: int) -> int:
+    return max(4, _log2_ceil(len(table_rows(name, scale_bits)[0])))
+
+
+def table_start(name: str, scale_bits: int) -> int:
+    return table_rows(name, scale_bits)[0][0]
+
+
+@lru_cache(maxsize=32)
 def function_table(name: str, scale_bits: int) -> tuple[list[int], list[int]]:
-    """(inputs, outputs) as field elements, row order, padded to a power of two."""
-    fn = TABLE_FUNCTIONS[name]
-    dom = table_domain(name, scale_bits)
-    xs = list(dom)
-    ys = [fn(x, scale_bits) for x in xs]
-    size = 1 << max(4, _log2_ceil(len(xs)))
+    """The padded table as field elements (row order)."""
+    xs, ys = (list(v) for v in table_rows(name, scale_bits))
+    size = 1 << table_log_size(name, scale_bits)
     xs += [xs[-1]] * (size - len(xs))
     ys += [ys[-1]] * (size - len(ys))
     return [x % P for x in xs], [y % P for y in ys]
-
-
-def function_table_log_size(name: str, scale_bits: int) -> int:
-    dom = table_domain(name, scale_bits)
-    return max(4, _log2_ceil(len(dom)))
 
 
 def range8_table() -> list[int]:
     return list(range(256))
 
 
+def table_columns(name: str, scale_bits: int) -> dict[str, list[int]]:
+    """Preprocessed columns of a table tree, keyed as the components read them."""
+    if name == "range8":
+        return {"table.range8.value": range8_table()}
+    xs, ys = function_table(name, scale_bits)
+    return {f"table.{name}.in": xs, f"table.{name}.out": ys}
+
+
 @lru_cache(maxsize=32)
 def table_root(name: str, scale_bits: int, log_blowup: int) -> bytes:
-    if name == "range8":
-        return commitment_root([range8_table()], log_blowup)
-    pinned = PINNED_ROOTS.get((name, scale_bits, log_blowup))
-    if pinned is not None:
-        return bytes.fromhex(pinned)
-    xs, ys = function_table(name, scale_bits)
-    return commitment_root([xs, ys], log_blowup)
+    if name not in RECOMPUTED:
+        pinned = PINNED_ROOTS.get((name, scale_bits, log_blowup))
+        if pinned is not None:
+            return bytes.fromhex(pinned)
+    return commitment_root(list(table_columns(name, scale_bits).values()), log_blowup)
