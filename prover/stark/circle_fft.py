@@ -8,7 +8,10 @@ same domains as verifier/circle.py (cross-tested point by point).
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from typing import Callable
 
 from ...verifier.circle import GEN, LOG_ORDER, index_to_point
 from ...verifier.fields import P
@@ -122,6 +125,27 @@ def _inverse(data: Array, inv_twiddles: tuple[Array, ...]) -> Array:
     return v * U64(n_inv) % _P
 
 
+_POOL: ThreadPoolExecutor | None = None
+_PARALLEL_MIN = 1 << 16  # values below which one thread is faster
+
+
+def _threads() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _batched(fn: Callable[[Array, tuple[Array, ...]], Array], data: Array, twiddles: tuple[Array, ...]) -> Array:
+    """Run a transform over groups of columns in parallel threads: every layer is a handful of
+    large numpy operations, which release the GIL."""
+    global _POOL
+    n = _threads()
+    if n == 1 or data.shape[0] < 2 or data.size < _PARALLEL_MIN:
+        return fn(data, twiddles)
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=n, thread_name_prefix="luminair-fft")
+    parts = [p for p in xp.array_split(data, min(n, data.shape[0])) if p.shape[0]]
+    return xp.concatenate(list(_POOL.map(lambda part: fn(part, twiddles), parts)))
+
+
 def _as2d(data: Array) -> tuple[Array, bool]:
     arr = xp.asarray(data, dtype=U64)
     if arr.ndim == 1:
@@ -133,28 +157,28 @@ def circle_evaluate(coeffs: Array) -> Array:
     """(C, N) coefficients -> evaluations on the circle domain of log size n (storage order)."""
     arr, flat = _as2d(coeffs)
     n = arr.shape[1].bit_length() - 1
-    out = _forward(arr, circle_twiddles(n)[0]) if n else arr.copy()
+    out = _batched(_forward, arr, circle_twiddles(n)[0]) if n else arr.copy()
     return out[0] if flat else out
 
 
 def circle_interpolate(evals: Array) -> Array:
     arr, flat = _as2d(evals)
     n = arr.shape[1].bit_length() - 1
-    out = _inverse(arr, circle_twiddles(n)[1]) if n else arr.copy()
+    out = _batched(_inverse, arr, circle_twiddles(n)[1]) if n else arr.copy()
     return out[0] if flat else out
 
 
 def line_evaluate(coeffs: Array) -> Array:
     arr, flat = _as2d(coeffs)
     n = arr.shape[1].bit_length() - 1
-    out = _forward(arr, line_twiddles(n)[0]) if n else arr.copy()
+    out = _batched(_forward, arr, line_twiddles(n)[0]) if n else arr.copy()
     return out[0] if flat else out
 
 
 def line_interpolate(evals: Array) -> Array:
     arr, flat = _as2d(evals)
     n = arr.shape[1].bit_length() - 1
-    out = _inverse(arr, line_twiddles(n)[1]) if n else arr.copy()
+    out = _batched(_inverse, arr, line_twiddles(n)[1]) if n else arr.copy()
     return out[0] if flat else out
 
 

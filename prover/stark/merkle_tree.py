@@ -1,12 +1,21 @@
 """Building mixed-degree Merkle trees from numpy columns and answering queries. Hashing is the
 verifier's own (verifier/merkle.py); `decommit` walks the tree exactly as
-verifier.merkle.verify_decommitment does, so its output is what that function consumes."""
+verifier.merkle.verify_decommitment does, so its output is what that function consumes.
+
+Large trees are hashed by two processes (the two halves below the root): hashlib keeps the GIL for
+small inputs, so threads would not help."""
 
 from __future__ import annotations
 
-from ...verifier.merkle import _LEAF_STATE, _NODE_STATE
+import os
+import pickle
+import tempfile
+
 from ...verifier.formats import Decommitment
+from ...verifier.merkle import _LEAF_STATE, _NODE_STATE
 from .backend import U32, Array, xp
+
+_FORK_MIN_LEAVES = 1 << 14
 
 
 def _row_bytes(columns: list[Array]) -> tuple[bytes, int]:
@@ -15,6 +24,37 @@ def _row_bytes(columns: list[Array]) -> tuple[bytes, int]:
         return b"", 0
     mat = xp.stack([c.astype(U32) for c in columns], axis=1)
     return mat.astype("<u4").tobytes(), 4 * len(columns)
+
+
+def _hash_range(height: int, stop: int, rows: list[tuple[bytes, int]], lo: int, hi: int) -> list[list[bytes]]:
+    """Layers height..stop of the subtree over leaves [lo, hi) (aligned, hi - lo = 2^(height - stop)).
+    rows[k] = (row bytes, width) of the columns injected at layer k."""
+    layers: list[list[bytes]] = []
+    data, width = rows[height]
+    mv = memoryview(data)
+    leaf = _LEAF_STATE
+    out = []
+    for j in range(lo, hi):
+        s = leaf.copy()
+        s.update(mv[j * width : (j + 1) * width])
+        out.append(s.digest())
+    layers.append(out)
+    node = _NODE_STATE
+    for k in range(height - 1, stop - 1, -1):
+        lo, hi = lo >> 1, hi >> 1
+        prev = b"".join(layers[-1])
+        pmv = memoryview(prev)
+        data, width = rows[k]
+        vmv = memoryview(data)
+        out = []
+        for i, j in enumerate(range(lo, hi)):
+            s = node.copy()
+            s.update(pmv[64 * i : 64 * i + 64])
+            if width:
+                s.update(vmv[j * width : (j + 1) * width])
+            out.append(s.digest())
+        layers.append(out)
+    return layers
 
 
 class MerkleTree:
@@ -34,29 +74,43 @@ class MerkleTree:
 
     def _build(self) -> None:
         h = self.height
-        data, width = _row_bytes([self.columns[i] for i in self.by_size.get(h, [])])
-        mv = memoryview(data)
-        leaf = _LEAF_STATE
-        out = []
-        for j in range(1 << h):
-            s = leaf.copy()
-            s.update(mv[j * width : (j + 1) * width])
-            out.append(s.digest())
-        self.layers[h] = out
-        for k in range(h - 1, -1, -1):
-            prev = b"".join(self.layers[k + 1])
-            pmv = memoryview(prev)
-            data, width = _row_bytes([self.columns[i] for i in self.by_size.get(k, [])])
-            vmv = memoryview(data)
-            node = _NODE_STATE
-            out = []
-            for j in range(1 << k):
-                s = node.copy()
-                s.update(pmv[64 * j : 64 * j + 64])
-                if width:
-                    s.update(vmv[j * width : (j + 1) * width])
-                out.append(s.digest())
-            self.layers[k] = out
+        rows = [_row_bytes([self.columns[i] for i in self.by_size.get(k, [])]) for k in range(h + 1)]
+        n = 1 << h
+        if n >= _FORK_MIN_LEAVES and hasattr(os, "fork"):
+            top = self._build_in_two_processes(rows)
+        else:
+            top = _hash_range(h, 0, rows, 0, n)
+        for i, layer in enumerate(top):
+            self.layers[h - i] = layer
+
+    def _build_in_two_processes(self, rows: list[tuple[bytes, int]]) -> list[list[bytes]]:
+        """Left half here, right half in a forked child; then the root."""
+        h = self.height
+        n = 1 << h
+        with tempfile.TemporaryFile(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as tmp:
+            pid = os.fork()
+            if pid == 0:  # child: hash the right half, write it, leave without cleanup handlers
+                try:
+                    pickle.dump(_hash_range(h, 1, rows, n // 2, n), tmp, protocol=pickle.HIGHEST_PROTOCOL)
+                    tmp.flush()
+                    os._exit(0)
+                except BaseException:
+                    os._exit(1)
+            left = _hash_range(h, 1, rows, 0, n // 2)
+            _, status = os.waitpid(pid, 0)
+            if status != 0:
+                right = _hash_range(h, 1, rows, n // 2, n)  # the child failed: do it here
+            else:
+                tmp.seek(0)
+                right = pickle.load(tmp)
+        layers = [a + b for a, b in zip(left, right)]
+        root_rows = rows[0]
+        s = _NODE_STATE.copy()
+        s.update(layers[-1][0] + layers[-1][1])
+        if root_rows[1]:
+            s.update(root_rows[0])
+        layers.append([s.digest()])
+        return layers
 
     @property
     def root(self) -> bytes:

@@ -129,13 +129,27 @@ def eval_at_point(coeffs: list[Array], point: QPoint) -> list[QM31]:
 # --- DEEP quotients ------------------------------------------------------------------------------
 
 
-def _lincomb(coefs: list[int], cols: list[Array]) -> Array:
-    """sum_k coefs[k] * cols[k] mod P (coefficients < P, split in 16-bit halves)."""
-    mat = xp.stack(cols)
-    c = xp.array(coefs, dtype=U64)
-    lo = (c & U64(0xFFFF)) @ mat % _P
-    hi = (c >> U64(16)) @ mat % _P
-    return (lo + (hi << U64(16)) % _P) % _P
+_BLOCK = 1 << 15  # domain points per block of the float64 products
+_TERMS = 64  # columns per exact float64 dot product: 64 * 2^16 * 2^31 < 2^53
+
+
+def secure_lincomb(coefs: list[QM31], cols: list[Array]) -> tuple[Array, Array, Array, Array]:
+    """sum_k coefs[k] * cols[k] for QM31 coefficients and base columns, exactly: each coordinate
+    of each coefficient is split in 16-bit halves so that float64 matrix products (BLAS) of up to
+    64 terms stay below 2^53; partial sums are reduced mod P."""
+    n = cols[0].shape[0]
+    c = xp.array(coefs, dtype=xp.int64).T  # (4, K)
+    halves = xp.concatenate([c & 0xFFFF, c >> 16]).astype(xp.float64)  # (8, K)
+    out = xp.zeros((8, n), dtype=U64)
+    for k0 in range(0, len(cols), _TERMS):
+        part = halves[:, k0 : k0 + _TERMS]
+        chunk = cols[k0 : k0 + _TERMS]
+        for s0 in range(0, n, _BLOCK):
+            mat = xp.stack([col[s0 : s0 + _BLOCK] for col in chunk]).astype(xp.float64)
+            prod = (part @ mat).astype(U64) % _P
+            out[:, s0 : s0 + _BLOCK] = (out[:, s0 : s0 + _BLOCK] + prod) % _P
+    lo, hi = out[:4], out[4:]
+    return tuple((lo[k] + (hi[k] << U64(16)) % _P) % _P for k in range(4))  # type: ignore[return-value]
 
 
 def quotient_column(
@@ -166,9 +180,9 @@ def quotient_column(
         cols = [evals[(t, c)] for _, t, c in gammas]
         num = []
         a_sum, b_sum = sums[z]
+        lins = secure_lincomb([g for g, _, _ in gammas], cols)
         for k in range(4):
-            lin = _lincomb([g[k] for g, _, _ in gammas], cols)
-            lin = fv.sub(lin, fv.mul_scalar(ys, a_sum[k]))
+            lin = fv.sub(lins[k], fv.mul_scalar(ys, a_sum[k]))
             num.append(fv.sub(lin, xp.full(n, b_sum[k], dtype=U64)))
         zx, zy = z
         ax0 = fv.sub(xp.full(n, zx[0], dtype=U64), xs)

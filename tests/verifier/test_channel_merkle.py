@@ -99,3 +99,17 @@ def test_column_witness_for_nodes_without_opened_rows():
     verify_decommitment("t", tree.root, sizes, queries, values, dec.hash_witness, dec.column_witness)
     with pytest.raises(MerkleError):
         verify_decommitment("t", tree.root, sizes, queries, values, dec.hash_witness, dec.column_witness[:-1])
+
+
+def test_a_large_tree_hashed_by_two_processes_matches_the_reference():
+    from luminair.prover.stark import merkle_tree as mt
+    import numpy as np
+
+    sizes = [14, 14, 12, 3]
+    cols = _tree(sizes, 8)
+    assert 1 << 14 >= mt._FORK_MIN_LEAVES
+    tree = mt.MerkleTree([np.array(c, dtype=np.uint64) for c in cols])
+    assert tree.root == merkle_root(cols)
+    queries = {14: [5, 9000], 12: [1, 2250], 3: [0, 4]}
+    values, dec = tree.decommit(queries)
+    verify_decommitment("big", tree.root, sizes, queries, values, dec.hash_witness, dec.column_witness)
