@@ -270,3 +270,38 @@ def test_timeout_stops_the_worker_and_the_next_run_restarts_it(page):
     with page.expect_worker(timeout=PYODIDE_TIMEOUT_MS):
         assert run(page, "ok") == "verified"
     assert len(page.workers) == 1 and page.workers[0] is not old
+
+
+def test_js_api_in_the_browser_verify_progress_and_settings_summary(page):
+    """The module API on the page's shared worker: verify() with onProgress, a rejected proof
+    resolving with success false, and readSettingsSummary() through the worker's Python codec."""
+    got = page.evaluate(
+        """async () => {
+            const m = await import("../luminair/index.js");
+            const bytes = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
+            const proof = await bytes("../proof.bin"), settings = await bytes("../settings.bin");
+            const steps = [];
+            const r = await m.verify(proof, settings, { timeoutMs: 60000, onProgress: (p) => steps.push(p.step) });
+            const bad = proof.slice(); bad[bad.length >> 1] ^= 1;
+            const t = await m.verify(bad, settings);
+            const s = await m.readSettingsSummary(settings);
+            let notSettings = null;
+            try { await m.readSettingsSummary(proof); } catch (e) { notSettings = e.kind; }
+            return { success: r.success, digest: r.modelDigest, bits: r.securityBits, steps,
+                     proofStillUsable: proof.byteLength, tampered: [t.success, t.check, t.error_message],
+                     summaryDigest: s.model_digest, nodes: s.graph.nodes.length, notSettings,
+                     valid: m.LuminairUtils.isValidProofBinary(proof), size: m.getProofSize(proof) };
+        }"""
+    )
+    expected = verify(PROOF, SETTINGS)
+    bad = bytearray(PROOF)
+    bad[len(bad) // 2] ^= 1
+    tampered = verify(bytes(bad), SETTINGS)
+    summary = settings_summary(SETTINGS)
+    assert got["success"] is True and got["digest"] == expected.model_digest and got["bits"] == expected.security_bits
+    assert got["steps"] == [1, 2, 3, 4, 5, 6]
+    assert got["proofStillUsable"] == len(PROOF)  # the caller's buffer was copied, not transferred
+    assert got["tampered"] == [False, tampered.check, tampered.error_message]
+    assert got["summaryDigest"] == summary["model_digest"] and got["nodes"] == len(summary["graph"]["nodes"])
+    assert got["notSettings"] == "format"
+    assert got["valid"] is True and got["size"] == len(PROOF)

@@ -33,6 +33,22 @@ describe("verifier wheel in Pyodide", () => {
     assert.throws(() => other.runPython("import luminair.verifier"), /ModuleNotFoundError/);
   });
 
+  it("checks the pin with Python's hashlib where WebCrypto is missing (plain-http LAN pages)", async () => {
+    const saved = Object.getOwnPropertyDescriptor(globalThis, "crypto");
+    const other = await loadPyodide();
+    Object.defineProperty(globalThis, "crypto", { value: {}, configurable: true, writable: true });
+    try {
+      assert.equal(await sha256Hex(wheelBytes), null);
+      const bad = new Uint8Array(wheelBytes);
+      bad[100] ^= 0xff;
+      await assert.rejects(installWheel(other, bad, MANIFEST.sha256), (e) => e.kind === "hash");
+      await installWheel(other, wheelBytes, MANIFEST.sha256);
+    } finally {
+      Object.defineProperty(globalThis, "crypto", saved);
+    }
+    assert.equal(other.runPython("import luminair.verifier as v; v.__version__"), MANIFEST.version);
+  });
+
   it("reports the verifier version and its six steps", () => {
     assert.equal(glue.info.verifier, MANIFEST.version);
     assert.equal(glue.info.steps.length, 6);
