@@ -54,10 +54,14 @@ class Settings:
         return self.data
 
     def write(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(self.data)
-        return path
+        return _write(path, self.data)
+
+
+def _write(path: str | Path, data: bytes) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
 
 
 @dataclass
@@ -81,10 +85,7 @@ class Proof:
         return self.data
 
     def write(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(self.data)
-        return path
+        return _write(path, self.data)
 
     def __len__(self) -> int:
         return len(self.data)
