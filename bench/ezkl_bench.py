@@ -1,0 +1,95 @@
+"""EZKL beside luminair on the same ONNX model and input.json (optional: needs `pip install ezkl`).
+
+    python bench/ezkl_bench.py [--models mlp_16_16_4 mlp_64_64_10] [--workdir /tmp/ezkl-bench]
+
+EZKL proves with Halo2 + KZG over BN254; its SRS is generated locally (`gen_srs`, no download), so
+the figures include that step separately. luminair runs its default 96-bit preset. Prints JSON.
+EZKL's own defaults are used (its `gen_settings` picks scales and logrows), so its quantization and
+ours differ; the comparison is of cost, not of numerical agreement."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+EXAMPLES = HERE.parent / "examples"
+
+
+def run_ezkl(model: Path, data: Path, work: Path) -> dict:
+    import ezkl
+
+    work.mkdir(parents=True, exist_ok=True)
+    f = {k: str(work / v) for k, v in {
+        "settings": "settings.json", "circuit": "circuit.ezkl", "srs": "kzg.srs", "witness": "witness.json",
+        "vk": "vk.key", "pk": "pk.key", "proof": "proof.json"}.items()}
+    times = {}
+
+    def step(name, fn, *args):
+        t = time.perf_counter()
+        out = fn(*args)
+        times[name] = round(time.perf_counter() - t, 3)
+        return out
+
+    step("gen_settings", ezkl.gen_settings, str(model), f["settings"])
+    logrows = json.loads(Path(f["settings"]).read_text())["run_args"]["logrows"]
+    step("compile_circuit", ezkl.compile_circuit, str(model), f["circuit"], f["settings"])
+    step("gen_srs", ezkl.gen_srs, f["srs"], logrows)
+    step("gen_witness", ezkl.gen_witness, str(data), f["circuit"], f["witness"])
+    step("setup", ezkl.setup, f["circuit"], f["vk"], f["pk"], f["srs"])
+    step("prove", ezkl.prove, f["witness"], f["circuit"], f["pk"], f["proof"], f["srs"])
+    ok = step("verify", ezkl.verify, f["proof"], f["settings"], f["vk"], f["srs"])
+    return {"logrows": logrows, "times_s": times, "verified": bool(ok),
+            "proof_json_bytes": Path(f["proof"]).stat().st_size, "pk_bytes": Path(f["pk"]).stat().st_size}
+
+
+def run_luminair(model: Path, data: Path) -> dict:
+    from luminair.prover import GenericCompiler, StwoCompiler
+    from luminair.prover.graph.model_file import load_model, read_input_json
+    from luminair.verifier import verify
+
+    cx = load_model(model)
+    cx.compile(GenericCompiler(), StwoCompiler())
+    t = time.perf_counter()
+    settings = cx.gen_settings()
+    settings_s = time.perf_counter() - t
+    trace = cx.gen_trace(read_input_json(data, cx))
+    t = time.perf_counter()
+    proof = cx.prove(trace, settings)
+    prove_s = time.perf_counter() - t
+    t = time.perf_counter()
+    r = verify(proof.data, settings.data)
+    return {"times_s": {"settings": round(settings_s, 3), "prove": round(prove_s, 3),
+                        "verify": round(time.perf_counter() - t, 3)},
+            "verified": r.success, "security_bits": r.security_bits, "proof_bytes": len(proof.data),
+            "settings_bytes": len(settings.data)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", nargs="*", default=["mlp_16_16_4", "mlp_64_64_10"])
+    ap.add_argument("--workdir", default="/tmp/ezkl-bench")
+    args = ap.parse_args()
+    try:
+        import ezkl  # noqa: F401
+    except ImportError:
+        print(json.dumps({"benchmark": "ezkl_vs_luminair", "skipped": "ezkl is not installed (pip install ezkl)"}))
+        return
+    sys.path.insert(0, str(HERE))
+    from common import machine
+
+    results = []
+    for name in args.models:
+        model, data = EXAMPLES / name / "network.onnx", EXAMPLES / name / "input.json"
+        results.append({"model": name, "ezkl": run_ezkl(model, data, Path(args.workdir) / name),
+                        "luminair": run_luminair(model, data)})
+        print(f"# {name}: ezkl prove {results[-1]['ezkl']['times_s']['prove']} s, luminair prove "
+              f"{results[-1]['luminair']['times_s']['prove']} s", file=sys.stderr)
+    print(json.dumps({"benchmark": "ezkl_vs_luminair", "machine": machine(), "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
