@@ -31,6 +31,8 @@ def test_index_page_under_csp_verifies_on_click(offline_page, site_url, artifact
     page = offline_page
     errors = _console_errors(page)
     page.goto(site_url)
+    page.wait_for_timeout(500)
+    assert page.workers == []  # lazy: nothing starts before a verification is asked for
     csp = page.locator("meta[http-equiv=Content-Security-Policy]").get_attribute("content")
     assert "'wasm-unsafe-eval'" in csp and "'unsafe-eval'" not in csp.replace("'wasm-unsafe-eval'", "")
     page.locator("#main-verify button.trigger").click()
@@ -66,7 +68,14 @@ def test_tampered_wheel_is_refused_in_chromium(offline_page, site_url):
     assert page.locator("#ok .result").get_attribute("data-kind") == "hash"
 
 
-def test_preload_makes_the_click_fast(offline_page, site_url):
+def test_preload_attribute_starts_the_worker_without_a_click(offline_page, site_url):
+    page = offline_page
+    with page.expect_worker(timeout=30_000):
+        page.goto(site_url + "fixtures/preload.html")
+    assert page.locator("#pre").get_attribute("status") == "idle"
+
+
+def test_warm_worker_makes_the_click_fast(offline_page, site_url):
     page = offline_page
     page.goto(site_url + "fixtures/cases.html")
     # the badge on this page starts the worker at load, like `preload`

@@ -16,7 +16,15 @@ document.addEventListener("luminair-verify-success", (e) => showOutputs(e.detail
 document.addEventListener("luminair-verify-error", (e) => {
   document.getElementById("outputs-value").textContent = `not verified (${e.detail.kind}: ${e.detail.message})`;
 });
+// The badge verifies as soon as it is connected, so it is only added on request: the page itself
+// starts no worker until someone asks for a verification.
 document.getElementById("show-badge")?.addEventListener("click", (e) => {
-  document.getElementById("main-badge").hidden = false;
-  e.currentTarget.hidden = true;
+  const badge = document.createElement("luminair-verify");
+  badge.id = "main-badge";
+  badge.setAttribute("mode", "badge");
+  badge.setAttribute("proof", "./proof.bin");
+  badge.setAttribute("settings", "./settings.bin");
+  badge.setAttribute("title", "Verified compute");
+  badge.setAttribute("author", "luminair");
+  e.currentTarget.replaceWith(badge);
 });
