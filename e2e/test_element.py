@@ -305,3 +305,31 @@ def test_js_api_in_the_browser_verify_progress_and_settings_summary(page):
     assert got["summaryDigest"] == summary["model_digest"] and got["nodes"] == len(summary["graph"]["nodes"])
     assert got["notSettings"] == "format"
     assert got["valid"] is True and got["size"] == len(PROOF)
+
+
+def test_byte_properties_take_precedence_and_changes_reset_the_state(page):
+    got = page.evaluate(
+        """async () => {
+            const el = document.getElementById("styled");
+            const bytes = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
+            el.proofBytes = await bytes("./tampered-proof.bin");
+            el.settingsBytes = await bytes("../settings.bin");
+            const r = await el.verify();
+            const afterTampered = el.status;
+            el.proofBytes = null;                    // back to the proof attribute (../proof.bin)
+            const afterReset = el.status;
+            const ok = await el.verify();
+            const afterOk = el.status;
+            el.setAttribute("proof", "./garbage.bin");  // a source change while connected
+            const afterAttr = el.status;
+            return { check: r.check, afterTampered, afterReset, ok: ok.success, afterOk, afterAttr,
+                     result: el.result, error: el.error };
+        }"""
+    )
+    bad = bytearray(PROOF)
+    bad[len(bad) // 2] ^= 1
+    assert got["check"] == verify(bytes(bad), SETTINGS).check
+    assert got["afterTampered"] == "failed"
+    assert got["afterReset"] == "idle"
+    assert got["ok"] is True and got["afterOk"] == "verified"
+    assert got["afterAttr"] == "idle" and got["result"] is None and got["error"] is None
