@@ -65,3 +65,30 @@ def test_an_unpinned_table_root_is_recomputed(monkeypatch):
         assert tables.table_root("log2", 10, 1).hex() == pinned
     finally:
         tables.table_root.cache_clear()
+
+
+def test_an_unpinned_table_too_large_to_recompute_is_refused():
+    from luminair.verifier.errors import StatementError
+
+    tables.table_root.cache_clear()
+    with pytest.raises(StatementError, match="no pinned root for the exp2 table"):
+        tables.table_root("exp2", 14, 3)
+
+
+def test_a_graph_too_large_for_the_air_is_a_clear_rejection():
+    from luminair.verifier import verify
+    from luminair.verifier.config import PRESETS
+    from luminair.verifier.formats import Decommitment, FriLayerProof, FriProof, ProofFile, StarkProof
+    from luminair.verifier.graph.spec import GraphSpec, InputSpec, NodeSpec, OutputSpec
+    from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
+
+    n = 1 << 24
+    nodes = [NodeSpec("Input", (n,), private=True), NodeSpec("Contiguous", (n,), [(0, (n,), ())]),
+             NodeSpec("Contiguous", (n,), [(0, (n,), ())])]
+    spec = GraphSpec(10, nodes, [InputSpec("x", 0, [])], [OutputSpec("y", 2, (1,), [0])], bytes(32))
+    settings = encode_settings(KIND_GRAPH, PRESETS["default"], spec)
+    empty = FriLayerProof(bytes(32), [], Decommitment())
+    stark = StarkProof([], [], [], [], [], FriProof(empty, [], []), 0)
+    proof = ProofFile(read_settings(settings).digest, [[0]], stark).to_bytes()
+    r = verify(proof, settings)
+    assert r.check == "malformed file" and "cannot be proven" in r.error_message, r.error_message

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..air.framework import Air, PreprocessedColumn, PreprocessedTree, RelationElements
+from ..air.framework import Air, AirDefinitionError, PreprocessedColumn, PreprocessedTree, RelationElements
 from ..errors import FormatError, StatementError
 from ..fields import QM31, QZERO, P, q_add, q_batch_inverse, q_from_m31, q_mul, q_mul_m31, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
@@ -129,7 +129,10 @@ def graph_statement(settings, public: list[list[int]]):  # type: ignore[no-untyp
             if src < 0 and v != 0:
                 raise StatementError(f"output {out.name!r} element {i} reads padding but is not 0")
         outputs[out.name] = {"shape": list(out.shape), "values": _decode(vals, f"output {out.name!r}", spec.scale_bits)}
-    air, plans = build_graph_air(spec, settings.config.log_blowup)
+    try:
+        air, plans = build_graph_air(spec, settings.config.log_blowup)
+    except AirDefinitionError as e:
+        raise FormatError(f"settings.bin: the graph cannot be proven as described: {e}") from None
 
     def public_sum(elements: dict[str, RelationElements]) -> QM31:
         el = elements.get(DATA)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..commit import commitment_root
+from ..errors import StatementError
 from ..fields import P
 from ..numeric import exp2_entry, exp2_nonzero_start, log2_entry, sin_entry, table_domain
 from .table_roots import PINNED_ROOTS
@@ -85,10 +86,18 @@ def table_columns(name: str, scale_bits: int) -> dict[str, list[int]]:
     return {f"table.{name}.in": xs, f"table.{name}.out": ys}
 
 
+MAX_RECOMPUTE_LOG = 18  # a pure-Python recomputation of up to 2^18 extended rows takes seconds
+
+
 @lru_cache(maxsize=32)
 def table_root(name: str, scale_bits: int, log_blowup: int) -> bytes:
     if name not in RECOMPUTED:
         pinned = PINNED_ROOTS.get((name, scale_bits, log_blowup))
         if pinned is not None:
             return bytes.fromhex(pinned)
+        if table_log_size(name, scale_bits) + log_blowup > MAX_RECOMPUTE_LOG:
+            raise StatementError(
+                f"no pinned root for the {name} table at scale 2^{scale_bits} with log blowup {log_blowup}, "
+                f"and recomputing it here would take too long; pinned: scales 8, 10, 12 with log blowup 1, 2"
+            )
     return commitment_root(list(table_columns(name, scale_bits).values()), log_blowup)
