@@ -65,13 +65,17 @@ def serve(directory: Path = PUBLIC, port: int = 0) -> tuple[http.server.Threadin
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m luminair.prover.demo")
     ap.add_argument("--no-serve", action="store_true", help="only write the sample files")
+    ap.add_argument("--serve-only", action="store_true", help="serve public/ without proving again")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--preset", default="default", choices=["fast", "default", "secure"])
     args = ap.parse_args(argv)
-    proof, settings = make_demo_files(PUBLIC, args.preset)
-    print(f"wrote {proof} ({proof.stat().st_size} bytes) and {settings} ({settings.stat().st_size} bytes)")
+    if not args.serve_only:
+        proof, settings = make_demo_files(PUBLIC, args.preset)
+        print(f"wrote {proof} ({proof.stat().st_size} bytes) and {settings} ({settings.stat().st_size} bytes)")
     if args.no_serve:
         return 0
+    if not (PUBLIC / "luminair").is_dir():
+        print("note: public/luminair/ is not built yet; run `bash web/scripts/setup.sh` for the web assets")
     server, url = serve(PUBLIC, args.port)
     print(f"serving {PUBLIC} at {url}  (Ctrl-C to stop)", flush=True)
     try:
