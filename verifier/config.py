@@ -68,7 +68,7 @@ class PcsConfig:
 PRESETS: dict[str, PcsConfig] = {
     # Development only: fast proofs with almost no security. Labelled wherever shown.
     "fast": PcsConfig(pow_bits=8, log_blowup=1, n_queries=12),
-    "default": PcsConfig(pow_bits=16, log_blowup=2, n_queries=40),
+    "default": PcsConfig(pow_bits=12, log_blowup=2, n_queries=42),
     "secure": PcsConfig(pow_bits=20, log_blowup=2, n_queries=46),
 }
 
@@ -88,7 +88,7 @@ def preset_label(config: PcsConfig) -> str:
     return " [custom]"
 
 
-def config_for_bits(bits: int, log_blowup: int = 2, pow_bits: int = 16) -> PcsConfig:
+def config_for_bits(bits: int, log_blowup: int = 2, pow_bits: int = 12) -> PcsConfig:
     """The default-shaped config with the fewest queries reaching `bits` conjectured bits."""
     need = max(0, bits - pow_bits)
     n_queries = max(1, -(-need // log_blowup))

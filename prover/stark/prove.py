@@ -305,6 +305,19 @@ def _component_composition(
             got = cache[(kind, key)] = cf.extend(coeffs, m)
         return got
 
+    # Extend every committed column the component reads in one batched FFT (parallel threads).
+    wanted = [("main", name, main_tree.coeffs[names[name]]) for name in comp.main_columns]
+    for key in info.pre_masks:
+        t, c = lay.pre_index[key]
+        wanted.append(("pre", key, preprocessed[t].coeffs[c]))
+    if inter_tree is not None and info.n_batches:
+        base = lay.interaction_offset[ci]
+        wanted += [("inter", str(base + k), inter_tree.coeffs[base + k]) for k in range(4 * info.n_batches)]
+    if wanted:
+        ext = cf.extend(xp.stack([w[2] for w in wanted]), m)
+        for (kind, key, _), col in zip(wanted, ext):
+            cache[(kind, key)] = col
+
     def source(kind: str, key: str, offset: int) -> Array:
         col = extended(kind, key)
         return col if offset == 0 else col[cf.mask_permutation(m, n, offset)]

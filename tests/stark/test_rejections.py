@@ -160,7 +160,7 @@ def test_a_proof_cannot_be_replayed_under_a_weaker_config(fib_files):
     """The config is mixed into the transcript: changing it in settings changes every challenge."""
     settings, proof = fib_files
     weaker = encode_settings(
-        KIND_AIR, PRESETS["default"].__class__(16, 2, 41, 0), ExampleAirSpec("fibonacci", {"log_size": 6, "n_columns": 8})
+        KIND_AIR, PRESETS["default"].__class__(12, 2, 43, 0), ExampleAirSpec("fibonacci", {"log_size": 6, "n_columns": 8})
     )
     pf = read_proof_file(proof)
     from luminair.verifier.statement import read_settings
