@@ -1,0 +1,69 @@
+"""The graph settings reader refuses every malformed statement with the field named, and the
+statement checks refuse public values that do not fit the model."""
+
+import numpy as np
+import pytest
+
+from luminair.prover import Graph
+from luminair.verifier import verify
+from luminair.verifier.formats import read_proof_file
+from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
+
+from proving_helpers import check, prove_graph
+
+
+@pytest.fixture(scope="module")
+def case():
+    cx = Graph()
+    x = cx.input("x", (2, 3))
+    w = cx.constant(np.array([[0.5, -1.0, 0.25], [1.0, 0.5, -0.5]]), "w")
+    (x * w).sum_reduce(1).output("y")
+    settings, trace, proof = prove_graph(cx, {"x": np.array([[1.0, 2, 3], [4, 5, 6]]) / 8})
+    assert check(settings, proof).success
+    return settings, proof
+
+
+def _respec(settings, edit):
+    spec = read_settings(settings.data).body
+    edit(spec)
+    return encode_settings(KIND_GRAPH, settings.config, spec)
+
+
+EDITS = {
+    "forward reference": (lambda g: g.nodes[2].srcs.__setitem__(0, (3,) + g.nodes[2].srcs[0][1:]), "not earlier"),
+    "wrong input count": (lambda g: g.nodes[2].srcs.pop(), "takes 2 inputs"),
+    "bad permute": (lambda g: g.nodes[2].srcs.__setitem__(0, (0, (2, 3), (("permute", (0, 0)),))), "permute"),
+    "bad reshape": (lambda g: g.nodes[2].srcs.__setitem__(0, (0, (2, 3), (("reshape", (7,)),))), "reshape"),
+    "shape mismatch": (lambda g: setattr(g.nodes[2], "shape", (3, 2)), "do not match"),
+    "constant out of range": (lambda g: g.nodes[1].values.__setitem__(0, 1 << 20), "16-bit value range"),
+    "constant count": (lambda g: g.nodes[1].values.pop(), "values for shape"),
+    "output index": (lambda g: g.outputs[0].src_indices.__setitem__(0, 99), "index map"),
+    "no outputs": (lambda g: g.outputs.clear(), "no outputs"),
+    "fanout length": (lambda g: g.inputs[0].fanout.pop(), "one count per element"),
+    "reduce axis": (lambda g: setattr(g.nodes[3], "axis", 5), "axis"),
+    "scale": (lambda g: setattr(g, "scale_bits", 20), "scale_bits"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDITS))
+def test_malformed_graph_settings_are_rejected_with_the_field_named(case, name):
+    settings, proof = case
+    edit, needle = EDITS[name]
+    bad = _respec(settings, edit)
+    r = verify(proof.data, bad, min_security_bits=0)
+    assert r.check == "malformed file" and needle in r.error_message, r.error_message
+
+
+def test_public_values_that_do_not_fit_the_model_are_rejected(case):
+    settings, proof = case
+    P = (1 << 31) - 1
+    for edit, needle in (
+        (lambda pv: pv.pop(), "public tensors"),
+        (lambda pv: pv[0].pop(), "values for shape"),
+        (lambda pv: pv[-1].__setitem__(0, 1 << 20), "16-bit value range"),
+        (lambda pv: pv[0].__setitem__(0, P - (1 << 20)), "16-bit value range"),
+    ):
+        pf = read_proof_file(proof.data)
+        edit(pf.public_values)
+        r = verify(pf.to_bytes(), settings.data, min_security_bits=0)
+        assert r.check == "statement mismatch" and needle in r.error_message, r.error_message

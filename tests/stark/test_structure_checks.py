@@ -1,0 +1,91 @@
+"""Every structural check of the verifier rejects a proof that violates it, naming the check."""
+
+import pytest
+
+from luminair.verifier import verify
+from luminair.verifier.config import PcsConfig
+from luminair.verifier.errors import ConfigError
+from luminair.verifier.formats import read_proof_file
+
+
+def _mutated(files, edit):
+    settings, proof = files
+    pf = read_proof_file(proof)
+    edit(pf.stark)
+    return verify(pf.to_bytes(), settings)
+
+
+def test_a_missing_fold_sibling_is_rejected(fib_files):
+    r = _mutated(fib_files, lambda s: s.fri.inner_layers[0].siblings.pop())
+    assert r.check == "FRI" and "too few fold siblings" in r.error_message
+
+
+def test_an_extra_fold_sibling_is_rejected(fib_files):
+    r = _mutated(fib_files, lambda s: s.fri.first_layer.siblings.append((1, 2, 3, 4)))
+    assert r.check == "FRI" and "unused fold siblings" in r.error_message
+
+
+def test_a_last_layer_of_the_wrong_size_is_rejected(fib_files):
+    r = _mutated(fib_files, lambda s: s.fri.last_layer.append((0, 0, 0, 0)))
+    assert r.check == "FRI" and "last layer has 2 coefficients" in r.error_message
+
+
+def test_a_wrong_last_layer_value_is_caught_at_the_queries(fib_files):
+    """Changing the last layer changes the transcript before proof of work: rejected there."""
+    r = _mutated(fib_files, lambda s: s.fri.last_layer.__setitem__(0, (1, 1, 1, 1)))
+    assert r.check == "proof of work"
+
+
+def test_missing_or_extra_commitments_and_claimed_sums_are_malformed(lookup_files):
+    for edit, needle in (
+        (lambda s: s.commitments.pop(), "commitments"),
+        (lambda s: s.commitments.append(bytes(32)), "commitments"),
+        (lambda s: s.claimed_sums.pop(), "claimed sums"),
+        (lambda s: s.decommitments.pop(), "decommitments"),
+        (lambda s: s.queried_values[0].pop(), "queried columns"),
+        (lambda s: s.sampled_values[0][0].append((0, 0, 0, 0)), "sampled values"),
+    ):
+        r = _mutated(lookup_files, edit)
+        assert r.check == "malformed file" and needle in r.error_message, r.error_message
+
+
+def test_an_opened_column_of_the_wrong_length_is_malformed(fib_files):
+    r = _mutated(fib_files, lambda s: s.queried_values[0][0].pop())
+    assert r.check == "malformed file" and "opens" in r.error_message
+
+
+def test_an_extra_hash_in_a_witness_is_rejected(fib_files):
+    r = _mutated(fib_files, lambda s: s.decommitments[0].hash_witness.append(bytes(32)))
+    assert r.check == "Merkle path" and "unused" in r.error_message
+
+
+def test_a_dropped_hash_in_a_witness_is_rejected(fib_files):
+    r = _mutated(fib_files, lambda s: s.decommitments[0].hash_witness.pop(0))
+    assert r.check == "Merkle path"
+
+
+@pytest.mark.parametrize(
+    "config,needle",
+    [
+        (PcsConfig(40, 2, 40), "pow_bits"),
+        (PcsConfig(10, 0, 60), "log_blowup"),
+        (PcsConfig(10, 9, 20), "log_blowup"),
+        (PcsConfig(10, 2, 0), "n_queries"),
+        (PcsConfig(10, 2, 300), "n_queries"),
+        (PcsConfig(10, 2, 50, 11), "log_last_layer"),
+    ],
+)
+def test_structurally_invalid_configs_are_refused(config, needle):
+    with pytest.raises(ConfigError, match=needle):
+        config.check_floor(0)
+
+
+def test_a_config_whose_last_layer_leaves_no_fold_is_rejected(fib_files):
+    from luminair.verifier.channel import Channel
+    from luminair.verifier.errors import FriError
+    from luminair.verifier.fri import FriVerifier
+
+    proof = read_proof_file(fib_files[1]).stark
+    fri = FriVerifier(PcsConfig(1, 1, 4, 6), [7, 6], proof.fri)
+    with pytest.raises(FriError, match="leaves no room to fold"):
+        fri.commit(Channel())
