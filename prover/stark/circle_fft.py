@@ -153,33 +153,31 @@ def _as2d(data: Array) -> tuple[Array, bool]:
     return arr, False
 
 
+def _transform(data: Array, twiddles: Callable[[int], tuple[tuple[Array, ...], tuple[Array, ...]]], inverse: bool) -> Array:
+    arr, flat = _as2d(data)
+    n = arr.shape[1].bit_length() - 1
+    if n:
+        out = _batched(_inverse, arr, twiddles(n)[1]) if inverse else _batched(_forward, arr, twiddles(n)[0])
+    else:
+        out = arr.copy()
+    return out[0] if flat else out
+
+
 def circle_evaluate(coeffs: Array) -> Array:
     """(C, N) coefficients -> evaluations on the circle domain of log size n (storage order)."""
-    arr, flat = _as2d(coeffs)
-    n = arr.shape[1].bit_length() - 1
-    out = _batched(_forward, arr, circle_twiddles(n)[0]) if n else arr.copy()
-    return out[0] if flat else out
+    return _transform(coeffs, circle_twiddles, inverse=False)
 
 
 def circle_interpolate(evals: Array) -> Array:
-    arr, flat = _as2d(evals)
-    n = arr.shape[1].bit_length() - 1
-    out = _batched(_inverse, arr, circle_twiddles(n)[1]) if n else arr.copy()
-    return out[0] if flat else out
+    return _transform(evals, circle_twiddles, inverse=True)
 
 
 def line_evaluate(coeffs: Array) -> Array:
-    arr, flat = _as2d(coeffs)
-    n = arr.shape[1].bit_length() - 1
-    out = _batched(_forward, arr, line_twiddles(n)[0]) if n else arr.copy()
-    return out[0] if flat else out
+    return _transform(coeffs, line_twiddles, inverse=False)
 
 
 def line_interpolate(evals: Array) -> Array:
-    arr, flat = _as2d(evals)
-    n = arr.shape[1].bit_length() - 1
-    out = _batched(_inverse, arr, line_twiddles(n)[1]) if n else arr.copy()
-    return out[0] if flat else out
+    return _transform(evals, line_twiddles, inverse=True)
 
 
 def extend(coeffs: Array, log_size: int) -> Array:

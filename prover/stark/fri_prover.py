@@ -24,25 +24,24 @@ def _const(q: QM31) -> SecureCol:
     return tuple(xp.asarray(c, dtype=U64) for c in q)  # type: ignore[return-value]
 
 
-def fold_circle(col: SecureCol, log_size: int, alpha: QM31) -> SecureCol:
-    """Circle -> line fold of a whole column (storage pairs (2i, 2i+1) are (p, conj p))."""
-    ys = cf.domain_points(log_size)[1][0::2]
-    y_inv = fv.batch_inverse(ys)
+def _fold_pairs(col: SecureCol, twiddle: Array, alpha: QM31) -> SecureCol:
+    """(f(even) + f(odd)) + alpha * (f(even) - f(odd)) / twiddle for every storage pair."""
     even = tuple(c[0::2] for c in col)
     odd = tuple(c[1::2] for c in col)
     f0 = fv.q_add(even, odd)  # type: ignore[arg-type]
-    f1 = fv.q_mul_base(fv.q_sub(even, odd), y_inv)  # type: ignore[arg-type]
+    f1 = fv.q_mul_base(fv.q_sub(even, odd), fv.batch_inverse(twiddle))  # type: ignore[arg-type]
     return fv.q_add(f0, fv.q_mul(f1, _const(alpha)))
+
+
+def fold_circle(col: SecureCol, log_size: int, alpha: QM31) -> SecureCol:
+    """Circle -> line fold of a whole column (storage pairs (2i, 2i+1) are (p, conj p)); twin of
+    verifier.poly.fold_circle_pair."""
+    return _fold_pairs(col, cf.domain_points(log_size)[1][0::2], alpha)
 
 
 def fold_line(col: SecureCol, log_size: int, alpha: QM31) -> SecureCol:
-    xs = cf.line_domain_points(log_size)[0::2]
-    x_inv = fv.batch_inverse(xs)
-    even = tuple(c[0::2] for c in col)
-    odd = tuple(c[1::2] for c in col)
-    f0 = fv.q_add(even, odd)  # type: ignore[arg-type]
-    f1 = fv.q_mul_base(fv.q_sub(even, odd), x_inv)  # type: ignore[arg-type]
-    return fv.q_add(f0, fv.q_mul(f1, _const(alpha)))
+    """Line fold of a whole column (pairs (x, -x)); twin of verifier.poly.fold_line_pair."""
+    return _fold_pairs(col, cf.line_domain_points(log_size)[0::2], alpha)
 
 
 def pair_columns(col: SecureCol) -> list[Array]:

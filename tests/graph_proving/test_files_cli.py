@@ -15,23 +15,10 @@ from luminair.verifier.graph.statement import build_graph_air
 from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
 
 from proving_helpers import check, prove_graph
+from tamper_regions import PROOF_REGIONS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
-PROOF_REGIONS = {
-    "header": {"malformed file", "unsupported version"},
-    "settings digest": {"statement mismatch"},
-    "public values": {"LogUp sum", "malformed file", "statement mismatch"},
-    "commitments": {"OODS mismatch", "LogUp sum", "malformed file"},
-    "claimed sums": {"LogUp sum", "malformed file"},
-    "sampled values": {"OODS mismatch", "malformed file"},
-    "queried values": {"Merkle path", "malformed file"},
-    "decommitments": {"Merkle path", "malformed file"},
-    "FRI first layer": {"proof of work", "FRI", "malformed file"},
-    "FRI inner layers": {"proof of work", "FRI", "malformed file"},
-    "FRI last layer": {"proof of work", "malformed file"},
-    "proof of work": {"proof of work"},
-}
 
 
 @pytest.fixture(scope="module")

@@ -15,26 +15,10 @@ from luminair.verifier.errors import ConfigError, LogUpError, OodsMismatch, Veri
 from luminair.verifier.formats import ProofFile, read_proof_file
 from luminair.verifier.statement import KIND_AIR, ExampleAirSpec, encode_settings
 from luminair.verifier.verify import verify_stark
+from tamper_regions import PROOF_REGIONS as EXPECTED
 
 FAST = PRESETS["fast"]
 
-# Which check must catch a flipped byte in each region of proof.bin. A flip inside a field element
-# can also make it non-canonical, and a flip in a region's length prefix breaks the layout: the
-# decoder rejects both as a malformed file.
-EXPECTED = {
-    "header": {"malformed file", "unsupported version"},
-    "settings digest": {"statement mismatch"},
-    "public values": {"OODS mismatch", "malformed file"},
-    "commitments": {"OODS mismatch", "LogUp sum", "malformed file"},
-    "claimed sums": {"LogUp sum", "malformed file"},
-    "sampled values": {"OODS mismatch", "malformed file"},
-    "queried values": {"Merkle path", "malformed file"},
-    "decommitments": {"Merkle path", "malformed file"},
-    "FRI first layer": {"proof of work", "FRI", "malformed file"},
-    "FRI inner layers": {"proof of work", "FRI", "malformed file"},
-    "FRI last layer": {"proof of work", "malformed file"},
-    "proof of work": {"proof of work"},
-}
 
 
 def _flips(data: bytes, start: int, end: int, count: int, seed: int):
