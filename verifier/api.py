@@ -45,6 +45,11 @@ def verify(
     check development proofs."""
     t0 = time.perf_counter()
     digest = None
+    for what, data in (("proof", proof_bytes), ("settings", settings_bytes)):
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            return VerifyResult(
+                False, f"malformed file: the {what} must be bytes, got {type(data).__name__}", "malformed file"
+            )
     try:
         report(progress, 1)
         settings = read_settings(settings_bytes)

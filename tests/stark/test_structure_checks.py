@@ -89,3 +89,11 @@ def test_a_config_whose_last_layer_leaves_no_fold_is_rejected(fib_files):
     fri = FriVerifier(PcsConfig(1, 1, 4, 6), [7, 6], proof.fri)
     with pytest.raises(FriError, match="leaves no room to fold"):
         fri.commit(Channel())
+
+
+def test_verify_never_raises_on_arguments_of_the_wrong_type(fib_files):
+    settings, proof = fib_files
+    for p, s in ((None, settings), (proof, "text"), (123, 4.5)):
+        r = verify(p, s)
+        assert not r.success and r.check == "malformed file" and "must be bytes" in r.error_message
+    assert verify(bytearray(proof), memoryview(settings)).success
