@@ -23,7 +23,6 @@ import time
 def _measure(log_size: int, columns: int, preset: str, runs: int, queue: mp.Queue) -> None:
     from luminair.prover.air.examples import fibonacci_trace
     from luminair.prover.stark.prove import ProveStats, prove_stark
-    from luminair.verifier.air.examples import fibonacci_air
     from luminair.verifier.config import PRESETS
     from luminair.verifier.formats import ProofFile
     from luminair.verifier.statement import KIND_AIR, ExampleAirSpec, build_statement, encode_settings, read_settings

@@ -13,7 +13,6 @@ from .circle import QPoint, double_x, index_to_point, coset_row_index, q_double_
 from .fields import (
     P,
     QM31,
-    QONE,
     q_add,
     q_from_m31,
     q_inv,
@@ -122,6 +121,3 @@ def fold_line_pair(f_x: QM31, f_negx: QM31, x: int, alpha: QM31) -> QM31:
     f1 = q_mul_m31(q_sub(f_x, f_negx), pow(x, P - 2, P))
     return q_add(f0, q_mul(alpha, f1))
 
-
-def q_one() -> QM31:
-    return QONE

@@ -32,7 +32,6 @@ from .ops import Op
 def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
     """(float64 values, error bounds) of every node, flat, by node id."""
     fmt = graph.numeric_format
-    s = fmt.scale_bits
     eps = 1.0 / fmt.one
     half = eps / 2 * (1 + 1e-9)
     vals = graph.execute_float(inputs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...verifier.channel import Channel
 from ...verifier.config import PcsConfig
-from ...verifier.fields import P, QM31
+from ...verifier.fields import QM31
 from ...verifier.formats import FriLayerProof, FriProof
 from ...verifier.fri import last_layer_log_size
 from . import circle_fft as cf
@@ -137,5 +137,3 @@ def grind(channel: Channel, pow_bits: int) -> int:
             return nonce
         nonce += 1
 
-
-_ = P

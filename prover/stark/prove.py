@@ -18,7 +18,7 @@ from ...verifier.verify import draw_elements, mix_statement
 from . import circle_fft as cf
 from . import field_vec as fv
 from .backend import U64, Array, xp
-from .constraints import BV, SV, DomainEvaluator, as_secure, combine_values
+from .constraints import DomainEvaluator, as_secure, combine_values
 from .fri_prover import FriProver, grind
 from .pcs_prover import CommittedTree, commit_coeffs, commit_columns, eval_at_point, quotient_column
 
@@ -337,5 +337,3 @@ def _component_composition(
     quotient = fv.q_mul_base(acc, fv.batch_inverse(z))
     return tuple(cf.circle_interpolate(xp.stack(quotient)))  # type: ignore[return-value]
 
-
-_ = (BV, SV)

@@ -14,7 +14,7 @@ from luminair.verifier.formats import read_proof_file
 from luminair.verifier.graph.statement import build_graph_air
 from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
 
-from proving_helpers import check, prove_graph
+from proving_helpers import prove_graph
 from tamper_regions import PROOF_REGIONS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

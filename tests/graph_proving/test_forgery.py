@@ -2,7 +2,6 @@
 a wrong statement verify. Each forgery names the check that must catch it."""
 
 import numpy as np
-import pytest
 
 from luminair.prover import Graph
 from luminair.prover.proving import table_trees

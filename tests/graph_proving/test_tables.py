@@ -1,7 +1,6 @@
 """Table contents are bound: the pinned roots are recomputed from the integer definitions, and a
 table never holds a row that is not in the function's graph."""
 
-import numpy as np
 import pytest
 
 from luminair.verifier.graph import tables

@@ -12,7 +12,7 @@ from luminair.verifier import verify
 from luminair.verifier.air.examples import fibonacci_air, fibonacci_result, square_lookup_air
 from luminair.verifier.config import PRESETS
 from luminair.verifier.errors import ConfigError, LogUpError, OodsMismatch, VerificationError
-from luminair.verifier.formats import ProofFile, read_proof_file
+from luminair.verifier.formats import read_proof_file
 from luminair.verifier.statement import KIND_AIR, ExampleAirSpec, encode_settings
 from luminair.verifier.verify import verify_stark
 from tamper_regions import PROOF_REGIONS as EXPECTED

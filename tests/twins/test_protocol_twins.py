@@ -13,7 +13,7 @@ from luminair.verifier.air.examples import FibonacciComponent, SquareUserCompone
 from luminair.verifier.air.framework import Air
 from luminair.verifier.air.point import PointEvaluator, shifted_point
 from luminair.verifier.circle import domain_point, line_domain_x, qpoint_from_point, qpoint_from_t
-from luminair.verifier.fields import P, q_from_m31
+from luminair.verifier.fields import P
 from luminair.verifier.pcs import Sample, quotient_values
 from luminair.verifier.poly import eval_circle_poly_m31, fold_circle_pair, fold_line_pair
 
