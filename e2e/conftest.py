@@ -73,7 +73,6 @@ def site_dir(tmp_path_factory) -> Path:
     fx = site / "fixtures"
     fx.mkdir()
     proof = (PUBLIC / "proof.bin").read_bytes()
-    settings = (PUBLIC / "settings.bin").read_bytes()
     (fx / "tampered-proof.bin").write_bytes(_flip(proof, len(proof) // 2))
     (fx / "garbage.bin").write_bytes(bytes((i * 37 + 11) & 0xFF for i in range(700)))
     (fx / "v7-proof.bin").write_bytes(_version(proof, 7))

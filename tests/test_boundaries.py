@@ -45,3 +45,14 @@ print('ok')
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_no_unused_or_undefined_names():
+    """pyflakes-level lint of every Python source (ruff's F rules)."""
+    root = VERIFIER.parent
+    out = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--select", "F", "--output-format", "concise", "--no-cache",
+         "verifier", "prover", "bench", "scripts", "tests", "e2e", "examples"],
+        cwd=root, capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
