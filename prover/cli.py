@@ -86,11 +86,16 @@ def cmd_prove(args: argparse.Namespace) -> int:
     if not Path(args.input).exists():
         raise UsageError(f"input file {args.input!r} does not exist")
     t0 = time.perf_counter()
+    is_onnx = str(args.model).endswith(".onnx")
     options: dict[str, Any] = {}
     if args.scale_bits is not None:
         options["scale_bits"] = args.scale_bits
-    graph = load_model(args.model, **options) if str(args.model).endswith(".onnx") else load_model(args.model)
-    if args.scale_bits is not None and not str(args.model).endswith(".onnx"):
+    if args.private:
+        if not is_onnx:
+            raise UsageError("--private applies to ONNX models; a Python model marks its inputs with private=True")
+        options["private_inputs"] = tuple(args.private)
+    graph = load_model(args.model, **options) if is_onnx else load_model(args.model)
+    if args.scale_bits is not None and not is_onnx:
         from luminair.verifier.numeric import NumericFormat
 
         graph.numeric_format = NumericFormat(args.scale_bits)
@@ -226,6 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", choices=["fast", "default", "secure"], default=None)
     p.add_argument("--security", type=int, default=None, help="target conjectured bits (overrides --preset)")
     p.add_argument("--scale-bits", type=int, default=None, help="fixed-point fractional bits (default 10)")
+    p.add_argument("--private", action="append", default=[], metavar="INPUT",
+                   help="keep this ONNX input out of the proof file (repeatable)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(fn=cmd_prove)

@@ -8,6 +8,7 @@ from typing import Any
 
 from .config import preset_label
 from .formats import read_proof_file
+from .numeric import from_field
 from .statement import KIND_AIR, KIND_NAMES, read_settings
 
 
@@ -43,11 +44,15 @@ def settings_summary(data: bytes) -> dict[str, Any]:
 def proof_summary(data: bytes) -> dict[str, Any]:
     p = read_proof_file(data)
     st = p.stark
+    regions = p.encode().regions()
     return {
         "file": "proof",
         "size_bytes": len(data),
         "settings_digest": p.settings_digest.hex(),
         "public_tensors": [len(v) for v in p.public_values],
+        # raw fixed-point integers (a graph statement's scale is in its settings.bin)
+        "public_values_raw": [[from_field(v) for v in vals[:16]] + (["..."] if len(vals) > 16 else []) for vals in p.public_values],
+        "bytes_per_region": {name: end - start for name, (start, end) in regions.items()},
         "commitments": len(st.commitments),
         "sampled_columns": sum(len(t) for t in st.sampled_values),
         "fri_inner_layers": len(st.fri.inner_layers),
