@@ -168,3 +168,20 @@ def test_the_graph_air_matches_settings(default_case):
     _, settings, _, _ = default_case
     air, plans = build_graph_air(settings.spec, settings.config.log_blowup)
     assert [c.name for c in air.components] == [c.name for c in settings.air.components]
+
+
+def test_cli_keeps_a_private_onnx_input_out_of_the_proof(tmp_path, capsys):
+    out = tmp_path / "private"
+    code = cli([
+        "prove", str(EXAMPLES / "mlp_16_16_4" / "network.onnx"), "--input", str(EXAMPLES / "mlp_16_16_4" / "input.json"),
+        "--out", str(out), "--preset", "fast", "--quiet", "--private", "input",
+    ])
+    assert code == 0, capsys.readouterr().err
+    r = verify((out / "proof.bin").read_bytes(), (out / "settings.bin").read_bytes(), min_security_bits=0)
+    assert r.success and not r.inputs and list(r.outputs) == ["output"]
+    assert read_proof_file((out / "proof.bin").read_bytes()).public_values[0] == r_raw(r)
+    assert cli(["prove", str(EXAMPLES / "tiny_mlp.py"), "--input", "x.json", "--out", str(out), "--private", "x"]) == 2
+
+
+def r_raw(r):
+    return [round(v * 1024) % ((1 << 31) - 1) for v in r.outputs["output"]["values"]]
