@@ -172,11 +172,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
     proof = _read(args.proof, "proof")
     settings = _read(args.settings, "settings")
     r = verify(proof, settings, min_security_bits=args.min_security_bits)
+    if r.success and args.audit:
+        from luminair.prover.audit import audit_settings
+
+        ok, message = audit_settings(settings)
+        r.extra["audit"] = message
+        if not ok:
+            r.success, r.check, r.error_message = False, "settings audit", message
     if args.json:
         print(json.dumps(r.to_dict(), indent=2))
     elif r.success:
         print(f"valid: {r.statement}; {r.security_bits} bits ({r.security_label or 'custom config'}); "
               f"model {r.model_digest}; {r.verification_time_ms:.1f} ms")
+        if "audit" in r.extra:
+            print(f"  {r.extra['audit']}")
         for name, o in (r.outputs or {}).items():
             vals = o["values"]
             shown = ", ".join(f"{v:g}" for v in vals[:8]) + (", ..." if len(vals) > 8 else "")
@@ -240,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("proof")
     v.add_argument("settings")
     v.add_argument("--min-security-bits", type=int, default=96)
+    v.add_argument("--audit", action="store_true", help="also recompute the model commitment from its graph and weights")
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_verify)
     i = sub.add_parser("inspect", help="show what a proof.bin or settings.bin contains")

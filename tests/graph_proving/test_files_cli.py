@@ -118,6 +118,13 @@ def test_command_line_exit_codes(default_case, tmp_path, capsys):
     assert cli(["inspect", str(p), "--json"]) == 0
     assert '"settings_digest"' in capsys.readouterr().out
     assert cli(["audit", str(s)]) == 0
+    assert cli(["verify", str(p), str(s), "--audit"]) == 0
+    assert "audit passed" in capsys.readouterr().out
+    spec = read_settings(settings.data).body
+    spec.model_root = bytes(32)
+    forged = tmp_path / "forged.bin"
+    forged.write_bytes(encode_settings(KIND_GRAPH, settings.config, spec))
+    assert cli(["audit", str(forged)]) == 1
     assert cli(["bogus"]) == 2
 
 

@@ -66,43 +66,81 @@ def test_quotient_column_matches_the_verifier_at_every_position():
     assert [tuple(int(c[p]) for c in vec) for p in range(1 << ell)] == [ref[p] for p in range(1 << ell)]
 
 
-@pytest.mark.parametrize("component", [FibonacciComponent(4, 5, 1, 1, 77), SquareUserComponent(4, 123)])
+def _components():
+    from luminair.verifier.air.examples import SquareTableComponent
+    from luminair.verifier.graph.components import (
+        COMPONENT_ORDER,
+        FunctionTableComponent,
+        RangeTableComponent,
+        make_component,
+    )
+
+    comps = [FibonacciComponent(4, 5, 1, 1, 77), SquareUserComponent(4, 123), SquareTableComponent(4)]
+    comps += [make_component(kind, 4, 10) for kind in COMPONENT_ORDER]
+    comps += [RangeTableComponent(), FunctionTableComponent("exp2", 4)]
+    return comps
+
+
+@pytest.mark.parametrize("component", _components(), ids=lambda c: c.name)
 def test_domain_evaluator_equals_point_evaluator_on_the_same_values(component):
-    """Random column polynomials: the prover's combined constraints at a domain point equal the
-    verifier's combination computed from the same polynomials' values at that point."""
+    """Random polynomials for every column the component reads (main, preprocessed, interaction),
+    random LogUp elements: the prover's combination of all constraints at a domain point equals
+    the verifier's combination from the same polynomials' values at that point."""
+    from luminair.verifier.air.framework import PreprocessedColumn, PreprocessedTree, RelationElements, component_info
+    from luminair.verifier.air.framework import logup_constraints
+
     rng = random.Random(4)
     n = component.log_size
     m = n + 1
-    air = Air([component])
+    keys = sorted(component_info(component).pre_masks)
+    air = Air([component], [PreprocessedTree("pre", [PreprocessedColumn(k, n) for k in keys], b"")] if keys else [])
     info = air.infos[0]
-    coeffs = {name: arr([rng.randrange(P) for _ in range(1 << n)]) for name in component.main_columns}
+    lay = air.layout
+    rand_poly = lambda: arr([rng.randrange(P) for _ in range(1 << n)])  # noqa: E731
+    coeffs = {("main", name): rand_poly() for name in component.main_columns}
+    coeffs.update({("pre", k): rand_poly() for k in keys})
+    n_inter = len(lay.columns[lay.interaction_tree]) if lay.interaction_tree is not None else 0
+    coeffs.update({("inter", str(i)): rand_poly() for i in range(n_inter)})
+    ext = {k: cf.extend(c, m) for k, c in coeffs.items()}
     alpha = (3, 5, 7, 11)
-    ext = {name: cf.extend(c, m) for name, c in coeffs.items()}
+    rq = lambda: tuple(rng.randrange(P) for _ in range(4))  # noqa: E731
+    elements = {rel: RelationElements(rq(), rq()) for rel in air.relations}
+    shift = rq()
 
     def source(kind, key, offset):
-        if kind == "main":
-            col = ext[key]
+        if kind in ("main", "pre", "inter"):
+            col = ext[(kind, key)]
         else:
             ind = np.zeros(1 << n, dtype=np.uint64)
             ind[cf.row_to_storage(n)[int(key)]] = 1
             col = cf.extend(cf.circle_interpolate(ind), m)
         return col if offset == 0 else col[cf.mask_permutation(m, n, offset)]
 
-    # LogUp constraints are compared through full proofs; here: the component's own constraints.
-    ev = DomainEvaluator(component, 1 << m, source, None, alpha, info.n_constraints - info.n_batches)
+    def interaction(batch, offset):
+        return tuple(source("inter", str(4 * batch + k), offset) for k in range(4))
+
+    ev = DomainEvaluator(component, 1 << m, source, interaction, alpha, info.n_constraints)
     component.evaluate(ev)
-    lay = air.layout
+    ev.finalize_logup(elements, info.n_batches, shift)
     for pos in (0, 3, 17, (1 << m) - 1):
         pt = qpoint_from_point(domain_point(pos, m))
-        sampled = [[] for _ in lay.columns]
-        main_vals = []
-        for ci, name in enumerate(component.main_columns):
-            slot = lay.columns[lay.main_tree][ci]
-            main_vals.append(
-                [eval_circle_poly_m31(coeffs[name].tolist(), shifted_point(pt, o, n)) for o in slot.masks]
-            )
-        sampled[lay.main_tree] = main_vals
+        sampled = []
+        for t, cols in enumerate(lay.columns):
+            vals = []
+            for c, slot in enumerate(cols):
+                if t == lay.main_tree:
+                    key = ("main", component.main_columns[c])
+                elif t == lay.interaction_tree:
+                    key = ("inter", str(c))
+                elif t == lay.composition_tree:
+                    vals.append([(0, 0, 0, 0)] * len(slot.masks))
+                    continue
+                else:
+                    key = ("pre", keys[c])
+                vals.append([eval_circle_poly_m31(coeffs[key].tolist(), shifted_point(pt, o, n)) for o in slot.masks])
+            sampled.append(vals)
         pe = PointEvaluator(0, component, lay, sampled, pt, alpha)
-        # The closed-form selector has a pole on the trace domain only, never on this domain.
         component.evaluate(pe)
+        if info.n_batches:
+            logup_constraints(pe, pe.entries, elements, info.n_batches, shift)
         assert tuple(int(c[pos]) for c in ev.acc) == pe.acc
