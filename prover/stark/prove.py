@@ -126,6 +126,8 @@ def prove_stark(
     elements = draw_elements(channel, air)
     pre_lookup = {key: (t, c) for key, (t, c) in lay.pre_index.items()}
 
+    pre_on_trace: dict[str, Array] = {}  # preprocessed columns back on their trace domains
+
     def trace_source(ci: int) -> Callable[[str, str, int], Array]:
         comp = air.components[ci]
         n = comp.log_size
@@ -135,9 +137,10 @@ def prove_stark(
             if kind == "main":
                 col = main_cols[names[key]]
             elif kind == "pre":
-                t, c = pre_lookup[key]
-                col = xp.empty(1 << n, dtype=U64)
-                col[:] = cf.circle_evaluate(preprocessed[t].coeffs[c])
+                col = pre_on_trace.get(key)
+                if col is None:
+                    t, c = pre_lookup[key]
+                    col = pre_on_trace[key] = cf.circle_evaluate(preprocessed[t].coeffs[c])
             else:
                 col = _selector_column(n, int(key))
             return col if offset == 0 else col[cf.mask_permutation(n, n, offset)]
