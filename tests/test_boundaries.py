@@ -56,3 +56,11 @@ def test_no_unused_or_undefined_names():
         cwd=root, capture_output=True, text=True,
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_the_verifier_type_checks():
+    root = VERIFIER.parent
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "verifier", "--cache-dir", "/dev/null"], cwd=root, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -317,10 +317,10 @@ def write_stark_proof(w: Writer, p: StarkProof) -> None:
             w.qm31_list(col)
     w.mark("queried values")
     w.u32(len(p.queried_values))
-    for tree in p.queried_values:
-        w.u32(len(tree))
-        for col in tree:
-            w.m31_list(col)
+    for opened in p.queried_values:
+        w.u32(len(opened))
+        for values in opened:
+            w.m31_list(values)
     w.mark("decommitments")
     w.u32(len(p.decommitments))
     for d in p.decommitments:
@@ -348,10 +348,11 @@ def read_stark_proof(r: Reader) -> StarkProof:
         sampled.append(cols)
     queried = []
     for t in range(r.count("queried_values trees", MAX_TREES, 4)):
-        cols = []
-        for c in range(r.count(f"queried_values[{t}] columns", MAX_COLUMNS, 4)):
-            cols.append(r.m31_list(f"queried_values[{t}][{c}]", MAX_OPENED))
-        queried.append(cols)
+        opened = [
+            r.m31_list(f"queried_values[{t}][{c}]", MAX_OPENED)
+            for c in range(r.count(f"queried_values[{t}] columns", MAX_COLUMNS, 4))
+        ]
+        queried.append(opened)
     decs = [
         _read_decommitment(r, f"decommitments[{t}]")
         for t in range(r.count("decommitments", MAX_TREES, 8))

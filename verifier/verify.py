@@ -181,11 +181,10 @@ def verify_stark(
             lay.tree_names[t], roots[t], log_sizes, positions, proof.queried_values[t], proof.decommitments[t]
         )
         for c, slot in enumerate(cols):
-            s = slot.log_size + blowup
             opened[(t, c)] = tree_opened[c]
             for k, offset in enumerate(slot.masks):
                 point = shifted_point(oods, offset, slot.log_size)
-                samples[s].append(Sample(t, c, point, proof.sampled_values[t][c][k]))
+                samples[slot.log_size + blowup].append(Sample(t, c, point, proof.sampled_values[t][c][k]))
     try:
         quotients = {s: quotient_values(s, positions[s], samples[s], opened, deep_alpha) for s in sizes}
     except ZeroDivisionError:

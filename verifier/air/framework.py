@@ -330,8 +330,8 @@ def build_layout(air: Air) -> Layout:
     for comp, info in zip(air.components, air.infos):
         inter_offset.append(len(inter_cols))
         for b in range(info.n_batches):
-            masks = (-1, 0) if b == info.n_batches - 1 else (0,)
-            inter_cols.extend(ColumnSlot(comp.log_size, masks) for _ in range(4))
+            batch_masks: tuple[int, ...] = (-1, 0) if b == info.n_batches - 1 else (0,)
+            inter_cols.extend(ColumnSlot(comp.log_size, batch_masks) for _ in range(4))
     interaction_tree = None
     if inter_cols:
         names.append("interaction")

@@ -147,10 +147,10 @@ def read_graph(r: Reader) -> GraphSpec:
         if idx >= len(nodes):
             raise r.fail(f"output {i} node", f"no node {idx}")
         shape = tuple(_read_ints(r, f"output {i} shape", MAX_DIMS))
-        src = _read_ints(r, f"output {i} indices", MAX_NUMEL)
-        if len(src) != _numel(shape) or any(s < -1 or s >= nodes[idx].numel for s in src):
+        indices = _read_ints(r, f"output {i} indices", MAX_NUMEL)
+        if len(indices) != _numel(shape) or any(j < -1 or j >= nodes[idx].numel for j in indices):
             raise r.fail(f"output {i} indices", "index map does not fit the node")
-        outputs.append(OutputSpec(name, idx, shape, src))
+        outputs.append(OutputSpec(name, idx, shape, indices))
     if not outputs:
         raise FormatError("settings.bin: the graph has no outputs")
     return GraphSpec(scale, nodes, inputs, outputs, root, title)

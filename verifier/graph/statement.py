@@ -108,7 +108,7 @@ def _decode(vals: list[int], what: str, scale: int) -> list[float]:
     return out
 
 
-def graph_statement(settings, public: list[list[int]]):  # type: ignore[no-untyped-def]
+def graph_statement(settings, public: list[list[int]]):
     from ..statement import Statement, statement_bytes
 
     spec: GraphSpec = settings.body
