@@ -4,6 +4,7 @@ public LogUp terms it computes itself, and the decoded outputs it reports."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..air.framework import Air, AirDefinitionError, PreprocessedColumn, PreprocessedTree, RelationElements
 from ..errors import FormatError, StatementError
@@ -19,6 +20,9 @@ from .components import (
 )
 from .spec import GraphSpec
 from .tables import TABLE_ORDER, table_log_size, table_root
+
+if TYPE_CHECKING:  # statement.py imports this module
+    from ..statement import Settings, Statement
 
 MIN_LOG_SIZE = 4
 
@@ -108,7 +112,8 @@ def _decode(vals: list[int], what: str, scale: int) -> list[float]:
     return out
 
 
-def graph_statement(settings, public: list[list[int]]):
+def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement":
+    """The AIR, statement bytes, public LogUp terms and decoded public values of a graph proof."""
     from ..statement import Statement, statement_bytes
 
     spec: GraphSpec = settings.body
