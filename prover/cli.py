@@ -1,37 +1,202 @@
 """The `luminair` command: prove | verify | inspect | audit.
 
     luminair prove MODEL --input INPUT.json --out DIR [--preset fast|default|secure] [--security BITS]
+                         [--scale-bits S]
     luminair verify PROOF SETTINGS            exit 0 valid, 1 rejected (one-line reason), 2 usage/IO error
     luminair inspect FILE [--json]            readable dump of proof.bin or settings.bin
     luminair audit SETTINGS                   recompute the model commitment from the graph and weights
+    luminair --version
+
+Every file argument must be a regular file no larger than MAX_BYTES[kind] (a FIFO, a device, a
+directory or an oversized file is refused in one line, exit 2, before anything is read). Every
+human-readable line goes through `printable`, so names chosen by a model's author (title, node,
+input and output names, and error messages that quote them) cannot move the cursor, clear lines or
+reorder text in a terminal; `--json` output is JSON (json.dumps escapes the same characters).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import shlex
+import stat
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+
+MIB = 1 << 20
+# The most bytes the CLI reads from each kind of file (documented in README.md and in --help).
+MAX_BYTES = {
+    "proof": 64 * MIB,
+    "settings": 64 * MIB,
+    "proof or settings": 64 * MIB,
+    "input": 64 * MIB,
+    "model": 256 * MIB,
+}
+LIMITS_HELP = (
+    "Files must be regular files (not pipes, devices or directories): proof.bin, settings.bin and "
+    "INPUT.json at most 64 MiB each, MODEL at most 256 MiB."
+)
+
+
+def _limit_text(limit: int) -> str:
+    return f"{limit // MIB} MiB" if limit % MIB == 0 else f"{limit}-byte"
 
 
 class UsageError(Exception):
     """Bad arguments or unreadable files: exit code 2 with a one-line message."""
 
 
-def _read(path: str, what: str) -> bytes:
-    p = Path(path)
-    if not p.exists():
-        raise UsageError(f"{what} file {path!r} does not exist")
-    if p.is_dir():
-        raise UsageError(f"{what} path {path!r} is a directory, not a file")
+# --- output that a model's author cannot spoof ----------------------------------------------------
+
+
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(c: str) -> str:
+    if c in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[c]
+    o = ord(c)
+    if o < 0x100:
+        return f"\\x{o:02x}"
+    if o < 0x10000:
+        return f"\\u{o:04x}"
+    return f"\\U{o:08x}"
+
+
+def printable(text: object) -> str:
+    """`text` with every character that is not printable escaped as \\n, \\r, \\t, \\xNN, \\uNNNN or \\UNNNNNNNN.
+
+    Escaped: control characters (ESC, CR, LF, TAB, DEL...), C1 controls, format characters such as
+    the bidi overrides U+202A..U+202E and U+2066..U+2069, zero-width characters, line and paragraph
+    separators, non-space separators and lone surrogates (everything `str.isprintable` rejects).
+    The result is one line that shows as exactly the characters it contains."""
+    s = str(text)
+    if s.isprintable():
+        return s
+    return "".join(c if c.isprintable() else _escape_char(c) for c in s)
+
+
+def say(line: object = "", *, err: bool = False) -> None:
+    """Print one human-readable line, escaped with `printable`."""
+    print(printable(line), file=sys.stderr if err else sys.stdout)
+
+
+# --- reading files: regular files only, bounded --------------------------------------------------
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a non-regular file is ("a named pipe (FIFO)", ...), or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def _check_stat(path: str, what: str, st: os.stat_result) -> None:
+    kind = _not_regular(st.st_mode)
+    if kind is not None:
+        raise UsageError(f"{what} file {path!r} is {kind}, not a regular file")
+    limit = MAX_BYTES[what]
+    if st.st_size > limit:
+        raise UsageError(f"{what} file {path!r} is {st.st_size} bytes, over the {_limit_text(limit)} maximum")
+
+
+def check_regular_file(path: str, what: str) -> None:
+    """Refuse (UsageError) a missing path, anything but a regular file, or one over MAX_BYTES[what]."""
     try:
-        return p.read_bytes()
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UsageError(f"{what} file {path!r} does not exist") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        raise UsageError(f"cannot read {what} file {path!r}: {getattr(e, 'strerror', None) or e}") from None
+    _check_stat(path, what, st)
+
+
+def read_file(path: str, what: str) -> bytes:
+    """The bytes of a regular file of at most MAX_BYTES[what] bytes; never blocks and never reads
+    more than that maximum plus one byte (UsageError otherwise)."""
+    check_regular_file(path, what)
+    limit = MAX_BYTES[what]
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    )
+    try:
+        fd = os.open(path, flags)  # O_NONBLOCK: a FIFO swapped in since the stat cannot block here
     except OSError as e:
-        raise UsageError(f"cannot read {what} file {path!r}: {e.strerror}") from None
+        raise UsageError(f"cannot read {what} file {path!r}: {e.strerror or e}") from None
+    try:
+        _check_stat(path, what, os.fstat(fd))  # the file actually opened
+        chunks: list[bytes] = []
+        total = 0
+        while total <= limit:
+            chunk = os.read(fd, min(4 * MIB, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:
+            raise UsageError(f"{what} file {path!r} is over the {_limit_text(limit)} maximum")
+        return b"".join(chunks)
+    except OSError as e:
+        raise UsageError(f"cannot read {what} file {path!r}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+
+
+def check_out_dir(path: str) -> Path:
+    """Refuse (UsageError) an --out that is not a directory and cannot be created as one, before
+    anything is proven."""
+    out = Path(path)
+    if out.exists() or out.is_symlink():
+        if not out.is_dir():
+            raise UsageError(f"--out {path!r} exists and is not a directory")
+        for name in ("settings.bin", "proof.bin"):
+            target = out / name
+            if (target.exists() or target.is_symlink()) and not target.is_file():
+                raise UsageError(
+                    f"--out {path!r}: {name} there is not a regular file, so it cannot be replaced"
+                )
+        folder = out
+    else:
+        folder = out.absolute().parent
+        while not (folder.exists() or folder.is_symlink()) and folder != folder.parent:
+            folder = folder.parent
+        if not folder.is_dir():
+            raise UsageError(f"--out {path!r} cannot be created: {str(folder)!r} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {path!r}: the directory {str(folder)!r} is not writable")
+    return out
+
+
+def read_input_file(path: str) -> dict[str, Any]:
+    """INPUT.json as a dict (bounded read; UsageError for anything that is not a JSON object)."""
+    raw = read_file(path, "input")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise UsageError(f"input file {path!r} is not valid JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise UsageError(
+            f'input file {path!r} must hold a JSON object {{"input_data": [[...floats...], ...]}}'
+        )
+    return data
 
 
 # --- prove ----------------------------------------------------------------------------------------
@@ -47,14 +212,15 @@ def _progress(stages: list[str], quiet: bool) -> Any:
         bar = tqdm(total=len(stages), desc="proving", unit="stage", file=sys.stderr, leave=True)
 
         def hook(name: str) -> None:
-            bar.set_postfix_str(name)
+            bar.set_postfix_str(printable(name))
             bar.update(1)
 
         hook.close = bar.close  # type: ignore[attr-defined]
         return hook
     except ImportError:  # pragma: no cover - tqdm is a prover dependency
+
         def plain(name: str) -> None:
-            print(f"  done: {name}", file=sys.stderr)
+            say(f"  done: {name}", err=True)
 
         plain.close = lambda: None  # type: ignore[attr-defined]
         return plain
@@ -72,38 +238,67 @@ def quantization_report(float_out: dict[str, Any], exact_out: dict[str, Any]) ->
     out = {}
     for name, ref in float_out.items():
         err = np.abs(np.asarray(exact_out[name], dtype=np.float64) - np.asarray(ref, dtype=np.float64))
-        out[name] = {"max_abs_error": float(err.max(initial=0.0)), "mean_abs_error": float(err.mean()) if err.size else 0.0}
+        out[name] = {
+            "max_abs_error": float(err.max(initial=0.0)),
+            "mean_abs_error": float(err.mean()) if err.size else 0.0,
+        }
     return out
+
+
+def _load_onnx_bytes(data: bytes, path: str, options: dict[str, Any]) -> Any:
+    import onnx
+
+    from luminair.prover.onnx import load_onnx
+
+    try:
+        model = onnx.load_from_string(data)
+        from onnx.external_data_helper import load_external_data_for_model, uses_external_data
+
+        if any(uses_external_data(t) for t in model.graph.initializer):
+            load_external_data_for_model(model, str(Path(path).absolute().parent))
+    except Exception as e:  # noqa: BLE001 - protobuf's DecodeError and friends
+        raise UsageError(f"model file {path!r} is not a readable ONNX model: {e}") from None
+    return load_onnx(model, **options)
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
     from luminair.prover import GenericCompiler, StwoCompiler
     from luminair.prover.graph.model_file import load_model, read_input_json
-    from luminair.prover.proving import gen_settings, gen_trace, prove
+    from luminair.prover.proving import gen_settings, gen_trace, prove, write_files
 
-    if not Path(args.model).exists():
-        raise UsageError(f"model file {args.model!r} does not exist")
-    if not Path(args.input).exists():
-        raise UsageError(f"input file {args.input!r} does not exist")
+    # Everything the user named is checked before any work: model, input, and the output folder.
+    is_onnx = Path(args.model).suffix.lower() == ".onnx"
+    model_bytes = read_file(args.model, "model") if is_onnx else None
+    if not is_onnx:
+        check_regular_file(args.model, "model")
+    input_data = read_input_file(args.input)
+    out = check_out_dir(args.out)
+    if args.private and not is_onnx:
+        raise UsageError(
+            "--private applies to ONNX models; a Python model marks its inputs with private=True"
+        )
+
     t0 = time.perf_counter()
-    is_onnx = str(args.model).endswith(".onnx")
     options: dict[str, Any] = {}
     if args.scale_bits is not None:
         options["scale_bits"] = args.scale_bits
     if args.private:
-        if not is_onnx:
-            raise UsageError("--private applies to ONNX models; a Python model marks its inputs with private=True")
         options["private_inputs"] = tuple(args.private)
-    graph = load_model(args.model, **options) if is_onnx else load_model(args.model)
-    if args.scale_bits is not None and not is_onnx:
-        from luminair.verifier.numeric import NumericFormat
+    if model_bytes is not None:
+        graph = _load_onnx_bytes(model_bytes, args.model, options)
+    else:
+        graph = load_model(args.model)
+        if args.scale_bits is not None:
+            from luminair.verifier.numeric import NumericFormat
 
-        graph.numeric_format = NumericFormat(args.scale_bits)
+            graph.numeric_format = NumericFormat(args.scale_bits)
     graph.compile(GenericCompiler(), StwoCompiler())
-    inputs = read_input_json(args.input, graph)
+    inputs = read_input_json(input_data, graph)
     load_s = time.perf_counter() - t0
     t = time.perf_counter()
-    settings = gen_settings(graph, preset=args.preset, security_bits=args.security, title=Path(args.model).stem)
+    settings = gen_settings(
+        graph, preset=args.preset, security_bits=args.security, title=Path(args.model).stem
+    )
     settings_s = time.perf_counter() - t
     t = time.perf_counter()
     trace = gen_trace(graph, inputs)
@@ -115,17 +310,25 @@ def cmd_prove(args: argparse.Namespace) -> int:
     finally:
         if hook is not None:
             hook.close()  # type: ignore[attr-defined]
-    out = Path(args.out)
-    proof_path = proof.write(out / "proof.bin")
-    settings_path = settings.write(out / "settings.bin")
+    try:
+        settings_path, proof_path = write_files(out, settings, proof)
+    except OSError as e:
+        raise UsageError(
+            f"cannot write the proof files into {args.out!r}: {e.strerror or e} (any previous pair there is unchanged)"
+        ) from None
     summary = {
         "model": str(args.model),
         "model_digest": settings.model_digest,
-        "security": _describe(settings.config),
+        "security": settings.config.describe(),
         "security_bits": settings.config.security_bits,
         "numeric_format": graph.numeric_format.describe(),
         "components": [
-            {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, "trace_rows": 1 << p.component.log_size}
+            {
+                "component": p.component.name,
+                "nodes": len(p.nodes),
+                "rows": p.rows,
+                "trace_rows": 1 << p.component.log_size,
+            }
             for p in settings.plans
         ],
         "time_s": {
@@ -143,35 +346,73 @@ def cmd_prove(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        _print_prove_summary(summary)
+        print_prove_summary(summary)
     return EXIT_OK
 
 
-def _describe(cfg: Any) -> str:
-    return cfg.describe()
-
-
-def _print_prove_summary(s: dict[str, Any]) -> None:
-    print(f"model          {s['model']}  (digest {s['model_digest'][:16]}...)")
-    print(f"security       {s['security']}")
-    print(f"numbers        {s['numeric_format']}")
-    print("trace          " + ", ".join(f"{c['component']} {c['rows']}/{c['trace_rows']} rows" for c in s["components"]))
-    print("time           " + ", ".join(f"{k} {v:.2f}s" for k, v in s["time_s"].items()))
-    print(f"proof          {s['proof_bytes']} bytes (settings {s['settings_bytes']} bytes)")
+def print_prove_summary(s: dict[str, Any]) -> None:
+    say(f"model          {s['model']}  (digest {s['model_digest'][:16]}...)")
+    say(f"security       {s['security']}")
+    say(f"numbers        {s['numeric_format']}")
+    say(
+        "trace          "
+        + ", ".join(f"{c['component']} {c['rows']}/{c['trace_rows']} rows" for c in s["components"])
+    )
+    say("time           " + ", ".join(f"{k} {v:.2f}s" for k, v in s["time_s"].items()))
+    say(f"proof          {s['proof_bytes']} bytes (settings {s['settings_bytes']} bytes)")
     for name, q in s["quantization_error"].items():
-        print(f"output {name!r:<8} max |fixed - float64| = {q['max_abs_error']:.3g}, mean {q['mean_abs_error']:.3g}")
-    print("wrote          " + ", ".join(s["files"]))
+        label = repr(printable(name))
+        say(
+            f"output {label:<8} max |fixed - float64| = {q['max_abs_error']:.3g}, mean {q['mean_abs_error']:.3g}"
+        )
+    say("wrote          " + ", ".join(s["files"]))
 
 
 # --- verify / inspect / audit -------------------------------------------------------------------
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    from luminair.verifier import verify
+def _floor_hint(args: argparse.Namespace, settings: bytes) -> str | None:
+    """For a proof refused only for its security floor: the command that checks it anyway."""
+    from luminair.verifier.statement import read_settings
 
-    proof = _read(args.proof, "proof")
-    settings = _read(args.settings, "settings")
-    r = verify(proof, settings, min_security_bits=args.min_security_bits)
+    try:
+        bits = read_settings(settings).config.security_bits
+    except Exception:  # noqa: BLE001 - no hint for a settings file that does not parse
+        return None
+    if bits >= args.min_security_bits:
+        return None
+    cmd = shlex.join(["luminair", "verify", args.proof, args.settings, "--min-security-bits", str(bits)])
+    return (
+        f"this is a development proof ({bits} bits, e.g. from --preset fast); "
+        f"to check it anyway, lower the floor: {cmd}"
+    )
+
+
+def print_verify_result(r: Any, hint: str | None = None) -> None:
+    """The human-readable verdict of a VerifyResult (every line escaped)."""
+    if r.success:
+        say(
+            f"valid: {r.statement}; {r.security_bits} bits ({r.security_label or 'custom config'}); "
+            f"model {r.model_digest}; {r.verification_time_ms:.1f} ms"
+        )
+        if "audit" in r.extra:
+            say(f"  {r.extra['audit']}")
+        for name, o in (r.outputs or {}).items():
+            vals = o["values"]
+            shown = ", ".join(f"{v:g}" for v in vals[:8]) + (", ..." if len(vals) > 8 else "")
+            say(f"  output {printable(name)} {o['shape']}: [{shown}]")
+    else:
+        say(f"rejected: {r.error_message}")
+        if hint:
+            say(f"hint: {hint}")
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from luminair import verifier
+
+    proof = read_file(args.proof, "proof")
+    settings = read_file(args.settings, "settings")
+    r = verifier.verify(proof, settings, min_security_bits=args.min_security_bits)
     if r.success and args.audit:
         from luminair.prover.audit import audit_settings
 
@@ -179,106 +420,198 @@ def cmd_verify(args: argparse.Namespace) -> int:
         r.extra["audit"] = message
         if not ok:
             r.success, r.check, r.error_message = False, "settings audit", message
+    hint = _floor_hint(args, settings) if r.check == "config below floor" else None
     if args.json:
+        if hint:
+            r.extra["hint"] = hint
         print(json.dumps(r.to_dict(), indent=2))
-    elif r.success:
-        print(f"valid: {r.statement}; {r.security_bits} bits ({r.security_label or 'custom config'}); "
-              f"model {r.model_digest}; {r.verification_time_ms:.1f} ms")
-        if "audit" in r.extra:
-            print(f"  {r.extra['audit']}")
-        for name, o in (r.outputs or {}).items():
-            vals = o["values"]
-            shown = ", ".join(f"{v:g}" for v in vals[:8]) + (", ..." if len(vals) > 8 else "")
-            print(f"  output {name} {o['shape']}: [{shown}]")
     else:
-        print(f"rejected: {r.error_message}")
+        print_verify_result(r, hint)
     return EXIT_OK if r.success else EXIT_REJECTED
 
 
+def print_inspect(info: dict[str, Any]) -> None:
+    """The human-readable dump of a settings_summary / proof_summary (every line escaped)."""
+    for key, value in info.items():
+        if key == "graph":
+            say(f"graph: {len(value['nodes'])} nodes, {len(value['edges'])} edges")
+            for n in value["nodes"]:
+                say(f"  {n['id']:>4}  {printable(n['label']):<28} {tuple(n['shape'])}")
+        elif isinstance(value, (list, dict)):
+            say(f"{key}: {json.dumps(value)}")
+        else:
+            say(f"{key}: {value}")
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
+    from luminair.verifier import summary
     from luminair.verifier.errors import FormatError
     from luminair.verifier.formats import sniff
-    from luminair.verifier.summary import proof_summary, settings_summary
 
-    data = _read(args.file, "input")
+    data = read_file(args.file, "proof or settings")
     try:
         kind = sniff(data)["kind"]
-        info = settings_summary(data) if kind == "settings" else proof_summary(data)
+        info = summary.settings_summary(data) if kind == "settings" else summary.proof_summary(data)
     except FormatError as e:
-        print(f"not readable: {e.detail}")
+        say(f"not readable: {e.detail}")
         return EXIT_REJECTED
     if args.json:
         print(json.dumps(info, indent=2))
-        return EXIT_OK
-    for key, value in info.items():
-        if key == "graph":
-            print(f"graph: {len(value['nodes'])} nodes, {len(value['edges'])} edges")
-            for n in value["nodes"]:
-                print(f"  {n['id']:>4}  {n['label']:<28} {tuple(n['shape'])}")
-        elif isinstance(value, (list, dict)):
-            print(f"{key}: {json.dumps(value)}")
-        else:
-            print(f"{key}: {value}")
+    else:
+        print_inspect(info)
     return EXIT_OK
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from luminair.prover.audit import audit_settings
 
-    ok, message = audit_settings(_read(args.settings, "settings"))
-    print(message)
+    ok, message = audit_settings(read_file(args.settings, "settings"))
+    say(message)
     return EXIT_OK if ok else EXIT_REJECTED
 
 
+# --- arguments and errors -------------------------------------------------------------------------
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("luminair")
+    except Exception:  # noqa: BLE001 - running from a source tree that is not installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="luminair", description="Prove and verify ML graph runs with Circle STARKs.")
+    from luminair.verifier.config import DEFAULT_MIN_SECURITY_BITS
+
+    ap = argparse.ArgumentParser(
+        prog="luminair", description="Prove and verify ML graph runs with Circle STARKs.", epilog=LIMITS_HELP
+    )
+    ap.add_argument("--version", action="version", version=f"luminair {_version()}")
     sub = ap.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("prove", help="prove a model run; writes DIR/proof.bin and DIR/settings.bin")
-    p.add_argument("model", help="an ONNX file or a Python file with build() -> Graph")
-    p.add_argument("--input", required=True, help='INPUT.json: {"input_data": [[...floats...]]}')
-    p.add_argument("--out", required=True, help="output directory")
+    p = sub.add_parser(
+        "prove", help="prove a model run; writes DIR/proof.bin and DIR/settings.bin", epilog=LIMITS_HELP
+    )
+    p.add_argument("model", help="an ONNX file or a Python file with build() -> Graph (at most 256 MiB)")
+    p.add_argument(
+        "--input", required=True, help='INPUT.json: {"input_data": [[...floats...]]} (at most 64 MiB)'
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        help="output directory (created if missing; checked before proving; the pair is replaced atomically)",
+    )
     p.add_argument("--preset", choices=["fast", "default", "secure"], default=None)
     p.add_argument("--security", type=int, default=None, help="target conjectured bits (overrides --preset)")
     p.add_argument("--scale-bits", type=int, default=None, help="fixed-point fractional bits (default 10)")
-    p.add_argument("--private", action="append", default=[], metavar="INPUT",
-                   help="keep this ONNX input out of the proof file (repeatable)")
+    p.add_argument(
+        "--private",
+        action="append",
+        default=[],
+        metavar="INPUT",
+        help="keep this ONNX input out of the proof file (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(fn=cmd_prove)
-    v = sub.add_parser("verify", help="verify PROOF against SETTINGS")
-    v.add_argument("proof")
-    v.add_argument("settings")
-    v.add_argument("--min-security-bits", type=int, default=96)
-    v.add_argument("--audit", action="store_true", help="also recompute the model commitment from its graph and weights")
+    v = sub.add_parser("verify", help="verify PROOF against SETTINGS", epilog=LIMITS_HELP)
+    v.add_argument("proof", help="proof.bin (a regular file, at most 64 MiB)")
+    v.add_argument("settings", help="settings.bin (a regular file, at most 64 MiB)")
+    v.add_argument(
+        "--min-security-bits",
+        type=int,
+        default=DEFAULT_MIN_SECURITY_BITS,
+        metavar="BITS",
+        help=f"the floor a proof's configuration must reach (default {DEFAULT_MIN_SECURITY_BITS}); "
+        "lower it only to check development proofs, e.g. 20 for --preset fast",
+    )
+    v.add_argument(
+        "--audit", action="store_true", help="also recompute the model commitment from its graph and weights"
+    )
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_verify)
-    i = sub.add_parser("inspect", help="show what a proof.bin or settings.bin contains")
-    i.add_argument("file")
+    i = sub.add_parser("inspect", help="show what a proof.bin or settings.bin contains", epilog=LIMITS_HELP)
+    i.add_argument("file", help="proof.bin or settings.bin (a regular file, at most 64 MiB)")
     i.add_argument("--json", action="store_true")
     i.set_defaults(fn=cmd_inspect)
-    a = sub.add_parser("audit", help="recompute a settings file's model commitment from its graph and weights")
-    a.add_argument("settings")
+    a = sub.add_parser(
+        "audit",
+        help="recompute a settings file's model commitment from its graph and weights",
+        epilog=LIMITS_HELP,
+    )
+    a.add_argument("settings", help="settings.bin (a regular file, at most 64 MiB)")
     a.set_defaults(fn=cmd_audit)
     return ap
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # argparse already printed the usage message
-        return EXIT_USAGE if e.code else EXIT_OK
-    try:
-        return args.fn(args)
-    except UsageError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except Exception as e:  # noqa: BLE001 - the CLI reports errors in one line, never a traceback
-        from luminair.verifier.numeric import NumericError
+_SCALE_REMEDY = re.compile(r"Graph\(scale_bits=(\d+)\)")
 
-        kind = "numeric range" if isinstance(e, NumericError) else type(e).__name__
-        print(f"error ({kind}): {e}", file=sys.stderr)
-        return EXIT_USAGE
+
+def _onnx_node(op: str, name: str, ins: list[tuple[str, Any]]) -> str:
+    shapes = ", ".join(f"{i} {'?' if s is None else s}" for i, s in ins) or "none"
+    return f"{op} node {name!r} (inputs: {shapes})"
+
+
+def error_lines(e: BaseException) -> list[str]:
+    """What the CLI prints (on stderr, each line escaped) for an error a command raised."""
+    if isinstance(e, UsageError):
+        return [f"error: {e}"]
+    from luminair.verifier.numeric import NumericError
+
+    onnx_errors = sys.modules.get("luminair.prover.onnx.errors")  # loaded whenever an ONNX model was
+    if onnx_errors is not None and isinstance(e, onnx_errors.UnsupportedOnnxError):
+        from luminair.prover.onnx import SUPPORTED_OPS
+
+        nodes = "; ".join(_onnx_node(op, name, ins) for op, name, ins in e.nodes)
+        return [
+            f"error (unsupported ONNX op): the model has {len(e.nodes)} unsupported node(s): {nodes}",
+            f"supported ONNX ops: {', '.join(sorted(SUPPORTED_OPS))}",
+        ]
+    if isinstance(e, NumericError):
+        # The graph's remedy names the Python API; a CLI user sets the same thing with a flag.
+        message = _SCALE_REMEDY.sub(r"--scale-bits \1", str(e))
+        return [f"error (numeric range): {message}"]
+    return [f"error ({type(e).__name__}): {e}"]
+
+
+def _silence_stdout() -> None:
+    """After a reader closed our stdout: send the rest to /dev/null so that the interpreter's final
+    flush does not print a BrokenPipeError."""
+    if sys.stdout is not sys.__stdout__:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:  # argparse already printed the usage message (or --help, --version)
+            sys.stdout.flush()
+            return EXIT_USAGE if e.code else EXIT_OK
+        try:
+            code = args.fn(args)
+        except KeyboardInterrupt:
+            say("interrupted", err=True)
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the CLI reports errors in one line, never a traceback
+            for line in error_lines(e):
+                say(line, err=True)
+            return EXIT_USAGE
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:  # `luminair inspect ... | head`: the reader has all it wants
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

@@ -3,12 +3,15 @@
     settings = gen_settings(cx)                  # the model's statement / verifying key
     trace = gen_trace(cx, {"x": x})              # exact fixed-point run + every AIR column
     proof = prove(cx, trace, settings)
-    settings.write("settings.bin"); proof.write("proof.bin")
+    settings.write("settings.bin"); proof.write("proof.bin")   # each atomic
+    write_files("out/", settings, proof)         # the pair: settings first, old pair kept on failure
 
 `Graph.gen_settings / gen_trace / prove` call these."""
 
 from __future__ import annotations
 
+import os
+import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,10 +61,96 @@ class Settings:
 
 
 def _write(path: str | Path, data: bytes) -> Path:
+    """Write `data` to `path` atomically: a temporary file in the same folder, fsync, rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    tmp = _write_temp(path, data)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    _fsync_dir(path.parent)
     return path
+
+
+def _write_temp(path: Path, data: bytes) -> Path:
+    """`data` in a new file beside `path` (hidden name, mode per umask), flushed to disk."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    return tmp
+
+
+def _unlink_quietly(path: Path | None) -> None:
+    if path is not None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make renames in `folder` durable (a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_files(out_dir: str | Path, settings: Settings, proof: Proof) -> tuple[Path, Path]:
+    """Write `out_dir/settings.bin` and `out_dir/proof.bin` as a pair; returns (settings, proof) paths.
+
+    Both files are first written in full to temporary names in `out_dir` and fsynced; then
+    settings.bin is renamed over the old one, then proof.bin. If anything fails, the temporary files
+    are removed and the previous pair is left as it was (an old settings.bin is restored from a hard
+    link, or a new one removed, when the second rename fails)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    settings_path, proof_path = out / "settings.bin", out / "proof.bin"
+    tmp_settings: Path | None = _write_temp(settings_path, settings.data)
+    tmp_proof: Path | None = None
+    backup: Path | None = None
+    try:
+        tmp_proof = _write_temp(proof_path, proof.data)
+        had_settings = os.path.lexists(settings_path)
+        if had_settings:
+            backup = settings_path.with_name(f".{settings_path.name}.{secrets.token_hex(6)}.old")
+            try:
+                os.link(settings_path, backup, follow_symlinks=False)
+            except OSError:  # no hard links here: a failed second rename cannot be undone
+                backup = None
+        os.replace(tmp_settings, settings_path)
+        tmp_settings = None
+        try:
+            os.replace(tmp_proof, proof_path)
+            tmp_proof = None
+        except BaseException:
+            if backup is not None:
+                os.replace(backup, settings_path)
+                backup = None
+            elif not had_settings:
+                _unlink_quietly(settings_path)
+            raise
+    finally:
+        _unlink_quietly(tmp_settings)
+        _unlink_quietly(tmp_proof)
+        _unlink_quietly(backup)
+    _fsync_dir(out)
+    return settings_path, proof_path
 
 
 @dataclass

@@ -22,7 +22,9 @@ class VerifyResult:
     inputs: dict[str, Any] | None = None  # public inputs the proof is about (when success)
     security_bits: int | None = None
     security_label: str | None = None
-    model_digest: str | None = None
+    model_digest: str | None = None  # the model's identity (graph, views, weights, format, output maps)
+    model_title: str | None = None  # the publisher's labels (bound by the proof, not the identity)
+    model_description: str | None = None
     statement: str | None = None
     verification_time_ms: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
@@ -53,12 +55,12 @@ def verify(
     try:
         report(progress, 1)
         settings = read_settings(settings_bytes)
-        digest = settings.digest.hex()
+        digest = settings.model_digest.hex()
         proof = read_proof_file(proof_bytes)
         if proof.settings_digest != settings.digest:
             raise StatementError(
                 f"the proof was made for settings {proof.settings_digest.hex()[:16]}..., "
-                f"not for these settings ({digest[:16]}...): wrong model or tampered settings"
+                f"not for these settings ({settings.digest.hex()[:16]}...): wrong model or tampered settings"
             )
         settings.config.check_floor(min_security_bits)
         st = build_statement(settings, proof.public_values)
@@ -70,6 +72,8 @@ def verify(
             security_bits=settings.config.security_bits,
             security_label=preset_label(settings.config).strip(" []") or None,
             model_digest=digest,
+            model_title=getattr(settings.body, "title", None) or None,
+            model_description=getattr(settings.body, "description", None) or None,
             statement=f"{KIND_NAMES[settings.kind]}: {st.description}",
             verification_time_ms=(time.perf_counter() - t0) * 1000,
         )

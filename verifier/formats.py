@@ -20,7 +20,7 @@ from .fields import P, QM31
 
 PROOF_MAGIC = b"LMNRPROF"
 SETTINGS_MAGIC = b"LMNRSETT"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: no model root (the verifier derives the topology), labels apart from identity
 
 MAX_TREES = 16
 MAX_COLUMNS = 1 << 16
@@ -207,8 +207,14 @@ def read_header(r: Reader, magic: bytes, kind: str) -> int:
     r.take(len(magic), "magic")
     version = r.u16("format version")
     if version != FORMAT_VERSION:
-        newer = " (made by a newer luminair; upgrade the verifier)" if version > FORMAT_VERSION else ""
-        raise VersionError(f"{r.file}: format version {version} is not supported, this verifier reads version {FORMAT_VERSION}{newer}")
+        if version > FORMAT_VERSION:
+            remedy = " (made by a newer luminair; upgrade the verifier)"
+        else:
+            remedy = (" (made by an older luminair whose verifier trusted the model commitment in settings.bin; "
+                      "prove the model again with this version to get a new proof.bin and settings.bin)")
+        raise VersionError(
+            f"{r.file}: format version {version} is not supported, this verifier reads version {FORMAT_VERSION}{remedy}"
+        )
     return version
 
 

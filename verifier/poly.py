@@ -14,6 +14,7 @@ from .fields import (
     P,
     QM31,
     q_add,
+    q_batch_inverse,
     q_from_m31,
     q_inv,
     q_mul,
@@ -84,13 +85,8 @@ def coset_vanishing(point: QPoint, log_size: int) -> QM31:
     return x
 
 
-def row_selector(point: QPoint, row: int, log_size: int) -> QM31:
-    """The polynomial that is 1 on trace row `row` of CanonicCoset(n) and 0 on every other row,
-    evaluated at a point off the coset:  Z(P) * (P.y + y0) / ((P.x - x0) * Z'(x0) * 2 y0).
-
-    Z(x)/(x - x0) kills every row except the two with x = x0; the factor (y + y0) kills the
-    conjugate row. The result has x-degree N/2 - 1, so it is the row's Lagrange polynomial in the
-    circle basis of size N, the same polynomial the prover gets by interpolating the 0/1 column."""
+def _row_constants(row: int, log_size: int) -> tuple[int, int, int]:
+    """(x0, y0, k) of a trace row: its point and the normalization k = Z'(x0) * 2 y0."""
     x0, y0 = index_to_point(coset_row_index(row, log_size))
     # Z'(x0) = prod_{j < n-1} 4 pi^j(x0)  (chain rule through pi(x) = 2x^2 - 1)
     deriv = 1
@@ -98,7 +94,44 @@ def row_selector(point: QPoint, row: int, log_size: int) -> QM31:
     for _ in range(log_size - 1):
         deriv = deriv * 4 * xj % P
         xj = double_x(xj)
-    k = deriv * 2 * y0 % P
+    return x0, y0, deriv * 2 * y0 % P
+
+
+def sparse_columns_at(point: QPoint, columns: dict[str, dict[int, int]], log_size: int) -> dict[str, QM31]:
+    """Each column sum_r c_r * selector_r(point) for sparse columns {row: c_r}, sharing the row
+    weights (P.y + y0) / ((P.x - x0) k) between columns and inverting them in one batch.
+    ZeroDivisionError if the point lies on the trace domain."""
+    rows = sorted({r for col in columns.values() for r in col})
+    consts = [_row_constants(r, log_size) for r in rows]
+    px, py = point
+    dens = [q_mul_m31(q_sub(px, q_from_m31(x0)), k) for x0, _, k in consts]
+    if any(d == (0, 0, 0, 0) for d in dens):
+        raise ZeroDivisionError("sample point on the trace domain")
+    weights = {}
+    for r, (_, y0, _), inv in zip(rows, consts, q_batch_inverse(dens)):
+        weights[r] = q_mul(q_add(py, q_from_m31(y0)), inv)
+    z = coset_vanishing(point, log_size)
+    out = {}
+    for key, col in columns.items():
+        acc = [0, 0, 0, 0]
+        for r, c in col.items():
+            w = weights[r]
+            acc[0] += w[0] * c
+            acc[1] += w[1] * c
+            acc[2] += w[2] * c
+            acc[3] += w[3] * c
+        out[key] = q_mul(z, (acc[0] % P, acc[1] % P, acc[2] % P, acc[3] % P))
+    return out
+
+
+def row_selector(point: QPoint, row: int, log_size: int) -> QM31:
+    """The polynomial that is 1 on trace row `row` of CanonicCoset(n) and 0 on every other row,
+    evaluated at a point off the coset:  Z(P) * (P.y + y0) / ((P.x - x0) * Z'(x0) * 2 y0).
+
+    Z(x)/(x - x0) kills every row except the two with x = x0; the factor (y + y0) kills the
+    conjugate row. The result has x-degree N/2 - 1, so it is the row's Lagrange polynomial in the
+    circle basis of size N, the same polynomial the prover gets by interpolating the 0/1 column."""
+    x0, y0, k = _row_constants(row, log_size)
     num = q_mul(coset_vanishing(point, log_size), q_add(point[1], q_from_m31(y0)))
     den = q_mul_m31(q_sub(point[0], q_from_m31(x0)), k)
     return q_mul(num, q_inv(den))

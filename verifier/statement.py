@@ -3,8 +3,10 @@
 Layout: "LMNRSETT" | u16 version | u8 kind | config | body
 * kind 1 (example AIR): string name | u32 n | n x (string key, u32 value)
 * kind 2 (graph): see verifier/graph/settings.py
-The model digest is BLAKE2s of the whole file; it is mixed into the channel first, so a proof
-cannot be replayed against any other settings file.
+The settings digest is BLAKE2s of the whole file; it is mixed into the channel first, so a proof
+cannot be replayed against any other settings file (another title included). The model digest
+(Settings.model_digest) identifies the model itself: graph, views, weights, numeric format and
+output maps, without the publisher's labels.
 """
 
 from __future__ import annotations
@@ -41,7 +43,17 @@ class Settings:
 
     @property
     def digest(self) -> bytes:
+        """BLAKE2s of the whole file (labels included): what a proof is bound to."""
         return hashlib.blake2s(self.raw).digest()
+
+    @property
+    def model_digest(self) -> bytes:
+        """The model's identity, independent of the publisher's labels and of the proof config."""
+        if self.kind == KIND_GRAPH:
+            from .graph.summary import model_digest
+
+            return model_digest(self.body)
+        return self.digest
 
 
 @dataclass

@@ -18,10 +18,10 @@ from typing import Callable
 from .air.framework import Air, RelationElements
 from .air.point import composition_at_oods, composition_from_samples, shifted_point
 from .channel import Channel, check_pow
-from .circle import qpoint_from_t
+from .circle import QPoint, qpoint_from_t
 from .config import PcsConfig
 from .errors import FormatError, LogUpError, MerkleError, OodsMismatch, PowError
-from .fields import QM31, QZERO, q_add
+from .fields import QM31, QZERO, q_add, q_conj
 from .formats import StarkProof
 from .fri import FriVerifier
 from .pcs import Sample, open_trace_tree, quotient_values
@@ -94,6 +94,20 @@ def check_shape(air: Air, proof: StarkProof) -> None:
             _expect(got == len(slot.masks), f"{name} tree column {c}: {got} sampled values, expected {len(slot.masks)}")
 
 
+def degenerate(point: QPoint) -> bool:
+    """A DEEP sample point whose y equals its conjugate: the quotient's line through the point and
+    its conjugate would divide by zero (and the sample would not bind the polynomial)."""
+    return q_conj(point[1]) == point[1]
+
+
+def check_sample_points(oods: QPoint, lay) -> None:  # noqa: ANN001 - Layout
+    """Refuse an OODS point for which any sampled point (every mask shift included) is degenerate."""
+    shifts = {(slot.log_size, o) for cols in lay.columns for slot in cols for o in slot.masks}
+    for log_size, offset in sorted(shifts):
+        if degenerate(shifted_point(oods, offset, log_size)):
+            raise OodsMismatch(f"degenerate sample point (y = conj(y)) at mask offset {offset}, log size {log_size}")
+
+
 def tree_roots(air: Air, proof: StarkProof) -> list[bytes]:
     roots = [tree.root for tree in air.preprocessed]
     roots.append(proof.commitments[0])
@@ -150,6 +164,7 @@ def verify_stark(
     alpha = channel.draw_felt()
     channel.mix_root(proof.commitments[-1])
     oods = qpoint_from_t(channel.draw_felt())
+    check_sample_points(oods, lay)
     channel.mix_felts([v for tree in proof.sampled_values for col in tree for v in col])
     try:
         expected = composition_at_oods(air, proof.sampled_values, oods, alpha, elements, claimed)

@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 
 from ...verifier.fields import P
-from ...verifier.graph.components import HALF, limb_names
-from ...verifier.graph.spec import GraphSpec, InputSpec, NodeSpec, OutputSpec
+from ...verifier.graph.components import DATA, HALF, KNOWN, limb_names
+from ...verifier.graph.spec import REDUCE, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.statement import ComponentPlan, build_graph_air
+from ...verifier.graph.topology import KNOWN_LANES, AffineView, node_bases, row_order_view
 from ...verifier.graph.tables import table_columns as table_tree_columns
 from ...verifier.graph.tables import table_rows, table_start
 from ...verifier.numeric import VALUE_MIN, NumericError, exp2_nonzero_start, table_domain
@@ -32,7 +33,8 @@ class TraceError(NumericError):
 
 
 def fanouts(graph: Any) -> dict[int, np.ndarray]:
-    """node id -> how many times each of its elements is read (by ops and by outputs)."""
+    """node id -> how many times each of its elements is read (by ops and by outputs): the
+    multiplicities a producing row yields its element with (a witness the verifier never needs)."""
     counts = {n.id: np.zeros(n.numel, dtype=I64) for n in graph.nodes()}
     for node in graph.nodes():
         for src, view in node.srcs:
@@ -44,14 +46,15 @@ def fanouts(graph: Any) -> dict[int, np.ndarray]:
     return counts
 
 
-def build_spec(graph: Any, title: str = "") -> GraphSpec:
-    """The graph as the verifier sees it; `model_root` is filled in once the columns are committed."""
+def build_spec(graph: Any, title: str = "", description: str = "") -> GraphSpec:
+    """The graph as the verifier sees it."""
     from ..graph.execute import constant_raw
 
     fmt = graph.numeric_format
-    fan = fanouts(graph)
     nodes = []
-    for n in graph.nodes():
+    for i, n in enumerate(graph.nodes()):
+        if n.id != i:
+            raise TraceError(f"node {n.id} sits at position {i}: the graph is not densely numbered")
         srcs = [(s.id, tuple(s.shape), tuple(v.steps)) for s, v in n.srcs]
         values = None
         if n.op.value == "Constant":
@@ -59,22 +62,15 @@ def build_spec(graph: Any, title: str = "") -> GraphSpec:
         nodes.append(
             NodeSpec(n.op.value, tuple(n.shape), srcs, n.axis, n.name or "", bool(n.private), values)
         )
-    inputs = [
-        InputSpec(name, node.id, [] if node.private else [int(c) for c in fan[node.id]])
-        for name, node in graph.inputs().items()
-    ]
+    inputs = [InputSpec(name, node.id) for name, node in graph.inputs().items()]
     outputs = [
-        OutputSpec(name, node.id, tuple(view.shape), [int(i) for i in view.src_indices()])
+        OutputSpec(name, node.id, tuple(view.steps), tuple(view.shape), [int(i) for i in view.src_indices()])
         for name, (node, view) in graph.outputs().items()
     ]
-    return GraphSpec(fmt.scale_bits, nodes, inputs, outputs, b"\0" * 32, title)
+    return GraphSpec(fmt.scale_bits, nodes, inputs, outputs, title, description)
 
 
 # --- row layout ------------------------------------------------------------------------------------
-
-
-def _padded(rows: int, log_size: int) -> int:
-    return 1 << log_size
 
 
 def _reduce_order(view: Any, axis: int) -> np.ndarray:
@@ -84,88 +80,116 @@ def _reduce_order(view: Any, axis: int) -> np.ndarray:
     return np.moveaxis(idx, axis, -1).reshape(-1)
 
 
+def _affine_rows(v: AffineView, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(address offset by the view's affine formula, validity) for rows 0..count-1 (numpy twin of
+    topology._address / _valid)."""
+    digits = np.unravel_index(np.arange(count, dtype=I64), tuple(v.sizes)) if v.sizes else ()
+    addr = np.full(count, v.offset, dtype=I64)
+    valid = np.ones(count, dtype=bool)
+    for d, stride, (lo, hi) in zip(digits, v.strides, v.masks):
+        addr += d.astype(I64) * stride
+        valid &= (d >= lo) & (d < hi)
+    return addr, valid
+
+
 @dataclass
 class _Rows:
-    """Per-row source information of one component (length = padded rows)."""
+    """Per-row topology and input values of one component (length = padded rows)."""
 
-    node: np.ndarray
-    idx: np.ndarray
-    mult: np.ndarray
-    is_real: np.ndarray
-    inputs: list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # (src node id, src idx, real)
-    values_in: list[np.ndarray]  # the input values per row (0 on padding)
+    topology: dict[str, np.ndarray]  # addr, mult, is_real, in{k}_addr, in{k}_real
+    values_in: list[np.ndarray]  # the input values per row (0 on padding and on padding reads)
     node_rows: list[tuple[int, int, int]]  # (graph node id, first row, rows)
     is_first: np.ndarray | None = None
     is_last: np.ndarray | None = None
 
+    @property
+    def is_real(self) -> np.ndarray:
+        return self.topology["is_real"]
 
-def _layout(graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None) -> _Rows:
-    n_rows = 1 << plan.component.log_size
-    nodes = [graph.node(i) for i in plan.nodes]
-    n_in = len(nodes[0].srcs) if nodes[0].srcs else 0
+
+def _dense(values: dict[int, int], n_rows: int) -> np.ndarray:
+    col = np.zeros(n_rows, dtype=I64)
+    for r, v in values.items():
+        col[r] = v
+    return col
+
+
+def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None) -> _Rows:
+    comp = plan.component
+    n_rows = 1 << comp.log_size
+    n_in = comp.n_inputs
+    bases = node_bases(spec)
     z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
-    rows = _Rows(z(), z(), z(), z(), [(z(), z(), z()) for _ in range(n_in)], [z() for _ in range(n_in)], [])
-    reduce = plan.kind in ("SumReduce", "MaxReduce")
+    topo = {name: z() for name in comp.topology_columns()}
+    rows = _Rows(topo, [z() for _ in range(n_in)], [])
+    reduce = plan.kind in REDUCE
     if reduce:
-        rows.is_first, rows.is_last = np.ones(n_rows, dtype=I64), z()
-    r = 0
-    for node in nodes:
-        count = int(np.prod(node.srcs[0][1].shape)) if reduce else node.numel
-        sl = slice(r, r + count)
-        rows.node_rows.append((node.id, r, count))
-        rows.is_real[sl] = 1
+        rows.is_first = _dense(comp.sparse_columns["first"], n_rows)
+        rows.is_last = _dense(comp.sparse_columns["last"], n_rows)
+    for seg in plan.segments:
+        node = graph.node(seg.node)
+        sl = slice(seg.start, seg.start + seg.rows)
+        local = np.arange(seg.rows, dtype=I64)
+        rows.node_rows.append((seg.node, seg.start, seg.rows))
+        topo["is_real"][sl] = 1
+        base = bases[seg.node]
         if reduce:
-            src, view = node.srcs[0]
-            length = view.shape[node.axis]
-            order = _reduce_order(view, node.axis)
-            src_idx = view.src_indices()[order]
-            j = np.arange(count) % length
-            rows.is_first[sl] = (j == 0)
-            last = j == length - 1
-            rows.is_last[sl] = last
-            groups = np.arange(count) // length
-            rows.node[sl] = np.where(last, node.id + 1, 0)
-            rows.idx[sl] = np.where(last, groups, 0)
-            rows.mult[sl] = np.where(last, fan[node.id][groups], 0)
-            per_input = [(src, src_idx)]
+            length = row_order_view(spec, seg.node, 0).sizes[-1]
+            groups = local // length
+            last = local % length == length - 1
+            topo["addr"][sl] = base + groups
+            topo["mult"][sl] = np.where(last, fan[seg.node][groups], 0)
         else:
-            rows.node[sl] = node.id + 1
-            rows.idx[sl] = np.arange(count)
-            rows.mult[sl] = fan[node.id]
-            per_input = [(src, view.src_indices()) for src, view in node.srcs]
-        for k, (src, src_idx) in enumerate(per_input):
-            real = src_idx >= 0
-            rows.inputs[k][0][sl] = np.where(real, src.id + 1, 0)
-            rows.inputs[k][1][sl] = np.where(real, src_idx, 0)
-            rows.inputs[k][2][sl] = real
+            topo["addr"][sl] = base + local
+            topo["mult"][sl] = fan[seg.node]
+        for k, (src, view) in enumerate(node.srcs):
+            v = row_order_view(spec, seg.node, k)
+            offset, valid = _affine_rows(v, seg.rows)
+            src_idx = view.src_indices() if not reduce else view.src_indices()[_reduce_order(view, node.axis)]
+            # twin check: the verifier's affine form of the view against the ShapeTracker's indices
+            if not np.array_equal(np.where(valid, offset, -1), src_idx):
+                raise TraceError(f"node {seg.node} input {k}: the affine view disagrees with the view's indices")
+            topo[f"in{k}_addr"][sl] = bases[src.id] + offset
+            topo[f"in{k}_real"][sl] = valid
             if values is not None:
-                rows.values_in[k][sl] = np.where(real, values[src.id][np.maximum(src_idx, 0)], 0)
-        r += count
+                rows.values_in[k][sl] = np.where(valid, values[src.id][np.where(valid, offset, 0)], 0)
     return rows
 
 
-def preprocessed_columns(graph: Any, plans: list[ComponentPlan]) -> dict[str, np.ndarray]:
-    """Every model-tree column (row order) of every component."""
-    from ..graph.execute import constant_raw
+def _check_topology(plan: ComponentPlan, topo: dict[str, np.ndarray]) -> None:
+    """Twin check: the prover's topology columns satisfy the verifier's difference constraints."""
+    comp = plan.component
+    n = 1 << comp.log_size
+    for col, kind in comp.topology_kinds().items():
+        c = topo[col] % P
+        if kind == "affine":
+            diff = (c - 2 * np.roll(c, 1) + np.roll(c, 2)) % P
+        else:
+            diff = (c - np.roll(c, 1)) % P
+        if not np.array_equal(diff, _dense(comp.sparse_columns[f"d.{col}"], n) % P) or c[0] != comp.anchors[col]:
+            raise TraceError(f"{comp.name}.{col}: the trace's topology disagrees with the verifier's")
 
-    fan = fanouts(graph)
-    out: dict[str, np.ndarray] = {}
-    for plan in plans:
-        comp = plan.component
-        rows = _layout(graph, plan, fan, None)
-        cols: dict[str, np.ndarray] = {"node": rows.node, "idx": rows.idx, "mult": rows.mult, "is_real": rows.is_real}
-        for k, (node, idx, real) in enumerate(rows.inputs):
-            cols.update({f"in{k}_node": node, f"in{k}_idx": idx, f"in{k}_real": real})
-        if rows.is_first is not None:
-            cols["is_first"], cols["is_last"] = rows.is_first, rows.is_last
-        if plan.kind == "Constant":
-            value = np.zeros(1 << comp.log_size, dtype=I64)
-            for nid, r0, count in rows.node_rows:
-                value[r0 : r0 + count] = np.asarray(constant_raw(graph.node(nid), graph.numeric_format)).reshape(-1)
-            cols["value"] = value
-        for c in comp.pre_columns:
-            out[f"{comp.name}.{c}"] = cols[c]
-    return out
+
+def _known_columns(spec: GraphSpec, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray]) -> dict[str, np.ndarray]:
+    n_rows = 1 << plan.component.log_size
+    bases = node_bases(spec)
+    cols = {"addr": np.zeros(n_rows, dtype=I64), "is_real": np.zeros(n_rows, dtype=I64)}
+    lanes = np.zeros((KNOWN_LANES, n_rows), dtype=I64)
+    mults = np.zeros((KNOWN_LANES, n_rows), dtype=I64)
+    for seg in plan.segments:
+        sl = slice(seg.start, seg.start + seg.rows)
+        cols["addr"][sl] = bases[seg.node] + KNOWN_LANES * np.arange(seg.rows, dtype=I64)
+        cols["is_real"][sl] = 1
+        size = KNOWN_LANES * seg.rows
+        vals = np.zeros(size, dtype=I64)
+        vals[: values[seg.node].size] = values[seg.node]
+        counts = np.zeros(size, dtype=I64)
+        counts[: fan[seg.node].size] = fan[seg.node]
+        lanes[:, sl] = vals.reshape(seg.rows, KNOWN_LANES).T
+        mults[:, sl] = counts.reshape(seg.rows, KNOWN_LANES).T
+    for j in range(KNOWN_LANES):
+        cols[f"v{j}"], cols[f"m{j}"] = lanes[j], mults[j]
+    return cols
 
 
 # --- main trace ------------------------------------------------------------------------------------
@@ -322,16 +346,22 @@ def main_columns(
     values: dict[int, np.ndarray],
     air: Any,
     pre: dict[str, np.ndarray],
+    spec: GraphSpec | None = None,
 ) -> list[dict[str, np.ndarray]]:
-    """Main trace of every AIR component (op components, then the lookup tables)."""
+    """Main trace of every AIR component (topology and op columns, then the lookup tables)."""
+    spec = spec if spec is not None else build_spec(graph)
     fan = fanouts(graph)
     s = graph.numeric_format.scale_bits
     out: list[dict[str, np.ndarray]] = []
     for plan in plans:
-        rows = _layout(graph, plan, fan, values)
-        if plan.kind == "Constant":
-            cols: dict[str, np.ndarray] = {}
-        elif plan.kind == "PrivateInput":
+        if plan.kind == "Known":
+            cols = _known_columns(spec, plan, fan, values)
+            _check_topology(plan, cols)
+            out.append(cols)
+            continue
+        rows = _layout(spec, graph, plan, fan, values)
+        _check_topology(plan, rows.topology)
+        if plan.kind == "PrivateInput":
             v = np.zeros(1 << plan.component.log_size, dtype=I64)
             for nid, r0, count in rows.node_rows:
                 v[r0 : r0 + count] = values[nid]
@@ -340,6 +370,7 @@ def main_columns(
         else:
             cols = _op_columns(plan, rows, s)
             _check_outputs(plan, rows, cols, values)
+        cols.update(rows.topology)
         out.append(cols)
     out += table_multiplicities(air, plans, out, pre, s)
     return out
@@ -379,11 +410,15 @@ def table_multiplicities(
         n = comp.log_size
         perm = row_to_storage(n)
 
-        def source(kind: str, key: str, offset: int, cols=cols, n=n, perm=perm) -> np.ndarray:
+        def source(kind: str, key: str, offset: int, cols=cols, n=n, perm=perm, comp=comp) -> np.ndarray:
             if kind == "main":
                 col = cols[key]
             elif kind == "pre":
                 col = pre[key]
+            elif kind == "sparse":
+                col = _dense(comp.sparse_columns[key], 1 << n)
+            elif kind == "selector":
+                col = _dense({int(key): 1}, 1 << n)
             else:
                 raise AssertionError(kind)
             storage = np.empty(1 << n, dtype=np.uint64)
@@ -397,7 +432,7 @@ def table_multiplicities(
         ev = DomainEvaluator(comp, 1 << n, source)
         comp.evaluate(ev)
         for rel, mult, vals in ev.entries:
-            if rel == "data":
+            if rel in (DATA, KNOWN):
                 continue
             m = mult.a.astype(I64) if isinstance(mult, BV) else np.full(1 << n, int(mult), dtype=I64)
             if rel == "range8":
@@ -419,11 +454,11 @@ def table_multiplicities(
 
 
 def table_columns(air: Any, s: int) -> list[dict[str, np.ndarray]]:
-    """Row-order preprocessed columns of each table tree (in the AIR's tree order after the model)."""
+    """Row-order preprocessed columns of each table tree (in the AIR's tree order)."""
     return [
         {k: np.array(v, dtype=I64) for k, v in table_tree_columns(tree.name[len("table."):], s).items()}
-        for tree in air.preprocessed[1:]
+        for tree in air.preprocessed
     ]
 
 
-__all__ = ["build_spec", "preprocessed_columns", "main_columns", "table_columns", "fanouts", "build_graph_air", "TraceError"]
+__all__ = ["build_spec", "main_columns", "table_columns", "fanouts", "build_graph_air", "TraceError"]

@@ -7,6 +7,9 @@ from __future__ import annotations
 from luminair.prover.graph import Graph
 from luminair.prover.graph.errors import CompileError
 from luminair.prover.graph.ops import GroupOp, Op
+from luminair.prover.graph.shape import ShapeTracker
+from luminair.verifier.graph.spec import view_shape
+from luminair.verifier.graph.topology import is_affine
 
 MAX_REDUCE_LENGTH = 1 << 15  # accumulators stay below P/2 and the 16-bit checks stay sound
 
@@ -28,11 +31,44 @@ COMPONENT_OF = {
 }
 
 
+def _affine_prefix(view: ShapeTracker) -> int:
+    """How many leading steps of a view stay affine over its source (all of them: len(steps))."""
+    for i in range(1, len(view.steps) + 1):
+        if not is_affine(view.src_shape, view.steps[:i]):
+            return i - 1
+    return len(view.steps)
+
+
+def materialize_views(graph: Graph) -> bool:
+    """Every edge of a provable graph is an affine view (verifier/graph/topology.py). A view that is
+    not (a reshape merging axes a permute or pad made non-contiguous) is split: its affine prefix is
+    materialized by a Contiguous node, and the rest reads that node. Exact: only copies."""
+
+    def rewrite(node):  # noqa: ANN001, ANN202 - Graph.transform callback
+        if all(is_affine(v.src_shape, v.steps) for _, v in node.srcs):
+            return None
+        srcs = []
+        for src, view in node.srcs:
+            while not is_affine(view.src_shape, view.steps):
+                cut = _affine_prefix(view)
+                shape = view_shape(view.src_shape, view.steps[:cut])
+                prefix = ShapeTracker(view.src_shape, view.steps[:cut], shape)
+                src = graph.add_node(Op.CONTIGUOUS, [(src, prefix)], shape, origin=node.origin)
+                view = ShapeTracker(shape, view.steps[cut:], view.shape)
+            srcs.append((src, view))
+        new = graph.add_node(node.op, srcs, node.shape, axis=node.axis, name=node.name, origin=node.origin)
+        return new, ShapeTracker(new.shape)
+
+    return graph.transform(rewrite)
+
+
 class StwoCompiler:
-    """Removes nodes no output depends on, then checks every node is provable."""
+    """Removes nodes no output depends on, materializes views the AIR cannot address, then checks
+    every node is provable."""
 
     def compile(self, graph: Graph) -> None:
         graph.remove_unused()
+        materialize_views(graph)
         if not graph.outputs():
             raise CompileError("the graph has no outputs: mark at least one tensor with .output(name)")
         for node in graph.nodes():

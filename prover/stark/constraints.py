@@ -120,7 +120,7 @@ ColumnSource = Callable[[str, str, int], Array]
 
 class DomainEvaluator:
     """Evaluates one component over a whole domain. `source(kind, key, offset)` returns the
-    storage-order column for kind in {"main", "pre", "selector"}; `interaction(batch, offset)`
+    storage-order column for kind in {"main", "pre", "selector", "sparse"}; `interaction(batch, offset)`
     returns a QM31 column."""
 
     def __init__(
@@ -155,6 +155,9 @@ class DomainEvaluator:
 
     def selector(self, row: Any, offset: int = 0) -> BV:
         return BV(self.source("selector", str(self.component.selector_row(row)), offset))
+
+    def sparse(self, key: str) -> BV:
+        return BV(self.source("sparse", key, 0))
 
     def interaction(self, batch: int, offset: int) -> SV:
         assert self._interaction is not None

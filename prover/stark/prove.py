@@ -14,7 +14,7 @@ from ...verifier.config import PcsConfig
 from ...verifier.fields import P, QM31, q_mul, q_pow
 from ...verifier.formats import StarkProof
 from ...verifier.pcs import Sample
-from ...verifier.verify import draw_elements, mix_statement
+from ...verifier.verify import check_sample_points, draw_elements, mix_statement
 from . import circle_fft as cf
 from . import field_vec as fv
 from .backend import U64, Array, xp
@@ -56,6 +56,16 @@ def commit_preprocessed(tree: PreprocessedTree, columns: Mapping[str, Any], log_
 def _selector_column(log_size: int, row: int) -> Array:
     col = xp.zeros(1 << log_size, dtype=U64)
     col[cf.row_to_storage(log_size)[row]] = 1
+    return col
+
+
+def sparse_column(log_size: int, values: Mapping[int, int]) -> Array:
+    """A sparse column (row -> value) as a dense storage-order column."""
+    col = xp.zeros(1 << log_size, dtype=U64)
+    if values:
+        order = cf.row_to_storage(log_size)
+        rows = xp.asarray(list(values.keys()), dtype=xp.int64)
+        col[order[rows]] = xp.asarray([v % P for v in values.values()], dtype=U64)
     return col
 
 
@@ -141,6 +151,8 @@ def prove_stark(
                 if col is None:
                     t, c = pre_lookup[key]
                     col = pre_on_trace[key] = cf.circle_evaluate(preprocessed[t].coeffs[c])
+            elif kind == "sparse":
+                col = sparse_column(n, comp.sparse_columns[key])
             else:
                 col = _selector_column(n, int(key))
             return col if offset == 0 else col[cf.mask_permutation(n, n, offset)]
@@ -216,6 +228,7 @@ def prove_stark(
 
     # 5. Out-of-domain sampling.
     oods = qpoint_from_t(channel.draw_felt())
+    check_sample_points(oods, lay)  # fails with probability ~2^-60: the verifier would refuse it too
     trees: list[CommittedTree] = [*preprocessed, main_tree]
     if inter_tree is not None:
         trees.append(inter_tree)
@@ -303,6 +316,8 @@ def _component_composition(
             elif kind == "inter":
                 assert inter_tree is not None
                 coeffs = inter_tree.coeffs[int(key)]
+            elif kind == "sparse":
+                coeffs = cf.circle_interpolate(sparse_column(n, comp.sparse_columns[key]))
             else:
                 coeffs = cf.circle_interpolate(_selector_column(n, int(key)))
             got = cache[(kind, key)] = cf.extend(coeffs, m)

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from luminair.prover import Graph
-from luminair.prover.audit import audit_settings
 from luminair.prover.cli import main as cli
 from luminair.verifier import verify
 from luminair.verifier.formats import read_proof_file
@@ -71,21 +70,6 @@ def test_settings_of_another_model_and_proofs_of_other_inputs(default_case):
     assert verify(pf.to_bytes(), settings.data).check == "LogUp sum"
 
 
-def test_a_tampered_model_commitment_fails_the_audit(default_case):
-    _, settings, _, _ = default_case
-    ok, msg = audit_settings(settings.data)
-    assert ok, msg
-    spec = read_settings(settings.data).body
-    spec.model_root = bytes(32)
-    forged = encode_settings(KIND_GRAPH, settings.config, spec)
-    ok, msg = audit_settings(forged)
-    assert not ok and "model commitment" in msg
-    spec = read_settings(settings.data).body
-    spec.inputs[0].fanout[0] += 1
-    ok, msg = audit_settings(encode_settings(KIND_GRAPH, settings.config, spec))
-    assert not ok and "fan-out" in msg
-
-
 def test_bad_files_give_specific_messages(default_case, tmp_path):
     _, settings, _, proof = default_case
     cases = {
@@ -117,14 +101,6 @@ def test_command_line_exit_codes(default_case, tmp_path, capsys):
     assert "model_digest" in capsys.readouterr().out
     assert cli(["inspect", str(p), "--json"]) == 0
     assert '"settings_digest"' in capsys.readouterr().out
-    assert cli(["audit", str(s)]) == 0
-    assert cli(["verify", str(p), str(s), "--audit"]) == 0
-    assert "audit passed" in capsys.readouterr().out
-    spec = read_settings(settings.data).body
-    spec.model_root = bytes(32)
-    forged = tmp_path / "forged.bin"
-    forged.write_bytes(encode_settings(KIND_GRAPH, settings.config, spec))
-    assert cli(["audit", str(forged)]) == 1
     assert cli(["bogus"]) == 2
 
 

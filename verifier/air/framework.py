@@ -5,6 +5,9 @@ A component's `evaluate(ev)` reads mask values and states constraints:
 * ``ev.pre(key, offset=0)``        a preprocessed column (committed in a preprocessed tree)
 * ``ev.selector(row, offset=0)``   1 on one trace row, 0 elsewhere; evaluated in closed form, never
                                    committed (verifier/poly.row_selector)
+* ``ev.sparse(key)``               a column that is zero except on a few rows whose values the
+                                   verifier knows (`component.sparse_columns[key]`: row -> value);
+                                   a sum of row selectors, evaluated in closed form, never committed
 * ``ev.add_constraint(expr)``      expr must vanish on every row
 * ``ev.add_to_relation(rel, multiplicity, values)``  a LogUp entry: adds multiplicity / combine(values)
 
@@ -46,6 +49,8 @@ class Component:
     name: str = "component"
     log_size: int = MIN_COMPONENT_LOG_SIZE
     main_columns: tuple[str, ...] = ()
+    # key -> {row: value mod P}: columns known to the verifier, non-zero on few rows (ev.sparse)
+    sparse_columns: dict[str, dict[int, int]] = {}
 
     def evaluate(self, ev: Any) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -207,6 +212,15 @@ class InfoEvaluator:
 
     def selector(self, row: SelectorRow, offset: int = 0) -> InfoValue:
         self.component.selector_row(row)
+        return InfoValue(1)
+
+    def sparse(self, key: str) -> InfoValue:
+        col = self.component.sparse_columns.get(key)
+        if col is None:
+            raise AirDefinitionError(f"{self.component.name}: unknown sparse column {key!r}")
+        n = 1 << self.component.log_size
+        if any(not 0 <= r < n for r in col):
+            raise AirDefinitionError(f"{self.component.name}: sparse column {key!r} has a row outside the trace")
         return InfoValue(1)
 
     def add_constraint(self, expr: Any) -> None:

@@ -19,7 +19,7 @@ from ..fields import (
     q_sub,
 )
 from ..circle import q_double_x
-from ..poly import coset_vanishing, row_selector
+from ..poly import coset_vanishing, row_selector, sparse_columns_at
 from .framework import (
     LOG_EXPAND,
     Air,
@@ -90,6 +90,7 @@ class PointEvaluator:
         self.acc = QZERO
         self.entries: list[tuple[str, Any, list[Any]]] = []
         self._main_index = {name: i for i, name in enumerate(component.main_columns)}
+        self._sparse: dict[str, QM31] | None = None
 
     def _value(self, tree: int, col: int, offset: int) -> QM31:
         slot = self.layout.columns[tree][col]
@@ -106,6 +107,12 @@ class PointEvaluator:
     def selector(self, row: Any, offset: int = 0) -> PV:
         n = self.component.log_size
         return PV(row_selector(shifted_point(self.oods, offset, n), self.component.selector_row(row), n))
+
+    def sparse(self, key: str) -> PV:
+        if self._sparse is None:
+            comp = self.component
+            self._sparse = sparse_columns_at(self.oods, comp.sparse_columns, comp.log_size)
+        return PV(self._sparse[key])
 
     def interaction(self, batch: int, offset: int) -> PV:
         tree = self.layout.interaction_tree

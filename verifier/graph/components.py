@@ -1,14 +1,21 @@
-"""One AIR component per primitive op (plus constants, private inputs and lookup tables).
+"""One AIR component per primitive op (plus the values the verifier knows, private inputs and
+lookup tables).
 
-Data flow is one LogUp relation over (node, index, value): a producing row yields its element with
-the element's fan-out (a preprocessed count fixed by the graph), every read consumes it once
-(multiplicity -1 on real rows, fixed by a preprocessed 0/1 column), and public inputs and outputs
-enter through terms the verifier computes itself (graph/statement.py). Nothing a row claims is free:
+Data flow is one LogUp relation over (address, value), where node n's element i has the address
+base[n] + i (verifier/graph/topology.py). A producing row yields its element with a witness
+multiplicity (how often it is read; forced to zero on rows that yield nothing), every read
+consumes it once (multiplicity -1 on real reads), and public outputs enter through terms the
+verifier computes itself (graph/statement.py). Which address a row yields and reads is not a
+witness: the topology columns are pinned by constraints against sparse columns the verifier
+derives from the graph. Since every address is yielded by exactly one row, every read gets that
+row's value whatever the multiplicities say (a read of a value nobody yields leaves a pole in the
+LogUp sum). Weights and public inputs come from the `known` relation, whose other side the
+verifier adds from settings.bin and proof.bin. Nothing a row claims is free:
 * every arithmetic output is tied to its inputs by a constraint that holds over the integers,
   because every operand is a 16-bit value and every remainder or difference is range-checked with
   8-bit limbs looked up in a pinned table (range8);
-* reductions chain an accumulator across rows with a mask at offset -1 and a preprocessed
-  group-start column; MaxReduce proves each step's comparison;
+* reductions chain an accumulator across rows with a mask at offset -1 and sparse group-start
+  and group-end columns; MaxReduce proves each step's comparison;
 * exp2, log2 and sin are lookups into tables generated with integer arithmetic
   (verifier/numeric.py) whose roots the verifier knows itself.
 Rows past the real ones (padding) hold valid dummy computations and take part in no data flow.
@@ -20,8 +27,10 @@ from typing import Any
 
 from ..air.framework import Component
 from ..numeric import VALUE_BITS
+from .topology import KNOWN_LANES
 
 DATA = "data"
+KNOWN = "known"
 RANGE = "range8"
 HALF = 1 << (VALUE_BITS - 1)  # 2^15: shifts a 16-bit signed value to [0, 2^16)
 
@@ -53,42 +62,77 @@ def range_limbs(specs: list[tuple[str, int]]) -> tuple[str, ...]:
 
 
 class GraphComponent(Component):
-    """A component whose preprocessed columns live in the model tree under "<name>.<column>"."""
+    """An op component. Its first main columns are its topology (verifier/graph/topology.py):
+    `addr` (the address a row yields), `mult` (how often it is read: a witness, zero on rows that
+    yield nothing), `is_real`, and per input `in{k}_addr`, `in{k}_real`. Every topology column is
+    pinned by a difference constraint against a sparse column the verifier computes from the graph
+    (`d.<column>`) and an anchor at row 0."""
 
-    pre_columns: tuple[str, ...] = ()
     uses_range = True
     tables: tuple[str, ...] = ()  # function tables it looks up (verifier/graph/tables.py)
+    n_inputs = 0
+    reduce = False
+    op_columns: tuple[str, ...] = ()
 
     def __init__(self, log_size: int, scale_bits: int) -> None:
         self.log_size = log_size
         self.s = scale_bits
+        self.sparse_columns: dict[str, dict[int, int]] = {}
+        self.anchors: dict[str, int] = {}
+        self.main_columns = self.topology_columns() + self.op_columns
 
-    def p(self, ev: Any, col: str, offset: int = 0) -> Any:
-        return ev.pre(f"{self.name}.{col}", offset)
+    @classmethod
+    def topology_kinds(cls) -> dict[str, str]:
+        kinds = {"addr": "step" if cls.reduce else "affine", "is_real": "step"}
+        for k in range(cls.n_inputs):
+            kinds[f"in{k}_addr"] = "affine"
+            kinds[f"in{k}_real"] = "step"
+        return kinds
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        cols = ["addr", "mult", "is_real"]
+        for k in range(cls.n_inputs):
+            cols += [f"in{k}_addr", f"in{k}_real"]
+        return tuple(cols)
+
+    def constrain_topology(self, ev: Any) -> None:
+        first = ev.selector(0)
+        for col, kind in self.topology_kinds().items():
+            c = ev.main(col)
+            if kind == "affine":
+                diff = c - 2 * ev.main(col, -1) + ev.main(col, -2)
+            else:
+                diff = c - ev.main(col, -1)
+            ev.add_constraint(diff - ev.sparse(f"d.{col}"))
+            ev.add_constraint(first * (c - self.anchors.get(col, 0)))
 
     def consume(self, ev: Any, k: int, value: Any) -> None:
-        real = self.p(ev, f"in{k}_real")
-        ev.add_to_relation(DATA, -real, [self.p(ev, f"in{k}_node"), self.p(ev, f"in{k}_idx"), value])
+        real = ev.main(f"in{k}_real")
+        ev.add_to_relation(DATA, -real, [ev.main(f"in{k}_addr"), value])
         # a real row that reads padding of a view reads the value 0
-        ev.add_constraint((self.p(ev, "is_real") - real) * value)
+        ev.add_constraint((ev.main("is_real") - real) * value)
 
     def produce(self, ev: Any, value: Any) -> None:
-        ev.add_to_relation(DATA, self.p(ev, "mult"), [self.p(ev, "node"), self.p(ev, "idx"), value])
+        mult = ev.main("mult")
+        gate = ev.sparse("last") if self.reduce else ev.main("is_real")
+        ev.add_constraint(mult * (1 - gate))  # rows that hold no element yield nothing
+        ev.add_to_relation(DATA, mult, [ev.main("addr"), value])
 
+    def evaluate(self, ev: Any) -> None:
+        self.constrain_topology(ev)
+        self.evaluate_op(ev)
 
-def _io_columns(n_inputs: int) -> tuple[str, ...]:
-    cols = ["node", "idx", "mult", "is_real"]
-    for k in range(n_inputs):
-        cols += [f"in{k}_node", f"in{k}_idx", f"in{k}_real"]
-    return tuple(cols)
+    def evaluate_op(self, ev: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
 
 
 class AddComponent(GraphComponent):
     name = "add"
-    pre_columns = _io_columns(2)
-    main_columns = ("a", "b", "out") + range_limbs([("out", 16)])
+    n_inputs = 2
+    op_columns = ("a", "b", "out") + range_limbs([("out", 16)])
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         a, b, out = ev.main("a"), ev.main("b"), ev.main("out")
         self.consume(ev, 0, a)
         self.consume(ev, 1, b)
@@ -101,13 +145,13 @@ class MulComponent(GraphComponent):
     """a*b + 2^(s-1) = out*2^s + rem, 0 <= rem < 2^s: out is a*b/2^s rounded half up."""
 
     name = "mul"
-    pre_columns = _io_columns(2)
+    n_inputs = 2
 
     def __init__(self, log_size: int, scale_bits: int) -> None:
+        self.op_columns = ("a", "b", "out", "rem") + range_limbs([("out", 16), ("rem", scale_bits)])
         super().__init__(log_size, scale_bits)
-        self.main_columns = ("a", "b", "out", "rem") + range_limbs([("out", 16), ("rem", scale_bits)])
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         a, b, out, rem = ev.main("a"), ev.main("b"), ev.main("out"), ev.main("rem")
         self.consume(ev, 0, a)
         self.consume(ev, 1, b)
@@ -121,10 +165,10 @@ class LessThanComponent(GraphComponent):
     """lt in {0,1}; d = b - a - 1 + (1 - lt) * 2^16 in [0, 2^16); output lt * 2^s."""
 
     name = "less_than"
-    pre_columns = _io_columns(2)
-    main_columns = ("a", "b", "lt") + range_limbs([("d", 16)])
+    n_inputs = 2
+    op_columns = ("a", "b", "lt") + range_limbs([("d", 16)])
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         a, b, lt = ev.main("a"), ev.main("b"), ev.main("lt")
         self.consume(ev, 0, a)
         self.consume(ev, 1, b)
@@ -140,12 +184,12 @@ class ModComponent(GraphComponent):
     excludes, -2^15 mod -1, is refused by the prover)."""
 
     name = "mod"
-    pre_columns = _io_columns(2)
-    main_columns = ("a", "b", "q", "r", "neg") + range_limbs(
+    n_inputs = 2
+    op_columns = ("a", "b", "q", "r", "neg") + range_limbs(
         [("babs", 15), ("rabs", 15), ("gap", 15), ("q", 16)]
     )
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         a, b, q, r, neg = (ev.main(c) for c in ("a", "b", "q", "r", "neg"))
         self.consume(ev, 0, a)
         self.consume(ev, 1, b)
@@ -165,10 +209,10 @@ class RecipComponent(GraphComponent):
     """out = sign(x) floor(2^(2s)/|x|): out*x + rem = 2^(2s) with 0 <= rem < |x|, x != 0."""
 
     name = "recip"
-    pre_columns = _io_columns(1)
-    main_columns = ("x", "out", "rem", "neg") + range_limbs([("xabs", 15), ("rem", 15), ("gap", 15), ("out", 16)])
+    n_inputs = 1
+    op_columns = ("x", "out", "rem", "neg") + range_limbs([("xabs", 15), ("rem", 15), ("gap", 15), ("out", 16)])
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         x, out, rem, neg = (ev.main(c) for c in ("x", "out", "rem", "neg"))
         self.consume(ev, 0, x)
         ev.add_constraint(neg * (neg - 1))
@@ -185,10 +229,10 @@ class SqrtComponent(GraphComponent):
     """out = floor(sqrt(x*2^s)): x*2^s = out^2 + rem with 0 <= rem <= 2*out, x >= 0."""
 
     name = "sqrt"
-    pre_columns = _io_columns(1)
-    main_columns = ("x", "out", "rem") + range_limbs([("x", 15), ("out", 15), ("rem", 16), ("gap", 16)])
+    n_inputs = 1
+    op_columns = ("x", "out", "rem") + range_limbs([("x", 15), ("out", 15), ("rem", 16), ("gap", 16)])
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         x, out, rem = ev.main("x"), ev.main("out"), ev.main("rem")
         self.consume(ev, 0, x)
         ev.add_constraint(x * (1 << self.s) - out * out - rem)
@@ -205,10 +249,10 @@ class Exp2Component(GraphComponent):
 
     name = "exp2"
     tables = ("exp2",)
-    pre_columns = _io_columns(1)
-    main_columns = ("x", "y", "c") + range_limbs([("under", 16)])
+    n_inputs = 1
+    op_columns = ("x", "y", "c") + range_limbs([("under", 16)])
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         from ..numeric import exp2_nonzero_start
 
         x, y, c = ev.main("x"), ev.main("y"), ev.main("c")
@@ -227,10 +271,10 @@ class Log2Component(GraphComponent):
 
     name = "log2"
     tables = ("log2", "pow2")
-    pre_columns = _io_columns(1)
-    main_columns = ("x", "y", "e", "p", "m", "t") + range_limbs([("out", 16)])
+    n_inputs = 1
+    op_columns = ("x", "y", "e", "p", "m", "t") + range_limbs([("out", 16)])
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         x, y, e, p, m, t = (ev.main(c) for c in ("x", "y", "e", "p", "m", "t"))
         self.consume(ev, 0, x)
         ev.add_constraint(m - x * p)
@@ -248,10 +292,10 @@ class SinComponent(GraphComponent):
     name = "sin"
     tables = ("sin",)
     uses_range = False
-    pre_columns = _io_columns(1)
-    main_columns = ("x", "y", "a", "neg", "t")
+    n_inputs = 1
+    op_columns = ("x", "y", "a", "neg", "t")
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         x, y, a, neg, t = (ev.main(c) for c in ("x", "y", "a", "neg", "t"))
         self.consume(ev, 0, x)
         ev.add_constraint(neg * (neg - 1))
@@ -266,30 +310,29 @@ class ContiguousComponent(GraphComponent):
     """Materializes a view: reads (src, src_idx, v) and yields (node, idx, v)."""
 
     name = "contiguous"
-    pre_columns = _io_columns(1)
-    main_columns = ("v",)
+    n_inputs = 1
+    op_columns = ("v",)
     uses_range = False
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         v = ev.main("v")
         self.consume(ev, 0, v)
         self.produce(ev, v)
 
 
-_REDUCE_COLUMNS = ("node", "idx", "mult", "is_real", "in0_node", "in0_idx", "in0_real", "is_first", "is_last")
-
-
 class SumReduceComponent(GraphComponent):
-    """One row per input element, groups of consecutive rows per output element:
-    acc = x + (1 - is_first) * acc[row - 1]; the group's last row yields acc (range-checked)."""
+    """One row per input element, groups of consecutive rows per output element (sparse `first` and
+    `last` mark them): acc = x + (1 - first) * acc[row - 1]; a group's last row yields acc
+    (range-checked)."""
 
     name = "sum_reduce"
-    pre_columns = _REDUCE_COLUMNS
-    main_columns = ("x", "acc") + range_limbs([("out", 16)])
+    n_inputs = 1
+    reduce = True
+    op_columns = ("x", "acc") + range_limbs([("out", 16)])
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         x, acc = ev.main("x"), ev.main("acc")
-        first, last = self.p(ev, "is_first"), self.p(ev, "is_last")
+        first, last = ev.sparse("first"), ev.sparse("last")
         self.consume(ev, 0, x)
         ev.add_constraint(acc - x - (1 - first) * ev.main("acc", -1))
         check_range(ev, acc + HALF, "out", 16, mult=last, gate=last)
@@ -301,14 +344,14 @@ class MaxReduceComponent(GraphComponent):
     proven by diff = (2ge - 1)(x - m[row - 1]) - (1 - ge) in [0, 2^16)."""
 
     name = "max_reduce"
-    pre_columns = _REDUCE_COLUMNS
-    main_columns = ("x", "m", "ge") + range_limbs([("diff", 16)])
+    n_inputs = 1
+    reduce = True
+    op_columns = ("x", "m", "ge") + range_limbs([("diff", 16)])
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         x, m, ge = ev.main("x"), ev.main("m"), ev.main("ge")
         prev = ev.main("m", -1)
-        first = self.p(ev, "is_first")
-        rest = 1 - first
+        rest = 1 - ev.sparse("first")
         self.consume(ev, 0, x)
         ev.add_constraint(ge * (ge - 1))
         ev.add_constraint(m - x - rest * (1 - ge) * (prev - x))
@@ -317,26 +360,41 @@ class MaxReduceComponent(GraphComponent):
         self.produce(ev, m)
 
 
-class ConstantComponent(GraphComponent):
-    """The model's weights: preprocessed (node, idx, value) yielded with their fan-out."""
+class KnownComponent(GraphComponent):
+    """Values the verifier knows: the model's weights (from settings.bin) and the public inputs
+    (from proof.bin), KNOWN_LANES consecutive elements per row. Each real row consumes its whole
+    tuple (addr, v_0..v_7) once from the `known` relation, into which the verifier adds one term per
+    row it computes itself from those files; each lane yields (addr + j, v_j) with its own
+    multiplicity m_j (zero on padding rows)."""
 
-    name = "constant"
-    pre_columns = ("node", "idx", "mult", "value")
-    main_columns = ()
+    name = "known"
     uses_range = False
 
-    def evaluate(self, ev: Any) -> None:
-        self.produce(ev, self.p(ev, "value"))
+    def __init__(self, log_size: int, scale_bits: int) -> None:
+        self.op_columns = tuple(f"v{j}" for j in range(KNOWN_LANES)) + tuple(f"m{j}" for j in range(KNOWN_LANES))
+        super().__init__(log_size, scale_bits)
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return ("addr", "is_real")
+
+    def evaluate_op(self, ev: Any) -> None:
+        addr, real = ev.main("addr"), ev.main("is_real")
+        values = [ev.main(f"v{j}") for j in range(KNOWN_LANES)]
+        ev.add_to_relation(KNOWN, -real, [addr, *values])
+        for j, v in enumerate(values):
+            m = ev.main(f"m{j}")
+            ev.add_constraint(m * (1 - real))
+            ev.add_to_relation(DATA, m, [addr + j, v])
 
 
 class PrivateInputComponent(GraphComponent):
     """Private inputs: values only the prover knows, range-checked and yielded with their fan-out."""
 
     name = "private_input"
-    pre_columns = ("node", "idx", "mult")
-    main_columns = ("v",) + range_limbs([("v", 16)])
+    op_columns = ("v",) + range_limbs([("v", 16)])
 
-    def evaluate(self, ev: Any) -> None:
+    def evaluate_op(self, ev: Any) -> None:
         v = ev.main("v")
         check_range(ev, v + HALF, "v", 16)
         self.produce(ev, v)
@@ -387,16 +445,16 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
     "MaxReduce": MaxReduceComponent,
 }
 
-# Component order in the AIR (and in the model tree): fixed, independent of the graph.
+# Component order in the AIR: fixed, independent of the graph.
 COMPONENT_ORDER = (
-    "Constant", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt",
+    "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt",
     "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce",
 )  # fmt: skip
 
 
 def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
-    if kind == "Constant":
-        return ConstantComponent(log_size, scale_bits)
+    if kind == "Known":
+        return KnownComponent(log_size, scale_bits)
     if kind == "PrivateInput":
         return PrivateInputComponent(log_size, scale_bits)
     return OP_COMPONENTS[kind](log_size, scale_bits)

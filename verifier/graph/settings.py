@@ -2,15 +2,41 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from ..errors import FormatError
 from ..formats import Reader, Writer
 from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
-from .spec import N_INPUTS, OPS, OP_CODE, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_shape
+from .spec import N_INPUTS, OPS, OP_CODE, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_indices, view_shape
 
 MAX_NODES = 1 << 16
 MAX_DIMS = 8
 MAX_NUMEL = 1 << 24
+MAX_OUTPUT_NUMEL = 1 << 20
 MAX_STEPS = 64
+# Labels shown to people: printable text of bounded length (no control, format or private-use
+# characters, so no terminal escapes or bidi overrides can disguise a verdict).
+MAX_TITLE = 200
+MAX_DESCRIPTION = 2000
+MAX_NAME = 256
+
+
+def label_problem(text: str, maximum: int) -> str | None:
+    """Why `text` is not an acceptable label, or None."""
+    if len(text) > maximum:
+        return f"{len(text)} characters, more than {maximum}"
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch)[0] in ("C", "Z") and ch != " ":
+            return f"character {i} is U+{ord(ch):04X}, not printable text"
+    return None
+
+
+def _read_label(r: Reader, what: str, maximum: int) -> str:
+    text = r.string(what, 4 * maximum)
+    problem = label_problem(text, maximum)
+    if problem:
+        raise r.fail(what, problem)
+    return text
 
 
 def _write_ints(w: Writer, vals: list[int] | tuple[int, ...]) -> None:
@@ -41,37 +67,53 @@ def _unflatten(kind: str, vals: list[int], what: str, r: Reader) -> tuple:
     return tuple(tuple(vals[i : i + width]) for i in range(0, len(vals), width))
 
 
-def write_graph(w: Writer, g: GraphSpec) -> None:
-    w.string(g.title)
+def write_graph(w: Writer, g: GraphSpec, labels: bool = True) -> None:
+    """The graph body; labels=False leaves out the publisher's labels (title, description, node
+    names): those bytes define the model's identity (model_digest)."""
+    w.string(g.title if labels else "")
+    w.string(g.description if labels else "")
     w.u8(g.scale_bits)
-    w.raw(g.model_root)
     w.u32(len(g.nodes))
     for node in g.nodes:
         w.u8(OP_CODE[node.op])
-        w.string(node.name)
+        w.string(node.name if labels else "")
         w.u8(1 if node.private else 0)
         w.u8(0xFF if node.axis is None else node.axis)
         _write_ints(w, node.shape)
         w.u32(len(node.srcs))
         for src, src_shape, steps in node.srcs:
             w.u32(src)
-            w.u32(len(steps))
-            for kind, arg in steps:
-                w.u8(STEP_KINDS.index(kind))
-                _write_ints(w, _flatten(kind, arg))
+            _write_steps(w, steps)
         if node.op == "Constant":
             _write_ints(w, node.values or [])
     w.u32(len(g.inputs))
     for inp in g.inputs:
         w.string(inp.name)
         w.u32(inp.node)
-        _write_ints(w, inp.fanout)
     w.u32(len(g.outputs))
     for out in g.outputs:
         w.string(out.name)
         w.u32(out.node)
-        _write_ints(w, out.shape)
-        _write_ints(w, out.src_indices)
+        _write_steps(w, out.steps)
+
+
+def _write_steps(w: Writer, steps: tuple) -> None:
+    w.u32(len(steps))
+    for kind, arg in steps:
+        w.u8(STEP_KINDS.index(kind))
+        _write_ints(w, _flatten(kind, arg))
+
+
+def _read_steps(r: Reader, where: str) -> tuple:
+    steps = []
+    for s in range(r.count(f"{where} view", MAX_STEPS, 5)):
+        kind_code = r.u8(f"{where} view step {s}")
+        if kind_code >= len(STEP_KINDS):
+            raise r.fail(f"{where} view step {s}", f"unknown view step {kind_code}")
+        kind = STEP_KINDS[kind_code]
+        vals = _read_ints(r, f"{where} view step {s}", 3 * MAX_DIMS)
+        steps.append((kind, _unflatten(kind, vals, where, r)))
+    return tuple(steps)
 
 
 def _numel(shape: tuple[int, ...]) -> int:
@@ -82,11 +124,11 @@ def _numel(shape: tuple[int, ...]) -> int:
 
 
 def read_graph(r: Reader) -> GraphSpec:
-    title = r.string("graph title", 1024)
+    title = _read_label(r, "graph title", MAX_TITLE)
+    description = _read_label(r, "graph description", MAX_DESCRIPTION)
     scale = r.u8("numeric format scale_bits")
     if not MIN_SCALE_BITS <= scale <= MAX_SCALE_BITS:
         raise r.fail("numeric format scale_bits", f"{scale} outside [{MIN_SCALE_BITS}, {MAX_SCALE_BITS}]")
-    root = r.take(32, "model root")
     nodes: list[NodeSpec] = []
     for i in range(r.count("graph nodes", MAX_NODES, 8)):
         where = f"node {i}"
@@ -94,7 +136,7 @@ def read_graph(r: Reader) -> GraphSpec:
         if code >= len(OPS):
             raise r.fail(f"{where} op", f"unknown op code {code}")
         op = OPS[code]
-        name = r.string(f"{where} name", 1024)
+        name = _read_label(r, f"{where} name", MAX_NAME)
         flags = r.u8(f"{where} flags")
         axis_raw = r.u8(f"{where} axis")
         shape = tuple(_read_ints(r, f"{where} shape", MAX_DIMS))
@@ -108,15 +150,7 @@ def read_graph(r: Reader) -> GraphSpec:
             src = r.u32(f"{where} input {k}")
             if src >= i:
                 raise r.fail(f"{where} input {k}", f"refers to node {src}, which is not earlier in the graph")
-            steps = []
-            for s in range(r.count(f"{where} input {k} view", MAX_STEPS, 5)):
-                kind_code = r.u8(f"{where} input {k} view step {s}")
-                if kind_code >= len(STEP_KINDS):
-                    raise r.fail(f"{where} input {k} view step {s}", f"unknown view step {kind_code}")
-                kind = STEP_KINDS[kind_code]
-                vals = _read_ints(r, f"{where} input {k} view step {s}", 3 * MAX_DIMS)
-                steps.append((kind, _unflatten(kind, vals, where, r)))
-            srcs.append((src, nodes[src].shape, tuple(steps)))
+            srcs.append((src, nodes[src].shape, _read_steps(r, f"{where} input {k}")))
         axis = None if axis_raw == 0xFF else axis_raw
         node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1))
         _check_node_shapes(node, where, r)
@@ -129,31 +163,36 @@ def read_graph(r: Reader) -> GraphSpec:
             node.values = vals
         nodes.append(node)
     inputs = []
-    for i in range(r.count("graph inputs", MAX_NODES, 12)):
-        name = r.string(f"input {i} name", 1024)
+    seen_inputs: set[int] = set()
+    for i in range(r.count("graph inputs", MAX_NODES, 8)):
+        name = _read_label(r, f"input {i} name", MAX_NAME)
         idx = r.u32(f"input {i} node")
-        if idx >= len(nodes) or nodes[idx].op != "Input":
-            raise r.fail(f"input {i} node", f"{idx} is not an input node")
-        fanout = _read_ints(r, f"input {i} fanout", MAX_NUMEL)
-        if not nodes[idx].private and len(fanout) != nodes[idx].numel:
-            raise r.fail(f"input {i} fanout", "one count per element expected")
-        if any(f < 0 for f in fanout):
-            raise r.fail(f"input {i} fanout", "negative count")
-        inputs.append(InputSpec(name, idx, fanout))
+        if idx >= len(nodes) or nodes[idx].op != "Input" or idx in seen_inputs:
+            raise r.fail(f"input {i} node", f"{idx} is not an input node (or is listed twice)")
+        seen_inputs.add(idx)
+        inputs.append(InputSpec(name, idx))
+    if len(seen_inputs) != sum(1 for n in nodes if n.op == "Input"):
+        raise r.fail("graph inputs", "every Input node must be listed exactly once")
     outputs = []
-    for i in range(r.count("graph outputs", MAX_NODES, 16)):
-        name = r.string(f"output {i} name", 1024)
-        idx = r.u32(f"output {i} node")
+    total = 0
+    for i in range(r.count("graph outputs", MAX_NODES, 12)):
+        where = f"output {i}"
+        name = _read_label(r, f"{where} name", MAX_NAME)
+        idx = r.u32(f"{where} node")
         if idx >= len(nodes):
-            raise r.fail(f"output {i} node", f"no node {idx}")
-        shape = tuple(_read_ints(r, f"output {i} shape", MAX_DIMS))
-        indices = _read_ints(r, f"output {i} indices", MAX_NUMEL)
-        if len(indices) != _numel(shape) or any(j < -1 or j >= nodes[idx].numel for j in indices):
-            raise r.fail(f"output {i} indices", "index map does not fit the node")
-        outputs.append(OutputSpec(name, idx, shape, indices))
+            raise r.fail(f"{where} node", f"no node {idx}")
+        steps = _read_steps(r, where)
+        try:
+            shape = view_shape(nodes[idx].shape, steps)
+        except ValueError as e:
+            raise r.fail(f"{where} view", str(e)) from None
+        total += _numel(shape)
+        if total > MAX_OUTPUT_NUMEL:
+            raise r.fail(f"{where} view", f"the outputs hold more than {MAX_OUTPUT_NUMEL} elements")
+        outputs.append(OutputSpec(name, idx, steps, shape, view_indices(nodes[idx].shape, steps)))
     if not outputs:
         raise FormatError("settings.bin: the graph has no outputs")
-    return GraphSpec(scale, nodes, inputs, outputs, root, title)
+    return GraphSpec(scale, nodes, inputs, outputs, title, description)
 
 
 def _check_node_shapes(node: NodeSpec, where: str, r: Reader) -> None:

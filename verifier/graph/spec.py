@@ -55,15 +55,17 @@ class NodeSpec:
 class InputSpec:
     name: str
     node: int
-    fanout: list[int]  # reads of each element by consumers and outputs (public inputs)
 
 
 @dataclass
 class OutputSpec:
+    """An output is a view of a node; the verifier derives its index map from the view's steps."""
+
     name: str
     node: int
-    shape: tuple[int, ...]
-    src_indices: list[int]  # element i of the output reads element src_indices[i] of the node (-1: 0)
+    steps: tuple[Step, ...]
+    shape: tuple[int, ...] = ()
+    src_indices: list[int] = field(default_factory=list)  # output element i reads node element [i] (-1: 0)
 
 
 @dataclass
@@ -72,12 +74,8 @@ class GraphSpec:
     nodes: list[NodeSpec]
     inputs: list[InputSpec]
     outputs: list[OutputSpec]
-    model_root: bytes
-    title: str = ""
-
-    def node_id(self, index: int) -> int:
-        """The id a node carries in data-flow tuples (0 is never a node)."""
-        return index + 1
+    title: str = ""  # the publisher's labels: bound by the statement, not part of the model's identity
+    description: str = ""
 
     def rows_of(self, index: int) -> int:
         """Trace rows a node occupies in its component."""
@@ -121,3 +119,55 @@ def view_shape(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> tuple[int
         if _numel(shape) > 1 << 24:
             raise ValueError(f"view of {shape} is too large")
     return shape
+
+
+def view_indices(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> list[int]:
+    """The flat source index each element of a view reads (-1: padding), replaying the steps on an
+    index list (pure Python; used for outputs, whose size the reader bounds)."""
+    shape = tuple(src_shape)
+    idx = list(range(_numel(shape)))
+    for kind, arg in steps:
+        if kind == "reshape":
+            shape = tuple(arg)
+            continue
+        new_shape = view_shape(shape, ((kind, arg),))
+        old_strides = _strides(shape)
+        out = []
+        for flat in range(_numel(new_shape)):
+            digits = _unravel(flat, new_shape)
+            src = _source_digits(kind, arg, digits, shape)
+            out.append(-1 if src is None else idx[sum(d * s for d, s in zip(src, old_strides))])
+        idx, shape = out, new_shape
+    return idx
+
+
+def _strides(shape: tuple[int, ...]) -> list[int]:
+    out, acc = [], 1
+    for d in reversed(shape):
+        out.append(acc)
+        acc *= d
+    return out[::-1]
+
+
+def _unravel(flat: int, shape: tuple[int, ...]) -> list[int]:
+    out = [0] * len(shape)
+    for j in range(len(shape) - 1, -1, -1):
+        out[j] = flat % shape[j]
+        flat //= shape[j]
+    return out
+
+
+def _source_digits(kind: str, arg: tuple, digits: list[int], shape: tuple[int, ...]) -> list[int] | None:
+    if kind == "permute":
+        src = [0] * len(digits)
+        for new_axis, old_axis in enumerate(arg):
+            src[old_axis] = digits[new_axis]
+        return src
+    if kind == "expand":
+        return [0 if d == 1 else x for x, d in zip(digits, shape)]
+    if kind == "slice":
+        return [a + c * x for x, (a, _, c) in zip(digits, arg)]
+    if kind == "pad":
+        src = [x - a for x, (a, _) in zip(digits, arg)]
+        return src if all(0 <= x < d for x, d in zip(src, shape)) else None
+    raise ValueError(f"unknown view step {kind!r}")

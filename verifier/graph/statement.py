@@ -8,18 +8,30 @@ from typing import TYPE_CHECKING
 
 from ..air.framework import Air, AirDefinitionError, PreprocessedColumn, PreprocessedTree, RelationElements
 from ..errors import FormatError, StatementError
-from ..fields import QM31, QZERO, P, q_add, q_batch_inverse, q_from_m31, q_mul, q_mul_m31, q_sub
+from ..fields import QM31, P, q_batch_inverse, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
 from .components import (
     COMPONENT_ORDER,
     DATA,
+    KNOWN,
     FunctionTableComponent,
     GraphComponent,
     RangeTableComponent,
     make_component,
 )
-from .spec import GraphSpec
+from .spec import REDUCE, GraphSpec
 from .tables import TABLE_ORDER, table_log_size, table_root
+from .topology import (
+    KNOWN_LANES,
+    MAX_SPARSE_ENTRIES,
+    Segment,
+    known_topology,
+    layout_segments,
+    node_bases,
+    op_topology,
+    reduce_groups,
+    value_topology,
+)
 
 if TYPE_CHECKING:  # statement.py imports this module
     from ..statement import Settings, Statement
@@ -31,12 +43,21 @@ def _log_size(rows: int) -> int:
     return max(MIN_LOG_SIZE, (rows - 1).bit_length())
 
 
-def node_kind(spec: GraphSpec, index: int) -> str | None:
-    """The component a node's rows go to (None: a public input, which has no rows)."""
+def node_kind(spec: GraphSpec, index: int) -> str:
+    """The component a node's rows go to."""
     node = spec.nodes[index]
+    if node.op == "Constant" or (node.op == "Input" and not node.private):
+        return "Known"
     if node.op == "Input":
-        return "PrivateInput" if node.private else None
+        return "PrivateInput"
     return node.op
+
+
+def rows_of(spec: GraphSpec, index: int) -> int:
+    """Trace rows a node occupies in its component."""
+    if node_kind(spec, index) == "Known":
+        return -(-spec.nodes[index].numel // KNOWN_LANES)
+    return spec.rows_of(index)
 
 
 @dataclass
@@ -45,40 +66,51 @@ class ComponentPlan:
     nodes: list[int]  # graph node indices, in graph order
     rows: int  # real rows
     component: GraphComponent
+    segments: list[Segment]
 
 
 def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
-    """Which nodes each op component holds, in the fixed component order (prover and verifier)."""
+    """Which nodes each component holds, in the fixed component order, with every topology column
+    derived from the graph (prover and verifier)."""
     by_kind: dict[str, list[int]] = {}
     for i in range(len(spec.nodes)):
-        kind = node_kind(spec, i)
-        if kind is not None:
-            by_kind.setdefault(kind, []).append(i)
+        by_kind.setdefault(node_kind(spec, i), []).append(i)
     plans = []
+    n_sparse = 0
     for kind in COMPONENT_ORDER:
         nodes = by_kind.get(kind)
         if not nodes:
             continue
-        rows = sum(spec.rows_of(i) for i in nodes)
-        plans.append(ComponentPlan(kind, nodes, rows, make_component(kind, _log_size(rows), spec.scale_bits)))
+        segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
+        rows = sum(seg.rows for seg in segs)
+        comp = make_component(kind, _log_size(rows), spec.scale_bits)
+        n_rows = 1 << comp.log_size
+        if kind == "Known":
+            patterns = known_topology(spec, segs, n_rows)
+        elif kind == "PrivateInput":
+            patterns = value_topology(spec, segs, n_rows)
+        else:
+            patterns = op_topology(spec, segs, n_rows, comp.n_inputs, kind in REDUCE)
+        for col, pattern in patterns.items():
+            comp.sparse_columns[f"d.{col}"], comp.anchors[col] = pattern.sparse()
+        if kind in REDUCE:
+            comp.sparse_columns["first"], comp.sparse_columns["last"] = reduce_groups(spec, segs, n_rows)
+        n_sparse += sum(len(c) for c in comp.sparse_columns.values())
+        if n_sparse > MAX_SPARSE_ENTRIES:
+            raise FormatError(
+                f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows, "
+                "above the verifier's work budget"
+            )
+        plans.append(ComponentPlan(kind, nodes, rows, comp, segs))
     return plans
-
-
-def model_tree(plans: list[ComponentPlan], root: bytes) -> PreprocessedTree:
-    cols = [
-        PreprocessedColumn(f"{p.component.name}.{c}", p.component.log_size)
-        for p in plans
-        for c in p.component.pre_columns
-    ]
-    return PreprocessedTree("model", cols, root)
 
 
 def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[ComponentPlan]]:
     plans = plan_components(spec)
-    if not plans:
+    if not any(p.kind not in ("Known", "PrivateInput") for p in plans):
         raise FormatError("settings.bin: the graph has no computation to prove")
     components: list = [p.component for p in plans]
-    trees = [model_tree(plans, spec.model_root)]
+    trees = []
     needed = {t for c in components for t in c.tables} | ({"range8"} if any(c.uses_range for c in components) else set())
     for table in TABLE_ORDER:
         if table not in needed:
@@ -95,11 +127,13 @@ def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[Compone
     return Air(components, trees), plans
 
 
-def _combine(el: RelationElements, a2: QM31, node: int, idx: int, value: int) -> QM31:
-    # node + alpha * idx + alpha^2 * value - z
-    acc = q_add(q_from_m31(node), q_mul_m31(el.alpha, idx))
-    acc = q_add(acc, q_mul_m31(a2, value))
-    return q_sub(acc, el.z)
+def _combine(el: RelationElements, values: list[int]) -> QM31:
+    """sum_j alpha^j v_j - z for M31 values, one coordinate at a time (a hot loop for weights)."""
+    powers = el.powers(len(values))
+    acc = []
+    for c in range(4):
+        acc.append(sum(v * pw[c] for v, pw in zip(values, powers)) % P)
+    return q_sub((acc[0], acc[1], acc[2], acc[3]), el.z)
 
 
 def _decode(vals: list[int], what: str, scale: int) -> list[float]:
@@ -133,41 +167,57 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
         for i, (src, v) in enumerate(zip(out.src_indices, vals)):
             if src < 0 and v != 0:
                 raise StatementError(f"output {out.name!r} element {i} reads padding but is not 0")
-        outputs[out.name] = {"shape": list(out.shape), "values": _decode(vals, f"output {out.name!r}", spec.scale_bits)}
+        src_node = spec.nodes[out.node]
+        identity = out.src_indices == list(range(src_node.numel)) and tuple(out.shape) == tuple(src_node.shape)
+        outputs[out.name] = {
+            "shape": list(out.shape),
+            "values": _decode(vals, f"output {out.name!r}", spec.scale_bits),
+            "source": {"node": out.node, "op": src_node.op, "name": src_node.name},
+            "index_map": "identity" if identity else list(out.src_indices),
+        }
     try:
         air, plans = build_graph_air(spec, settings.config.log_blowup)
     except AirDefinitionError as e:
         raise FormatError(f"settings.bin: the graph cannot be proven as described: {e}") from None
+    bases = node_bases(spec)
+    public_of = {inp.node: vals for inp, vals in zip(pub_inputs, public)}
 
     def public_sum(elements: dict[str, RelationElements]) -> QM31:
-        el = elements.get(DATA)
-        if el is None:
-            return QZERO
-        a2 = q_mul(el.alpha, el.alpha)
+        """+1 for every known row (weights from settings.bin, public inputs from proof.bin), -1 for
+        every public output element: the terms the trace's LogUp sums must cancel."""
         nums: list[int] = []
         dens: list[QM31] = []
-        for inp, vals in zip(pub_inputs, public):
-            nid = spec.node_id(inp.node)
-            for i, (f, v) in enumerate(zip(inp.fanout, vals)):
-                if f:
-                    nums.append(f)
-                    dens.append(_combine(el, a2, nid, i, v))
-        for out, vals in zip(spec.outputs, public[len(pub_inputs) :]):
-            nid = spec.node_id(out.node)
-            for src, v in zip(out.src_indices, vals):
-                if src >= 0:
-                    nums.append(P - 1)
-                    dens.append(_combine(el, a2, nid, src, v))
-        total = QZERO
+        known = elements.get(KNOWN)
+        for plan in plans:
+            if plan.kind != "Known" or known is None:
+                continue
+            for seg in plan.segments:
+                node = spec.nodes[seg.node]
+                vals = node.values if node.op == "Constant" else public_of[seg.node]
+                assert vals is not None
+                for t in range(seg.rows):
+                    chunk = [v % P for v in vals[KNOWN_LANES * t : KNOWN_LANES * (t + 1)]]
+                    chunk += [0] * (KNOWN_LANES - len(chunk))
+                    nums.append(1)
+                    dens.append(_combine(known, [bases[seg.node] + KNOWN_LANES * t, *chunk]))
+        data = elements.get(DATA)
+        if data is not None:
+            for out, vals in zip(spec.outputs, public[len(pub_inputs) :]):
+                base = bases[out.node]
+                for src, v in zip(out.src_indices, vals):
+                    if src >= 0:
+                        nums.append(P - 1)
+                        dens.append(_combine(data, [base + src, v]))
         try:
             invs = q_batch_inverse(dens)
         except ZeroDivisionError:
             raise StatementError("degenerate LogUp challenge for the public terms") from None
+        acc = [0, 0, 0, 0]
         for n, d in zip(nums, invs):
-            total = q_add(total, q_mul_m31(d, n))
-        return total
+            for c in range(4):
+                acc[c] += d[c] * n
+        return (acc[0] % P, acc[1] % P, acc[2] % P, acc[3] % P)
 
-    n_ops = sum(1 for p in plans for _ in p.nodes)
-    title = f"{spec.title} " if spec.title else ""
-    desc = f"{title}graph of {len(spec.nodes)} nodes ({n_ops} proven), {len(air.components)} AIR components"
+    n_ops = sum(len(p.nodes) for p in plans if p.kind not in ("Known", "PrivateInput"))
+    desc = f"graph of {len(spec.nodes)} nodes ({n_ops} proven ops), {len(air.components)} AIR components"
     return Statement(air, statement_bytes(settings.digest, public), public_sum, outputs, inputs, desc)

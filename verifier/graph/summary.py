@@ -9,6 +9,28 @@ from .spec import GraphSpec
 from .statement import plan_components
 
 
+def model_digest(spec: GraphSpec) -> bytes:
+    """The model's identity: BLAKE2s of the graph body without the publisher's labels (title,
+    description, node names): graph, views, weights, numeric format, input/output names and maps."""
+    import hashlib
+
+    from ..formats import Writer
+    from .settings import write_graph
+
+    w = Writer()
+    write_graph(w, spec, labels=False)
+    return hashlib.blake2s(b"luminair model v2" + w.bytes()).digest()
+
+
+def describe_steps(steps: tuple) -> str:
+    return " | ".join(f"{kind}{tuple(arg)}" for kind, arg in steps) or "identity"
+
+
+def _is_identity(spec: GraphSpec, out) -> bool:  # noqa: ANN001
+    node = spec.nodes[out.node]
+    return tuple(out.shape) == tuple(node.shape) and out.src_indices == list(range(node.numel))
+
+
 def graph_summary(spec: GraphSpec) -> dict[str, Any]:
     nodes = []
     edges = []
@@ -26,15 +48,21 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
     fmt = NumericFormat(spec.scale_bits)
     return {
         "title": spec.title,
+        "description": spec.description,
+        "model_digest": model_digest(spec).hex(),
         "numeric_format": {"scale_bits": spec.scale_bits, "description": fmt.describe()},
-        "model_root": spec.model_root.hex(),
         "graph": {"nodes": nodes, "edges": edges},
         "inputs": [
             {"name": i.name, "node": i.node, "shape": list(spec.nodes[i.node].shape),
              "private": spec.nodes[i.node].private}
             for i in spec.inputs
         ],
-        "outputs": [{"name": o.name, "node": o.node, "shape": list(o.shape)} for o in spec.outputs],
+        "outputs": [
+            {"name": o.name, "node": o.node, "shape": list(o.shape), "source_op": spec.nodes[o.node].op,
+             "source_name": spec.nodes[o.node].name, "view": describe_steps(o.steps),
+             "index_map": "identity" if _is_identity(spec, o) else list(o.src_indices)}
+            for o in spec.outputs
+        ],
         "components": [
             {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, "log_size": p.component.log_size}
             for p in plans

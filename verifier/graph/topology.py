@@ -1,0 +1,370 @@
+"""Which element every trace row holds and reads, derived by the verifier from the graph alone.
+
+Nothing here comes from a root, count or map written by the prover or the publisher. Every graph
+element has an address: node n's element i is `base[n] + i`, with bases laid out in node order
+(each aligned to KNOWN_LANES so that packed rows never spill into the next node). A component's
+rows hold its nodes one after the other (segments, in graph order), then padding rows. The
+columns that say which address a row produces and reads (its *topology columns*) are committed by
+the prover like any other main column, but each is pinned down completely by a constraint whose
+only free part is a sparse column that the verifier computes here:
+
+* an affine column c (an address that steps by a fixed stride along a run of rows) satisfies
+  c[r] - 2 c[r-1] + c[r-2] = D2[r], with D2 zero except where a run starts;
+* a step column c (a 0/1 flag, or a reduction's output address) satisfies c[r] - c[r-1] = D1[r];
+* both also satisfy c[0] = anchor.
+
+On a cyclic trace of N rows (N a power of two, far below p) the only solutions of the homogeneous
+recurrences are a + b*r with b*N = 0 mod p, so b = 0, and the anchor fixes a: the column is exactly
+the one described here. The verifier evaluates the sparse columns at the out-of-domain point in
+closed form (a sum of row selectors, verifier/poly.sparse_columns_at), so its work grows with the
+number of runs, never with the number of rows, and no trace-sized column is interpolated.
+
+Views are affine: a view's source address is offset + sum_j digit_j * stride_j over the digits of
+the view's multi-index, valid where every digit lies inside its axis's mask (padding reads 0).
+A reshape that cannot be written that way over its source is refused here; the prover's compiler
+materializes such views first (a Contiguous node).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import FormatError
+from ..fields import P
+from .spec import REDUCE, GraphSpec, Step
+
+KNOWN_LANES = 8  # elements of a constant or public input held by one row of the known component
+MAX_ADDRESS = 1 << 30
+# The verifier's own budget: sparse entries it is willing to evaluate (each costs a few field
+# operations at the out-of-domain point). A graph above it is refused before any proof is read.
+MAX_SPARSE_ENTRIES = 1 << 20
+
+
+class ViewError(ValueError):
+    """A view that is not affine over its source (the compiler must materialize it first)."""
+
+
+@dataclass
+class AffineView:
+    """source address = offset + sum_j digit_j * strides[j]; valid iff lo_j <= digit_j < hi_j."""
+
+    sizes: list[int]
+    strides: list[int]
+    offset: int
+    masks: list[tuple[int, int]]
+
+    @classmethod
+    def contiguous(cls, shape: tuple[int, ...]) -> "AffineView":
+        strides = []
+        acc = 1
+        for d in reversed(shape):
+            strides.append(acc)
+            acc *= d
+        return cls(list(shape), strides[::-1], 0, [(0, d) for d in shape])
+
+    def masked(self) -> bool:
+        return any(m != (0, d) for m, d in zip(self.masks, self.sizes))
+
+    def permute(self, axes: tuple[int, ...]) -> "AffineView":
+        return AffineView(
+            [self.sizes[a] for a in axes], [self.strides[a] for a in axes], self.offset, [self.masks[a] for a in axes]
+        )
+
+    def apply(self, kind: str, arg: tuple) -> "AffineView":
+        if kind == "permute":
+            return self.permute(arg)
+        if kind == "expand":
+            sizes, strides, masks = [], [], []
+            for d, s, m, new in zip(self.sizes, self.strides, self.masks, arg):
+                if d == new:
+                    sizes.append(d), strides.append(s), masks.append(m)
+                else:  # a size-1 axis repeated: stride 0; valid everywhere or nowhere
+                    sizes.append(new), strides.append(0), masks.append((0, new) if m[0] < m[1] else (0, 0))
+            return AffineView(sizes, strides, self.offset, masks)
+        if kind == "slice":
+            sizes, strides, masks = [], [], []
+            offset = self.offset
+            for d, s, (lo, hi), (a, b, c) in zip(self.sizes, self.strides, self.masks, arg):
+                n = len(range(a, b, c))
+                offset += a * s
+                nlo = min(n, max(0, -(-(lo - a) // c)))
+                nhi = min(n, max(0, -(-(hi - a) // c)))
+                sizes.append(n), strides.append(s * c), masks.append((nlo, max(nlo, nhi)))
+            return AffineView(sizes, strides, offset, masks)
+        if kind == "pad":
+            offset = self.offset
+            sizes, masks = [], []
+            for d, s, (lo, hi), (a, b) in zip(self.sizes, self.strides, self.masks, arg):
+                offset -= a * s
+                sizes.append(d + a + b), masks.append((lo + a, hi + a))
+            return AffineView(sizes, list(self.strides), offset, masks)
+        if kind == "reshape":
+            return self._reshape(tuple(arg))
+        raise ViewError(f"unknown view step {kind!r}")
+
+    def _reshape(self, shape: tuple[int, ...]) -> "AffineView":
+        if any(lo >= hi for lo, hi in self.masks):  # reads nothing but padding: any layout will do
+            out = AffineView.contiguous(shape)
+            return AffineView(out.sizes, [0] * len(shape), 0, [(0, 0)] * len(shape))
+        old = [(d, s, m) for d, s, m in zip(self.sizes, self.strides, self.masks) if d != 1]
+        new_sizes = list(shape)
+        strides = [0] * len(shape)
+        masks = [(0, d) for d in shape]
+        targets = [j for j, d in enumerate(shape) if d != 1]
+        i = j = 0
+        while i < len(old) or j < len(targets):
+            group_old, group_new = [old[i]], [targets[j]]
+            po, pn = old[i][0], shape[targets[j]]
+            i, j = i + 1, j + 1
+            while po != pn:
+                if po < pn:
+                    group_old.append(old[i])
+                    po *= old[i][0]
+                    i += 1
+                else:
+                    group_new.append(targets[j])
+                    pn *= shape[targets[j]]
+                    j += 1
+            for (d0, s0, _), (d1, s1, _) in zip(group_old, group_old[1:]):
+                if s0 != s1 * d1:
+                    raise ViewError("a reshape merges axes that are not contiguous in the source")
+            if len(group_old) > 1 or len(group_new) > 1:
+                if any(m != (0, d) for d, _, m in group_old):
+                    raise ViewError("a reshape merges or splits a padded axis")
+            stride = group_old[-1][1]
+            for t in reversed(group_new):
+                strides[t] = stride
+                stride *= shape[t]
+            if len(group_old) == 1 and len(group_new) == 1:
+                masks[group_new[0]] = group_old[0][2]
+        return AffineView(new_sizes, strides, self.offset, masks)
+
+
+def affine_view(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> AffineView:
+    """The affine form of a view; ViewError if it has none (shapes are already validated)."""
+    v = AffineView.contiguous(tuple(src_shape))
+    for kind, arg in steps:
+        v = v.apply(kind, arg)
+    return v
+
+
+def is_affine(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> bool:
+    try:
+        affine_view(src_shape, steps)
+    except ViewError:
+        return False
+    return True
+
+
+def node_bases(spec: GraphSpec) -> list[int]:
+    """base[n]: the address of node n's element 0 (aligned, in node order)."""
+    bases = []
+    addr = KNOWN_LANES
+    for node in spec.nodes:
+        bases.append(addr)
+        addr += -(-node.numel // KNOWN_LANES) * KNOWN_LANES
+    if addr > MAX_ADDRESS:
+        raise FormatError(f"settings.bin: the graph has {addr} elements, more than the AIR addresses ({MAX_ADDRESS})")
+    return bases
+
+
+# --- rows of one node ------------------------------------------------------------------------------
+
+
+def row_order_view(spec: GraphSpec, node_index: int, k: int) -> AffineView:
+    """Input k of a node as an affine view in the node's row order (reductions: the reduced axis
+    moved innermost, so a group of consecutive rows makes one output element)."""
+    node = spec.nodes[node_index]
+    _, src_shape, steps = node.srcs[k]
+    try:
+        v = affine_view(src_shape, steps)
+    except ViewError as e:
+        raise FormatError(f"settings.bin: node {node_index} input {k}: {e}; the AIR needs affine views") from None
+    if node.op in REDUCE:
+        axis = node.axis if node.axis is not None else 0
+        order = tuple(a for a in range(len(v.sizes)) if a != axis) + (axis,)
+        v = v.permute(order)
+    return v
+
+
+def _digits(local: int, sizes: list[int]) -> list[int]:
+    out = [0] * len(sizes)
+    for j in range(len(sizes) - 1, -1, -1):
+        d = sizes[j]
+        out[j] = local % d
+        local //= d
+    return out
+
+
+def _address(v: AffineView, base: int, local: int) -> int:
+    return base + v.offset + sum(d * s for d, s in zip(_digits(local, v.sizes), v.strides))
+
+
+def _valid(v: AffineView, local: int) -> int:
+    return int(all(lo <= d < hi for d, (lo, hi) in zip(_digits(local, v.sizes), v.masks)))
+
+
+def _run_length(v: AffineView) -> int:
+    """Rows over which the address stays affine: the innermost axes that merge (stride-wise)."""
+    axes = [(d, s) for d, s in zip(v.sizes, v.strides) if d != 1]
+    if not axes:
+        return 1
+    length, inner_stride = axes[-1]
+    stride = inner_stride * length
+    for d, s in reversed(axes[:-1]):
+        if s != stride:
+            break
+        length *= d
+        stride = s * d
+    return length
+
+
+def _run_starts(numel: int, length: int) -> range:
+    return range(0, numel, length)
+
+
+def _mask_changes(v: AffineView) -> list[int]:
+    """Local rows where the validity of a view may change (where a masked digit crosses an edge)."""
+    numel = 1
+    for d in v.sizes:
+        numel *= d
+    rows: set[int] = {0}
+    inner = 1
+    for j in range(len(v.sizes) - 1, -1, -1):
+        d = v.sizes[j]
+        lo, hi = v.masks[j]
+        if (lo, hi) != (0, d):
+            block = d * inner
+            edges = [e for e in (lo, hi) if 0 < e < d]
+            for start in range(0, numel, block):
+                for e in edges:
+                    rows.add(start + e * inner)
+                rows.add(start)
+        inner *= d
+    return sorted(rows)
+
+
+# --- topology of a component --------------------------------------------------------------------------
+
+
+@dataclass
+class Segment:
+    node: int
+    start: int  # first row
+    rows: int
+
+
+class ColumnPattern:
+    """Values of one topology column at any row (segments, then zero padding), and the rows where
+    its difference may be non-zero."""
+
+    def __init__(self, kind: str, n_rows: int) -> None:
+        self.kind = kind  # "affine" (second difference) or "step" (first difference)
+        self.n_rows = n_rows
+        self.parts: list[tuple[int, int, object]] = []  # (start, rows, value(local) -> int)
+        self.candidates: set[int] = {0, 1}
+
+    def add(self, start: int, rows: int, value, breaks) -> None:  # noqa: ANN001 - small callables
+        self.parts.append((start, rows, value))
+        end = start + rows
+        for b in breaks:
+            self.candidates.add(start + b)
+            if self.kind == "affine":
+                self.candidates.add(start + b + 1)
+        self.candidates.update((end, end + 1) if self.kind == "affine" else (end,))
+
+    def value(self, row: int) -> int:
+        row %= self.n_rows
+        for start, rows, fn in self.parts:
+            if start <= row < start + rows:
+                return fn(row - start)  # type: ignore[operator]
+        return 0
+
+    def sparse(self) -> tuple[dict[int, int], int]:
+        """(difference column row -> value mod P, anchor value at row 0)."""
+        out: dict[int, int] = {}
+        for r in sorted(c for c in self.candidates if c < self.n_rows):
+            if self.kind == "affine":
+                d = self.value(r) - 2 * self.value(r - 1) + self.value(r - 2)
+            else:
+                d = self.value(r) - self.value(r - 1)
+            if d % P:
+                out[r] = d % P
+        return out, self.value(0) % P
+
+
+def layout_segments(spec: GraphSpec, nodes: list[int], rows_of) -> list[Segment]:  # noqa: ANN001
+    segs, r = [], 0
+    for n in nodes:
+        count = rows_of(n)
+        segs.append(Segment(n, r, count))
+        r += count
+    return segs
+
+
+def op_topology(spec: GraphSpec, segs: list[Segment], n_rows: int, n_inputs: int, reduce: bool) -> dict[str, ColumnPattern]:
+    """Topology columns of an op component: addr, is_real, and per input in{k}_addr, in{k}_real.
+    (Reductions: also the sparse group starts/ends, see reduce_groups.)"""
+    bases = node_bases(spec)
+    cols = {"addr": ColumnPattern("step" if reduce else "affine", n_rows), "is_real": ColumnPattern("step", n_rows)}
+    for k in range(n_inputs):
+        cols[f"in{k}_addr"] = ColumnPattern("affine", n_rows)
+        cols[f"in{k}_real"] = ColumnPattern("step", n_rows)
+    for seg in segs:
+        node = spec.nodes[seg.node]
+        base = bases[seg.node]
+        cols["is_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
+        if reduce:
+            length = row_order_view(spec, seg.node, 0).sizes[-1]
+            cols["addr"].add(seg.start, seg.rows, lambda l, b=base, L=length: b + l // L, _run_starts(seg.rows, length))
+        else:
+            cols["addr"].add(seg.start, seg.rows, lambda l, b=base: b + l, [0])
+        for k in range(n_inputs):
+            v = row_order_view(spec, seg.node, k)
+            src_base = bases[node.srcs[k][0]]
+            cols[f"in{k}_addr"].add(
+                seg.start, seg.rows, lambda l, v=v, b=src_base: _address(v, b, l), _run_starts(seg.rows, _run_length(v))
+            )
+            if v.masked():
+                cols[f"in{k}_real"].add(seg.start, seg.rows, lambda l, v=v: _valid(v, l), _mask_changes(v))
+            else:
+                cols[f"in{k}_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
+    return cols
+
+
+def reduce_groups(spec: GraphSpec, segs: list[Segment], n_rows: int) -> tuple[dict[int, int], dict[int, int]]:
+    """Sparse is_first / is_last of a reduction component: 1 at the first and last row of every
+    group (one output element); the padding rows form one more group, which yields nothing."""
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for seg in segs:
+        length = row_order_view(spec, seg.node, 0).sizes[-1]
+        for s in range(seg.start, seg.start + seg.rows, length):
+            first[s] = 1
+            last[s + length - 1] = 1
+    end = segs[-1].start + segs[-1].rows if segs else 0
+    if end < n_rows:
+        first[end] = 1
+    return first, last
+
+
+def known_topology(spec: GraphSpec, segs: list[Segment], n_rows: int) -> dict[str, ColumnPattern]:
+    """Known rows (constants and public inputs) hold KNOWN_LANES consecutive elements each."""
+    bases = node_bases(spec)
+    cols = {"addr": ColumnPattern("affine", n_rows), "is_real": ColumnPattern("step", n_rows)}
+    for seg in segs:
+        b = bases[seg.node]
+        cols["addr"].add(seg.start, seg.rows, lambda l, b=b: b + KNOWN_LANES * l, [0])
+        cols["is_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
+    return cols
+
+
+def value_topology(spec: GraphSpec, segs: list[Segment], n_rows: int) -> dict[str, ColumnPattern]:
+    """Private inputs: one element per row."""
+    bases = node_bases(spec)
+    cols = {"addr": ColumnPattern("affine", n_rows), "is_real": ColumnPattern("step", n_rows)}
+    for seg in segs:
+        b = bases[seg.node]
+        cols["addr"].add(seg.start, seg.rows, lambda l, b=b: b + l, [0])
+        cols["is_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
+    return cols
