@@ -1,10 +1,9 @@
-"""The `luminair` command: prove | verify | inspect | audit.
+"""The `luminair` command: prove | verify | inspect.
 
     luminair prove MODEL --input INPUT.json --out DIR [--preset fast|default|secure] [--security BITS]
                          [--scale-bits S]
     luminair verify PROOF SETTINGS            exit 0 valid, 1 rejected (one-line reason), 2 usage/IO error
     luminair inspect FILE [--json]            readable dump of proof.bin or settings.bin
-    luminair audit SETTINGS                   recompute the model commitment from the graph and weights
     luminair --version
 
 Every file argument must be a regular file no larger than MAX_BYTES[kind] (a FIFO, a device, a
@@ -368,7 +367,7 @@ def print_prove_summary(s: dict[str, Any]) -> None:
     say("wrote          " + ", ".join(s["files"]))
 
 
-# --- verify / inspect / audit -------------------------------------------------------------------
+# --- verify / inspect -------------------------------------------------------------------
 
 
 def _floor_hint(args: argparse.Namespace, settings: bytes) -> str | None:
@@ -395,8 +394,6 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
             f"valid: {r.statement}; {r.security_bits} bits ({r.security_label or 'custom config'}); "
             f"model {r.model_digest}; {r.verification_time_ms:.1f} ms"
         )
-        if "audit" in r.extra:
-            say(f"  {r.extra['audit']}")
         for name, o in (r.outputs or {}).items():
             vals = o["values"]
             shown = ", ".join(f"{v:g}" for v in vals[:8]) + (", ..." if len(vals) > 8 else "")
@@ -413,13 +410,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     proof = read_file(args.proof, "proof")
     settings = read_file(args.settings, "settings")
     r = verifier.verify(proof, settings, min_security_bits=args.min_security_bits)
-    if r.success and args.audit:
-        from luminair.prover.audit import audit_settings
-
-        ok, message = audit_settings(settings)
-        r.extra["audit"] = message
-        if not ok:
-            r.success, r.check, r.error_message = False, "settings audit", message
     hint = _floor_hint(args, settings) if r.check == "config below floor" else None
     if args.json:
         if hint:
@@ -460,14 +450,6 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     else:
         print_inspect(info)
     return EXIT_OK
-
-
-def cmd_audit(args: argparse.Namespace) -> int:
-    from luminair.prover.audit import audit_settings
-
-    ok, message = audit_settings(read_file(args.settings, "settings"))
-    say(message)
-    return EXIT_OK if ok else EXIT_REJECTED
 
 
 # --- arguments and errors -------------------------------------------------------------------------
@@ -526,22 +508,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the floor a proof's configuration must reach (default {DEFAULT_MIN_SECURITY_BITS}); "
         "lower it only to check development proofs, e.g. 20 for --preset fast",
     )
-    v.add_argument(
-        "--audit", action="store_true", help="also recompute the model commitment from its graph and weights"
-    )
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_verify)
     i = sub.add_parser("inspect", help="show what a proof.bin or settings.bin contains", epilog=LIMITS_HELP)
     i.add_argument("file", help="proof.bin or settings.bin (a regular file, at most 64 MiB)")
     i.add_argument("--json", action="store_true")
     i.set_defaults(fn=cmd_inspect)
-    a = sub.add_parser(
-        "audit",
-        help="recompute a settings file's model commitment from its graph and weights",
-        epilog=LIMITS_HELP,
-    )
-    a.add_argument("settings", help="settings.bin (a regular file, at most 64 MiB)")
-    a.set_defaults(fn=cmd_audit)
     return ap
 
 

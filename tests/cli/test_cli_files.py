@@ -44,9 +44,7 @@ CASES = ["fifo", "dev_zero", "directory", "missing", "100MB"]
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_verify_inspect_and_audit_refuse_non_regular_or_oversized_files(
-    case, hostile_paths, dev_pair, capsys
-):
+def test_verify_and_inspect_refuse_non_regular_or_oversized_files(case, hostile_paths, dev_pair, capsys):
     path, reason = hostile_paths[case]
     proof, settings = str(dev_pair / "proof.bin"), str(dev_pair / "settings.bin")
     for args, what in [
@@ -54,7 +52,6 @@ def test_verify_inspect_and_audit_refuse_non_regular_or_oversized_files(
         (["verify", proof, path], "settings"),
         (["verify", proof, path, "--json"], "settings"),
         (["inspect", path], "proof or settings"),
-        (["audit", path], "settings"),
     ]:
         assert run_bounded(args) == 2, args
         out, err = capsys.readouterr()

@@ -106,13 +106,13 @@ def test_the_printing_functions_escape_a_result_built_directly(stdio):
         security_label=SPOOF,
         model_digest=SPOOF,
         outputs={SPOOF: {"shape": [1], "values": [1.0]}},
-        extra={"audit": SPOOF},
     )
     print_verify_result(r)
     print_verify_result(VerifyResult(False, SPOOF, "x"), hint=SPOOF)
     print_inspect(
         {
             "title": SPOOF,
+            "description": SPOOF,
             "graph": {"nodes": [{"id": 0, "label": SPOOF, "shape": [1]}], "edges": []},
             "outputs": [{"name": SPOOF}],
         }

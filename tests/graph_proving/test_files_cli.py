@@ -11,7 +11,6 @@ from luminair.prover.cli import main as cli
 from luminair.verifier import verify
 from luminair.verifier.formats import read_proof_file
 from luminair.verifier.graph.statement import build_graph_air
-from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
 
 from proving_helpers import prove_graph
 from tamper_regions import PROOF_REGIONS
