@@ -141,18 +141,23 @@ def read_file(path: str, what: str) -> bytes:
     except OSError as e:
         raise UsageError(f"cannot read {what} file {path!r}: {e.strerror or e}") from None
     try:
-        _check_stat(path, what, os.fstat(fd))  # the file actually opened
+        st = os.fstat(fd)
+        _check_stat(path, what, st)  # the file actually opened
+        # One read of the announced size plus one byte (no copy, peak memory about the file's size);
+        # more reads only if the file grew or its size is not announced (procfs), never past limit+1.
         chunks: list[bytes] = []
         total = 0
+        want = min(st.st_size, limit) + 1
         while total <= limit:
-            chunk = os.read(fd, min(4 * MIB, limit + 1 - total))
+            chunk = os.read(fd, min(want, limit + 1 - total))
             if not chunk:
                 break
             chunks.append(chunk)
             total += len(chunk)
+            want = 4 * MIB
         if total > limit:
             raise UsageError(f"{what} file {path!r} is over the {_limit_text(limit)} maximum")
-        return b"".join(chunks)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     except OSError as e:
         raise UsageError(f"cannot read {what} file {path!r}: {e.strerror or e}") from None
     finally:

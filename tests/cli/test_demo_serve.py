@@ -3,10 +3,13 @@ and the URL of each page is printed (issue 11)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 from cli_helpers import REPO
 
@@ -58,3 +61,73 @@ def test_a_port_number_out_of_range_is_one_line():
         timeout=30,
     )
     assert out.returncode == 2 and out.stderr == "demo: --port 70000 is not a port number (0..65535)\n"
+
+
+def fake_demo_tree(tmp_path: Path) -> Path:
+    """A copy of demo.sh and serve_demo.py beside stub set-up steps that print raw JSON lines (as
+    the real build does) and a warning on stderr; the proving step fails when DEMO_FAIL is set."""
+    root = tmp_path / "repo"
+    (root / "scripts").mkdir(parents=True)
+    (root / "web" / "scripts").mkdir(parents=True)
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / "public").mkdir()
+    (root / "fakebin").mkdir()
+    for name in ("demo.sh", "serve_demo.py"):
+        shutil.copy(REPO / "scripts" / name, root / "scripts" / name)
+    (root / "scripts" / "setup.sh").write_text('echo \'{"installed": true}\'\necho "setup: a warning" >&2\n')
+    (root / "web" / "scripts" / "setup.sh").write_text('echo \'{"wheel": "luminair.whl", "seconds": 1.5}\'\n')
+    (root / ".venv" / "bin" / "activate").write_text(f'export PATH="{root / "fakebin"}:$PATH"\n')
+    python = root / "fakebin" / "python"
+    python.write_text(
+        "#!/usr/bin/env bash\n"
+        'if [ "$1 $2" = "-m luminair.prover.demo" ]; then\n'
+        '  echo \'{"proof.bin": 147590}\'; exit "${DEMO_FAIL:-0}"\n'
+        "fi\n"
+        f'exec {sys.executable} "$@"\n'
+    )
+    python.chmod(0o755)
+    for page in ("index.html", "pyscript.html"):
+        (root / "public" / page).write_text("<!doctype html><title>demo</title>")
+    return root
+
+
+def test_demo_sh_prints_one_line_per_step_and_its_pages(tmp_path):
+    root = fake_demo_tree(tmp_path)
+    p = subprocess.Popen(
+        ["bash", str(root / "scripts" / "demo.sh"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert p.stdout is not None
+        lines = [p.stdout.readline() for _ in range(8)]
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
+    assert p.stderr is not None
+    assert p.stderr.read() == "setup: a warning\n"  # stderr of a step still shows
+    assert not any(line.lstrip().startswith("{") for line in lines), lines  # no raw JSON build lines
+    assert [line.split(":")[0] for line in lines[:5]] == ["demo"] * 5
+    assert lines[3].startswith("demo: public/luminair/ is not built yet")
+    assert lines[4].startswith("demo: serving ") and "(Ctrl-C to stop)" in lines[4]
+    base = lines[4].split(" at ")[1].split()[0]
+    assert [line.split()[0] for line in lines[5:]] == [base, base + "pyscript.html", base + "react/"]
+    assert "not built yet" in lines[7]
+
+
+def test_demo_sh_shows_the_output_of_a_failing_step(tmp_path):
+    root = fake_demo_tree(tmp_path)
+    out = subprocess.run(
+        ["bash", str(root / "scripts" / "demo.sh")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DEMO_FAIL": "3"},
+    )
+    assert out.returncode == 3
+    assert out.stdout.splitlines()[-1] == "demo: proving the bundled MLP 64-64-10 (ONNX) into public/"
+    assert out.stderr.splitlines()[-2:] == [
+        "demo: proving the bundled MLP 64-64-10 (ONNX) into public/ failed (exit 3); its output:",
+        '{"proof.bin": 147590}',
+    ]
