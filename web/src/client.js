@@ -1,31 +1,50 @@
-// The main-thread side: one lazily started module Worker per page, id-tagged requests, timeouts
-// that terminate the worker (a fresh one starts on the next call).
+// The main-thread side: one lazily started module Worker per page, id-tagged requests, a hosting
+// check that runs beside the start-up, timeouts over the whole path (a fresh worker starts on the
+// next call), start-up progress in bytes, and the opt-in cache of the runtime files.
 import { LuminairVerificationError } from "./errors.js";
+import { diagnoseHosting, hostingError, runtimeFiles } from "./hosting.js";
 import { MANIFEST } from "./manifest.js";
 
 const DEFAULT_START_TIMEOUT_MS = 120_000;
-const DEFAULT_TIMEOUT_MS = 60_000;
+/** Default `timeoutMs` of verify(): start-up (cold: downloads + compile) and verification together. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_FLOOR_BITS = 96;
 
 const state = {
   baseUrl: null, // null: the folder this module was loaded from
   workerFactory: null, // tests inject a fake; default: a module Worker from `${baseUrl}worker.js`
   startTimeoutMs: DEFAULT_START_TIMEOUT_MS,
+  hostingCheck: true,
+  fetch: null, // for the hosting check (tests)
+  cache: false,
   worker: null,
   ready: null, // Promise<info> for the current worker
   info: null,
-  pending: new Map(), // id -> {resolve, reject, onProgress, timer, cleanup}
+  booted: false,
+  bootProgress: null, // the last {phase, loaded, total}
+  bootListeners: new Set(),
+  pending: new Map(), // id -> {resolve, reject, onProgress, cleanup}
   nextId: 1,
   starts: 0,
 };
 
 /**
- * Where the hosted luminair folder (worker.js, the wheel, pyodide/) lives, when it is not the
- * folder this module was loaded from (for example when a bundler copied this module elsewhere).
+ * Options for the whole page (the worker is shared):
+ *  - baseUrl: where the hosted luminair folder (worker.js, the wheel, pyodide/) lives, when it is
+ *    not the folder this module was loaded from (for example after bundling);
+ *  - cache: true to keep the runtime files (WebAssembly, standard library, wheel: about 12 MB) in
+ *    Cache Storage across visits, so that a repeat visit downloads nothing. Off by default;
+ *  - hostingCheck: false to skip the parallel status/MIME check of the runtime files;
+ *  - startTimeoutMs: an upper bound for the start-up alone (default 120 s);
+ *  - workerFactory, fetch: test seams.
  */
-export function configure({ baseUrl, workerFactory, startTimeoutMs } = {}) {
+export function configure({ baseUrl, workerFactory, startTimeoutMs, cache, hostingCheck, fetch } = {}) {
   if (baseUrl !== undefined) state.baseUrl = baseUrl;
   if (workerFactory !== undefined) state.workerFactory = workerFactory;
   if (startTimeoutMs !== undefined) state.startTimeoutMs = startTimeoutMs;
+  if (cache !== undefined) state.cache = Boolean(cache);
+  if (hostingCheck !== undefined) state.hostingCheck = Boolean(hostingCheck);
+  if (fetch !== undefined) state.fetch = fetch;
 }
 
 /** The absolute URL of the hosted luminair folder, ending in "/". */
@@ -37,14 +56,51 @@ export function getBaseUrl() {
   return new URL("./", import.meta.url).href;
 }
 
-/** The pinned verifier wheel: {file, sha256, version, pyodideVersion}. */
+/** The pinned verifier wheel and runtime: {file, sha256, version, pyodideVersion, stdlib, ...}. */
 export function getManifest() {
   return { ...MANIFEST };
+}
+
+/** The Cache Storage name the opt-in cache uses for this build (older names are deleted). */
+export function cacheName() {
+  return `luminair-runtime-${MANIFEST.pyodideVersion}-${MANIFEST.sha256.slice(0, 12)}-${(MANIFEST.stdlib?.sha256 ?? "").slice(0, 12)}`;
+}
+
+/** Delete the opt-in cache of runtime files (all versions). Resolves with the number removed. */
+export async function clearCache() {
+  if (!globalThis.caches) return 0;
+  let n = 0;
+  for (const name of await caches.keys()) {
+    if (name.startsWith("luminair-runtime-")) n += (await caches.delete(name)) ? 1 : 0;
+  }
+  return n;
 }
 
 /** How many workers this page has started (a timeout replaces the worker). */
 export function workerStarts() {
   return state.starts;
+}
+
+/** The last start-up progress {phase: "download" | "start", loaded, total} (bytes), or null. */
+export function getBootProgress() {
+  return state.bootProgress;
+}
+
+/** Listen to start-up progress; returns a function that removes the listener. */
+export function onBootProgress(listener) {
+  state.bootListeners.add(listener);
+  return () => state.bootListeners.delete(listener);
+}
+
+function emitBoot(p) {
+  state.bootProgress = p;
+  for (const fn of state.bootListeners) {
+    try {
+      fn(p);
+    } catch (e) {
+      console.error("luminair-web: a start-up progress listener threw", e);
+    }
+  }
 }
 
 function settleAll(err) {
@@ -57,9 +113,13 @@ function settleAll(err) {
 
 function dropWorker(err) {
   const w = state.worker;
+  const reject = state.rejectReady;
   state.worker = null;
   state.ready = null;
   state.info = null;
+  state.booted = false;
+  state.rejectReady = null;
+  state.bootProgress = null;
   if (w) {
     try {
       w.terminate();
@@ -67,53 +127,109 @@ function dropWorker(err) {
       /* already gone */
     }
   }
+  reject?.(err);
   settleAll(err);
+}
+
+async function cachedUrls(baseUrl) {
+  const out = new Set();
+  if (!state.cache || !globalThis.caches) return out;
+  try {
+    const cache = await caches.open(cacheName());
+    for (const f of runtimeFiles(MANIFEST)) {
+      const u = new URL(f.path, baseUrl).href;
+      if (await cache.match(u)) out.add(u);
+    }
+  } catch {
+    /* no storage: check everything */
+  }
+  return out;
 }
 
 function startWorker() {
   const baseUrl = getBaseUrl();
   const workerUrl = new URL("worker.js", baseUrl).href;
+  let readyResolve, readyReject;
+  const ready = new Promise((resolve, reject) => {
+    readyResolve = resolve;
+    readyReject = reject;
+  });
+  ready.catch(() => {}); // rejections are delivered to the callers of init()
+  // The hosting check runs beside the worker's start: it costs nothing when all is well and names
+  // the file at fault within a round trip when it is not.
+  const diag = state.hostingCheck
+    ? cachedUrls(baseUrl).then((skip) => diagnoseHosting(baseUrl, MANIFEST, { fetch: state.fetch ?? undefined, skip })).catch(() => null)
+    : Promise.resolve(null);
   let worker;
   try {
     worker = state.workerFactory
       ? state.workerFactory(workerUrl)
       : new Worker(workerUrl, { type: "module", name: "luminair-verifier" });
   } catch (e) {
-    return Promise.reject(new LuminairVerificationError("load", `could not start the verifier worker ${workerUrl}: ${e?.message ?? e}`, { url: workerUrl }));
+    const err = new LuminairVerificationError("load", `could not start the verifier worker ${workerUrl}: ${e?.message ?? e}`, { url: workerUrl });
+    return Promise.reject(err);
   }
   state.worker = worker;
+  state.ready = ready;
+  state.rejectReady = readyReject;
+  state.booted = false;
   state.starts += 1;
-  let readyResolve, readyReject;
-  const ready = new Promise((resolve, reject) => {
-    readyResolve = resolve;
-    readyReject = reject;
+  state.bootProgress = { phase: "download", loaded: 0, total: 0 };
+  const current = () => state.worker === worker;
+
+  // A fatal hosting problem stops the start at once, with the file at fault named.
+  diag.then((d) => {
+    if (!d || !current() || state.booted) return;
+    if (d.problems.length) dropWorker(hostingError(d.problems[0]));
   });
-  let booted = false;
-  const bootTimer = setTimeout(() => {
-    if (booted || state.worker !== worker) return;
-    const err = new LuminairVerificationError(
+  // When the worker fails first, a hosting problem (if the check finds one) is the better message.
+  const explain = async (fallback) => {
+    const d = await Promise.race([diag, new Promise((r) => setTimeout(() => r(null), 2000))]);
+    return d?.problems?.length ? hostingError(d.problems[0]) : fallback;
+  };
+
+  const bootTimer = setTimeout(async () => {
+    if (!current() || state.booted) return;
+    const err = await explain(new LuminairVerificationError(
       "load",
-      `the verifier did not start within ${Math.round(state.startTimeoutMs / 1000)} s. If the page sets a Content-Security-Policy, it must allow 'wasm-unsafe-eval' in script-src.`,
-    );
-    dropWorker(err);
-    readyReject(err);
+      `the verifier did not start within ${Math.round(state.startTimeoutMs / 1000)} s (the runtime files answered normally)`,
+    ));
+    if (current() && !state.booted) dropWorker(err);
   }, state.startTimeoutMs);
 
-  worker.onmessage = (event) => {
-    if (state.worker !== worker) return;
+  worker.onmessage = async (event) => {
+    if (!current()) return;
     const msg = event.data ?? {};
+    if (msg.type === "boot-progress") {
+      emitBoot({ phase: msg.phase, loaded: msg.loaded, total: msg.total });
+      return;
+    }
     if (msg.type === "ready") {
-      booted = true;
+      state.booted = true;
       clearTimeout(bootTimer);
-      state.info = { pyodideVersion: msg.pyodideVersion, verifierVersion: msg.verifierVersion, steps: msg.steps, bootMs: msg.bootMs };
+      state.info = {
+        pyodideVersion: msg.pyodideVersion,
+        verifierVersion: msg.verifierVersion,
+        steps: msg.steps,
+        minSecurityBits: msg.minSecurityBits ?? DEFAULT_FLOOR_BITS,
+        bootMs: msg.bootMs,
+        cachedFiles: msg.cached ?? 0,
+        warnings: [...(msg.warnings ?? [])],
+      };
+      const info = state.info;
+      diag.then((d) => {
+        if (d?.warnings?.length) info.warnings = d.warnings.map((w) => w.message); // the more specific words
+      });
+      emitBoot({ phase: "ready", loaded: state.bootProgress?.total ?? 0, total: state.bootProgress?.total ?? 0 });
       readyResolve(state.info);
       return;
     }
     if (msg.type === "boot-error") {
       clearTimeout(bootTimer);
-      const err = new LuminairVerificationError(msg.kind === "hash" ? "hash" : "load", msg.message);
-      dropWorker(err);
-      readyReject(err);
+      const own = new LuminairVerificationError(msg.kind ?? "load", msg.message, { url: msg.url });
+      // A CSP or hash verdict from the worker is already exact; anything else may be a hosting problem.
+      const err = msg.kind === "csp" || msg.kind === "hash" ? own : await explain(own);
+      if (current()) dropWorker(err);
       return;
     }
     const p = state.pending.get(msg.id);
@@ -131,40 +247,78 @@ function startWorker() {
     if (msg.type === "result") p.resolve(msg.result);
     else p.reject(new LuminairVerificationError(msg.kind ?? "internal", msg.message ?? "the verifier worker failed"));
   };
-  worker.onerror = (event) => {
-    if (state.worker !== worker) return;
+  worker.onerror = async (event) => {
+    if (!current()) return;
     event?.preventDefault?.();
     clearTimeout(bootTimer);
+    const booted = state.booted;
     const detail = event?.message ? `: ${event.message}` : "";
-    const err = new LuminairVerificationError(
+    const own = new LuminairVerificationError(
       booted ? "internal" : "load",
       booted
         ? `the verifier worker crashed${detail}`
         : `could not start the verifier worker ${workerUrl}${detail}. Host the luminair folder and call configure({ baseUrl }) if it is not next to this module.`,
       { url: workerUrl },
     );
-    dropWorker(err);
-    if (!booted) readyReject(err);
+    const err = booted ? own : await explain(own);
+    if (current()) dropWorker(err);
   };
-  worker.postMessage({ id: 0, type: "boot", baseUrl, wheel: { file: MANIFEST.file, sha256: MANIFEST.sha256 } });
-  ready.catch(() => {}); // rejections are delivered to the callers of init()
-  state.ready = ready;
+  worker.postMessage({
+    id: 0,
+    type: "boot",
+    baseUrl,
+    manifest: MANIFEST,
+    cache: state.cache ? cacheName() : null,
+  });
   return ready;
+}
+
+function abortError(signal, what) {
+  const r = signal?.reason;
+  return r instanceof LuminairVerificationError ? r : new LuminairVerificationError("aborted", `${what} was cancelled`);
 }
 
 /**
  * Start the worker (once), load Pyodide and the pinned verifier wheel. Resolves with
- * {pyodideVersion, verifierVersion, steps, bootMs}. Safe to call many times.
+ * {pyodideVersion, verifierVersion, steps, minSecurityBits, bootMs, cachedFiles, warnings}.
+ * Safe to call many times. Options: baseUrl, cache (see configure), onProgress({phase, loaded,
+ * total}) for start-up progress in bytes, signal (an AbortSignal; a timeout reason terminates a
+ * start that is still running, so the next call starts afresh).
  */
 export default function init(options = {}) {
-  if (options.baseUrl !== undefined) configure({ baseUrl: options.baseUrl });
-  return state.ready ?? startWorker();
+  const { baseUrl, cache, onProgress, signal } = options;
+  if (baseUrl !== undefined || cache !== undefined) configure({ baseUrl, cache });
+  if (signal?.aborted) return Promise.reject(abortError(signal, "starting the verifier"));
+  const ready = state.ready ?? startWorker();
+  if (!onProgress && !signal) return ready;
+  let off = null;
+  if (onProgress) {
+    if (state.bootProgress) onProgress(state.bootProgress);
+    off = onBootProgress(onProgress);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      const err = abortError(signal, "starting the verifier");
+      if (err.kind === "timeout" && state.ready === ready && !state.booted) dropWorker(err);
+      reject(err);
+    };
+    signal?.addEventListener?.("abort", onAbort, { once: true });
+    ready.then(resolve, reject).finally(() => {
+      off?.();
+      signal?.removeEventListener?.("abort", onAbort);
+    });
+  });
 }
 export { init };
 
 /** The verifier's step labels once the worker is ready (else null). */
 export function getSteps() {
   return state.info?.steps ?? null;
+}
+
+/** What the ready worker reported (versions, bootMs, cachedFiles, hosting warnings), or null. */
+export function getInfo() {
+  return state.info;
 }
 
 /** Stop the worker now; pending requests reject with kind "terminated". The next call restarts it. */
@@ -178,52 +332,75 @@ function copyBytes(x, name) {
   throw new TypeError(`${name} must be a Uint8Array or an ArrayBuffer`);
 }
 
-async function request(message, transfer, { timeoutMs, onProgress, signal, what }) {
-  if (signal?.aborted) throw new LuminairVerificationError("aborted", `${what} was cancelled`);
-  await init();
+function formatMs(ms) {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 ? 1 : 0)} s` : `${ms} ms`;
+}
+
+/**
+ * An AbortSignal that fires when `parent` fires or after `timeoutMs` (with a "timeout"
+ * LuminairVerificationError as its reason). Returns {signal, done} (call done() when finished).
+ */
+export function deadlineSignal(timeoutMs, parent, what = "the verification") {
+  const ac = new AbortController();
+  let timer = null;
+  const onParent = () => ac.abort(parent.reason instanceof LuminairVerificationError ? parent.reason : new LuminairVerificationError("aborted", `${what} was cancelled`));
+  if (parent?.aborted) onParent();
+  else parent?.addEventListener?.("abort", onParent, { once: true });
+  if (timeoutMs !== Infinity && timeoutMs > 0 && !ac.signal.aborted) {
+    timer = setTimeout(() => ac.abort(new LuminairVerificationError(
+      "timeout",
+      `${what} did not finish within ${formatMs(timeoutMs)} and was stopped (downloads, start-up and verification count together; a running verifier is restarted)`,
+    )), timeoutMs);
+  }
+  return {
+    signal: ac.signal,
+    done() {
+      if (timer !== null) clearTimeout(timer);
+      parent?.removeEventListener?.("abort", onParent);
+    },
+  };
+}
+
+async function request(message, transfer, { signal, onProgress, onBootProgress, what }) {
+  if (signal?.aborted) throw abortError(signal, what);
+  await init({ signal, onProgress: onBootProgress });
   const worker = state.worker;
   if (!worker) throw new LuminairVerificationError("load", "the verifier worker stopped while starting");
+  if (signal?.aborted) throw abortError(signal, what);
   const id = state.nextId++;
   return new Promise((resolve, reject) => {
-    let timer = null;
     const onAbort = () => {
       if (!state.pending.has(id)) return;
-      dropWorker(new LuminairVerificationError("aborted", `${what} was cancelled; the verifier worker was restarted`));
+      // Python cannot be interrupted without cross-origin isolation: stop the worker.
+      dropWorker(abortError(signal, what));
     };
-    const cleanup = () => {
-      if (timer !== null) clearTimeout(timer);
-      signal?.removeEventListener?.("abort", onAbort);
-    };
+    const cleanup = () => signal?.removeEventListener?.("abort", onAbort);
     state.pending.set(id, { resolve, reject, onProgress, cleanup });
-    if (timeoutMs !== Infinity && timeoutMs > 0) {
-      timer = setTimeout(() => {
-        if (!state.pending.has(id)) return;
-        dropWorker(new LuminairVerificationError(
-          "timeout",
-          `${what} did not finish within ${formatMs(timeoutMs)} and was stopped (the verifier worker was restarted)`,
-        ));
-      }, timeoutMs);
-    }
     signal?.addEventListener?.("abort", onAbort, { once: true });
     worker.postMessage({ id, ...message }, transfer);
   });
 }
 
-function formatMs(ms) {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 ? 1 : 0)} s` : `${ms} ms`;
-}
-
 /** Map the Python VerifyResult dict to the JS result shape (DESIGN.md section 2, plus extras). */
 export function toJsResult(r) {
+  const success = Boolean(r.success);
+  const floor = r.default_min_security_bits ?? DEFAULT_FLOOR_BITS;
+  const bits = r.security_bits ?? null;
+  const development = success && (r.development === true || (bits !== null && bits < floor));
   return {
-    success: Boolean(r.success),
+    success,
+    verdict: success ? (development ? "development" : "verified") : "rejected",
+    development,
     error_message: r.error_message ?? null,
     check: r.check ?? null,
     outputs: r.outputs ?? null,
     inputs: r.inputs ?? null,
-    securityBits: r.security_bits ?? null,
+    securityBits: bits,
     securityLabel: r.security_label ?? null,
+    defaultMinSecurityBits: floor,
     modelDigest: r.model_digest ?? null,
+    modelTitle: r.model_title ?? null,
+    modelDescription: r.model_description ?? null,
     statement: r.statement ?? null,
     verificationTimeMs: r.verification_time_ms ?? null,
     settingsSummary: r.summary ?? null,
@@ -232,19 +409,26 @@ export function toJsResult(r) {
 
 /**
  * Verify proof.bin against settings.bin in the worker. Resolves with the verdict (a rejected proof
- * resolves with success: false and error_message naming the failed check); rejects with a
- * LuminairVerificationError only when no verdict could be reached (timeout, abort, load failure).
+ * resolves with success: false, verdict "rejected" and error_message naming the failed check;
+ * a proof below the default security floor, accepted because minSecurityBits was lowered, has
+ * verdict "development"); rejects with a LuminairVerificationError (verdict "unavailable") only
+ * when no verdict could be reached. `timeoutMs` covers the start-up and the verification.
  */
 export async function verify(proofBytes, settingsBytes, options = {}) {
-  const { timeoutMs = DEFAULT_TIMEOUT_MS, onProgress, signal, minSecurityBits } = options;
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, onProgress, onBootProgress, signal, minSecurityBits } = options;
   const proof = copyBytes(proofBytes, "proofBytes");
   const settings = copyBytes(settingsBytes, "settingsBytes");
-  const raw = await request(
-    { type: "verify", proof, settings, minSecurityBits },
-    [proof, settings],
-    { timeoutMs, onProgress, signal, what: "the verification" },
-  );
-  return toJsResult(raw);
+  const deadline = deadlineSignal(timeoutMs, signal, "the verification");
+  try {
+    const raw = await request(
+      { type: "verify", proof, settings, minSecurityBits },
+      [proof, settings],
+      { signal: deadline.signal, onProgress, onBootProgress, what: "the verification" },
+    );
+    return toJsResult(raw);
+  } finally {
+    deadline.done();
+  }
 }
 
 /**
@@ -253,7 +437,12 @@ export async function verify(proofBytes, settingsBytes, options = {}) {
  */
 export async function inspect(bytes, options = {}) {
   const copy = copyBytes(bytes, "bytes");
-  return request({ type: "inspect", bytes: copy }, [copy], { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal: options.signal, what: "reading the file" });
+  const deadline = deadlineSignal(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal, "reading the file");
+  try {
+    return await request({ type: "inspect", bytes: copy }, [copy], { signal: deadline.signal, what: "reading the file" });
+  } finally {
+    deadline.done();
+  }
 }
 
 /**

@@ -33,8 +33,14 @@ def _dumps(obj):
     return _json.dumps(obj, default=str)
 
 
+try:
+    from luminair.verifier.config import DEFAULT_MIN_SECURITY_BITS as _FLOOR
+except Exception:  # an older verifier
+    _FLOOR = 96
+
+
 def luminair_info():
-    return _dumps({"verifier": getattr(_lv, "__version__", None), "steps": list(_STEPS)})
+    return _dumps({"verifier": getattr(_lv, "__version__", None), "steps": list(_STEPS), "min_security_bits": _FLOOR})
 
 
 def luminair_verify(proof, settings, progress=None, min_security_bits=None):
@@ -46,6 +52,10 @@ def luminair_verify(proof, settings, progress=None, min_security_bits=None):
     settings_b = _as_bytes(settings)
     r = _verify(_as_bytes(proof), settings_b, **kwargs).to_dict()
     r.pop("extra", None)
+    # A proof below the default floor only verifies because the caller lowered the floor: it is a
+    # development proof, shown as such everywhere.
+    r["development"] = bool(r["success"] and r.get("security_bits") is not None and r["security_bits"] < _FLOOR)
+    r["default_min_security_bits"] = _FLOOR
     if r["success"]:
         # The graph view is drawn from the settings this proof was just verified against.
         try:
@@ -97,6 +107,56 @@ export function installGlue(py) {
 /** Lower-case hex of bytes. */
 export function toHex(buf) {
   return Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const K256 = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+
+/** SHA-256 in plain JavaScript (FIPS 180-4), for pages without WebCrypto (plain-http LAN origins). */
+export function sha256HexJs(bytes) {
+  const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  const n = u8.length;
+  const total = Math.ceil((n + 9) / 64) * 64;
+  const buf = new Uint8Array(total);
+  buf.set(u8);
+  buf[n] = 0x80;
+  const dv = new DataView(buf.buffer);
+  dv.setUint32(total - 8, Math.floor(n / 0x20000000), false);
+  dv.setUint32(total - 4, (n << 3) >>> 0, false);
+  const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+  const w = new Uint32Array(64);
+  for (let off = 0; off < total; off += 64) {
+    for (let i = 0; i < 16; i++) w[i] = dv.getUint32(off + i * 4, false);
+    for (let i = 16; i < 64; i++) {
+      const a = w[i - 15], b = w[i - 2];
+      const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
+      const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = h;
+    for (let i = 0; i < 64; i++) {
+      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+      const t1 = (hh + S1 + ((e & f) ^ (~e & g)) + K256[i] + w[i]) >>> 0;
+      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+      const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      hh = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
+    }
+    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+  }
+  return Array.from(h, (x) => x.toString(16).padStart(8, "0")).join("");
+}
+
+/** SHA-256 hex with WebCrypto when available, else in plain JavaScript. */
+export async function sha256HexAny(bytes) {
+  return (await sha256Hex(bytes)) ?? sha256HexJs(bytes);
 }
 
 /** SHA-256 hex of bytes with WebCrypto when available (secure contexts, Node), else null. */

@@ -1,72 +1,239 @@
 // luminair-web module Worker: loads Pyodide and the pinned verifier wheel once, then answers
 // id-tagged requests. Started by client.js as `new Worker(url, { type: "module" })`.
 //
-// main -> worker  {id, type: "boot", baseUrl, wheel: {file, sha256}}
+// main -> worker  {id, type: "boot", baseUrl, manifest, cache}
 //                 {id, type: "verify", proof, settings, minSecurityBits}
 //                 {id, type: "inspect", bytes}
-// worker -> main  {type: "ready", pyodideVersion, verifierVersion, steps, bootMs}
-//                 {type: "boot-error", kind, message}
+// worker -> main  {type: "boot-progress", phase, loaded, total}     (throttled; phase: download | start)
+//                 {type: "ready", pyodideVersion, verifierVersion, steps, minSecurityBits, bootMs, cached, warnings}
+//                 {type: "boot-error", kind, message, url}
 //                 {id, type: "progress", step, of, label}      (zero or more per verify)
 //                 {id, type: "result", result}                 (a rejected proof is a result)
 //                 {id, type: "error", kind, message}           (kind: load | hash | internal)
-import { installGlue, installWheel, sha256Hex } from "./pyglue.js";
+//
+// Start-up, in order: (1) a probe compile of an empty WebAssembly module, which fails at once under
+// a Content-Security-Policy without 'wasm-unsafe-eval' (Pyodide itself would then wait forever);
+// (2) the runtime files are fetched through a wrapper of `fetch` that counts bytes (download
+// progress), relabels a .wasm served with the wrong MIME type (so streaming compilation works),
+// serves and fills the opt-in Cache Storage, and fails the start at once on an HTTP error or a
+// blocked request; (3) loadPyodide with the verifier's own bytecode standard library (pinned by
+// SHA-256) and an inline lock file; (4) the pinned wheel; (5) the glue imports every verifier module.
+import { installGlue, installWheel, sha256HexAny } from "./pyglue.js";
 
 let booting = null;
 
-async function fetchWheel(baseUrl, wheel) {
-  const wheelUrl = new URL(wheel.file, baseUrl).href;
-  let res;
-  try {
-    res = await fetch(wheelUrl);
-  } catch (e) {
-    throw Object.assign(new Error(`could not download the verifier wheel ${wheelUrl}: ${e?.message ?? e}`), { kind: "load" });
-  }
-  if (!res.ok) {
-    throw Object.assign(new Error(`could not download the verifier wheel ${wheelUrl}: HTTP ${res.status}`), { kind: "load" });
-  }
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  // Fail fast, before Pyodide has even started, when WebCrypto can check the pin here.
-  const actual = await sha256Hex(bytes);
-  if (actual !== null && actual !== wheel.sha256) {
-    throw Object.assign(new Error(`the verifier wheel ${wheelUrl} has SHA-256 ${actual}, expected ${wheel.sha256}: refusing to load it`), { kind: "hash" });
-  }
-  return bytes;
+// The smallest valid module: "\0asm", version 1.
+const EMPTY_WASM = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]);
+
+function fail(kind, message, url) {
+  return Object.assign(new Error(message), { kind, url });
 }
 
-async function startPyodide(baseUrl) {
-  const pyodideUrl = new URL("pyodide/pyodide.mjs", baseUrl).href;
-  let loadPyodide;
+async function probeWasm() {
   try {
-    ({ loadPyodide } = await import(pyodideUrl));
+    await WebAssembly.compile(EMPTY_WASM);
   } catch (e) {
-    throw Object.assign(new Error(`could not load the Pyodide runtime from ${pyodideUrl}: ${e?.message ?? e}`), { kind: "load" });
-  }
-  try {
-    return await loadPyodide({ indexURL: new URL("pyodide/", baseUrl).href });
-  } catch (e) {
-    throw Object.assign(new Error(`Pyodide failed to start: ${e?.message ?? e}`), { kind: "load" });
+    throw fail(
+      "csp",
+      `this page's Content-Security-Policy does not allow WebAssembly, so the verifier cannot run: add 'wasm-unsafe-eval' to script-src (for the worker, in the policy sent with worker.js). The browser said: ${e?.message ?? e}`,
+    );
   }
 }
 
-async function boot(baseUrl, wheel) {
+function makeProgress(total, startAt = total) {
+  let loaded = 0;
+  let phase = "download";
+  let last = 0;
+  let timer = null;
+  const send = () => {
+    timer = null;
+    last = Date.now();
+    self.postMessage({ type: "boot-progress", phase, loaded: Math.min(loaded, total), total });
+  };
+  const schedule = (now) => {
+    if (now || Date.now() - last >= 100) {
+      if (timer) clearTimeout(timer);
+      send();
+    } else if (!timer) {
+      timer = setTimeout(send, 100 - (Date.now() - last));
+    }
+  };
+  return {
+    add(n) {
+      loaded += n;
+      if (loaded >= startAt && phase === "download") phase = "start"; // downloads done: Python starts
+      schedule(false);
+    },
+    phase(p) {
+      phase = p;
+      schedule(true);
+    },
+    get loaded() {
+      return loaded;
+    },
+  };
+}
+
+/** Read a response body to the end, counting bytes (the caller keeps the original response). */
+async function count(res, progress) {
+  if (!res.body) return;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    progress.add(value.byteLength);
+  }
+}
+
+async function boot(msg) {
   const t0 = performance.now();
-  const pyodide = startPyodide(baseUrl); // in parallel with the wheel download
-  pyodide.catch(() => {});
-  const wheelBytes = await fetchWheel(baseUrl, wheel);
-  const py = await pyodide;
-  await installWheel(py, wheelBytes, wheel.sha256); // checks the pin again (hashlib where WebCrypto is missing)
+  const { baseUrl, manifest } = msg;
+  const url = (p) => new URL(p, baseUrl).href;
+  const wasmUrl = url("pyodide/pyodide.asm.wasm");
+  const stdlibUrl = url(manifest.stdlib.file);
+  const wheelUrl = url(manifest.file);
+  const sizes = manifest.runtime ?? {};
+  const total = (sizes["pyodide.mjs"] ?? 0) + (sizes["pyodide.asm.mjs"] ?? 0) + (sizes["pyodide.asm.wasm"] ?? 0) + manifest.stdlib.size + (manifest.size ?? 0);
+  const progress = makeProgress(total, total - (sizes["pyodide.asm.mjs"] ?? 0));
+  progress.phase("download");
+
+  await probeWasm();
+
+  let cache = null;
+  if (msg.cache && globalThis.caches) {
+    try {
+      cache = await caches.open(msg.cache);
+      // Older versions of the runtime (another cache name) are dropped once this one is in use.
+      for (const name of await caches.keys()) if (name.startsWith("luminair-runtime-") && name !== msg.cache) caches.delete(name);
+    } catch {
+      cache = null; // storage disabled (private mode, quota): run without it
+    }
+  }
+  const toCache = []; // [url, response] stored once the verifier has started (never a broken file)
+  const fromCache = [];
+  const warnings = [];
+  let failStart;
+  const failed = new Promise((_, reject) => {
+    failStart = reject;
+  });
+  failed.catch(() => {});
+
+  const nativeFetch = self.fetch.bind(self);
+  const wanted = new Set([wasmUrl, stdlibUrl, wheelUrl]);
+  async function runtimeFetch(input, init) {
+    const target = typeof input === "string" ? input : input instanceof URL ? input.href : input?.url;
+    if (!wanted.has(target)) return nativeFetch(input, init);
+    if (cache) {
+      const hit = await cache.match(target).catch(() => undefined);
+      if (hit) {
+        fromCache.push(target);
+        progress.add(Number(hit.headers.get("x-luminair-size")) || 0);
+        return hit;
+      }
+    }
+    let res;
+    try {
+      res = await nativeFetch(target, { credentials: "same-origin" });
+    } catch (e) {
+      const err = fail("hosting", `${target} could not be fetched (${e?.message ?? e}): the request was blocked or failed`, target);
+      failStart(err);
+      throw err;
+    }
+    if (!res.ok) {
+      const err = fail("hosting", `${target} ${res.status === 404 ? "is missing" : "could not be downloaded"} (HTTP ${res.status})`, target);
+      failStart(err);
+      throw err;
+    }
+    const type = (res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (target === wasmUrl && type !== "application/wasm") {
+      // WebAssembly.instantiateStreaming refuses any other type, and Pyodide then never starts:
+      // hand it the same bytes under the right type (the server should be fixed; see the warning).
+      warnings.push(`${target} is served as "${type || "no type"}" instead of application/wasm`);
+      const headers = new Headers(res.headers);
+      headers.set("content-type", "application/wasm");
+      res = new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    }
+    count(res.clone(), progress).catch(() => {});
+    if (cache) toCache.push([target, res.clone()]);
+    return res;
+  }
+  self.fetch = runtimeFetch;
+
+  // The bytecode standard library and the wheel: fetched here, checked against their pins, and
+  // handed to Pyodide from memory.
+  const pinned = async (u, sha256, what) => {
+    const res = await runtimeFetch(u);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const actual = await sha256HexAny(bytes);
+    if (actual !== sha256) {
+      if (cache) cache.delete(u).catch(() => {});
+      throw fail("hash", `the verifier's ${what} ${u} has SHA-256 ${actual}, expected ${sha256}: refusing to load it`, u);
+    }
+    return bytes;
+  };
+  const stdlib = pinned(stdlibUrl, manifest.stdlib.sha256, "standard library");
+  const wheel = pinned(wheelUrl, manifest.sha256, "wheel");
+  stdlib.catch(() => {});
+  wheel.catch(() => {});
+
+  const pyodideUrl = url("pyodide/pyodide.mjs");
+  const started = (async () => {
+    let loadPyodide;
+    try {
+      ({ loadPyodide } = await import(pyodideUrl));
+    } catch (e) {
+      throw fail("load", `could not load the Pyodide runtime from ${pyodideUrl}: ${e?.message ?? e}`, pyodideUrl);
+    }
+    progress.add(sizes["pyodide.mjs"] ?? 0);
+    const stdlibBytes = await stdlib;
+    const stdlibFetch = self.fetch;
+    self.fetch = (input, init) => {
+      const target = typeof input === "string" ? input : input instanceof URL ? input.href : input?.url;
+      return target === stdlibUrl ? Promise.resolve(new Response(stdlibBytes)) : stdlibFetch(input, init);
+    };
+    try {
+      const py = await loadPyodide({
+        indexURL: url("pyodide/"),
+        stdLibURL: stdlibUrl,
+        // Nothing is loaded by package name: an inline lock file saves fetching pyodide-lock.json.
+        lockFileContents: { info: manifest.lockInfo ?? {}, packages: {} },
+      });
+      return py;
+    } catch (e) {
+      throw fail("load", `Pyodide failed to start: ${e?.message ?? e}`);
+    }
+  })();
+  started.catch(() => {});
+
+  const py = await Promise.race([started, failed]);
+  progress.add(sizes["pyodide.asm.mjs"] ?? 0); // imported by Pyodide itself, not through our fetch
+  progress.phase("start");
+  await installWheel(py, await Promise.race([wheel, failed]), manifest.sha256);
   let glue;
   try {
     glue = installGlue(py);
   } catch (e) {
-    throw Object.assign(new Error(`the verifier failed to import: ${e?.message ?? e}`), { kind: "load" });
+    throw fail("load", `the verifier failed to import: ${e?.message ?? e}`);
+  }
+  self.fetch = nativeFetch;
+  if (cache) {
+    for (const [u, res] of toCache) {
+      const size = Number(res.headers.get("content-length")) || 0;
+      const headers = new Headers(res.headers);
+      const body = await res.arrayBuffer();
+      headers.set("x-luminair-size", String(size || body.byteLength));
+      cache.put(u, new Response(body, { status: 200, headers })).catch(() => {});
+    }
   }
   self.postMessage({
     type: "ready",
     pyodideVersion: py.version,
     verifierVersion: glue.info.verifier,
     steps: glue.info.steps,
+    minSecurityBits: glue.info.min_security_bits,
     bootMs: performance.now() - t0,
+    cached: fromCache.length,
+    warnings,
   });
   return glue;
 }
@@ -82,8 +249,8 @@ self.onmessage = async (event) => {
   const msg = event.data ?? {};
   if (msg.type === "boot") {
     if (!booting) {
-      booting = boot(msg.baseUrl, msg.wheel);
-      booting.catch((e) => self.postMessage({ type: "boot-error", kind: e?.kind ?? "load", message: e?.message ?? String(e) }));
+      booting = boot(msg);
+      booting.catch((e) => self.postMessage({ type: "boot-error", kind: e?.kind ?? "load", message: e?.message ?? String(e), url: e?.url }));
     }
     return;
   }
