@@ -42,7 +42,9 @@ def make_demo_files(out_dir: Path = PUBLIC, preset: str = "default", model_dir: 
 
     graph = load_model(model_dir / "network.onnx")
     graph.compile(GenericCompiler(), StwoCompiler())
-    settings = gen_settings(graph, preset=preset, title=f"MLP {model_dir.name.removeprefix('mlp_').replace('_', '-')}")
+    dims = model_dir.name.removeprefix("mlp_").replace("_", "-")
+    settings = gen_settings(graph, preset=preset, title=f"MLP {dims}",
+                            description=f"A {dims} multilayer perceptron with ReLU, imported from ONNX.")
     proof = prove(graph, gen_trace(graph, read_input_json(model_dir / "input.json", graph)), settings)
     return proof.write(out_dir / "proof.bin"), settings.write(out_dir / "settings.bin")
 

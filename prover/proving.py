@@ -25,21 +25,19 @@ from ..verifier.formats import ProofFile
 from ..verifier.graph.spec import GraphSpec
 from ..verifier.graph.statement import ComponentPlan, build_graph_air
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
-from .air.graph_trace import build_spec, main_columns, preprocessed_columns, table_columns
+from .air.graph_trace import build_spec, main_columns, table_columns
 from .stark.pcs_prover import CommittedTree
 from .stark.prove import ProveStats, ProverError, commit_preprocessed, prove_stark
 
 
 @dataclass
 class Settings:
-    """settings.bin of one model, with the prover's cached preprocessed commitment."""
+    """settings.bin of one model, with the prover's view of its AIR."""
 
     data: bytes
     parsed: SettingsFile
     plans: list[ComponentPlan]
     air: Any
-    preprocessed: dict[str, np.ndarray]
-    model_tree: CommittedTree
 
     @property
     def spec(self) -> GraphSpec:
@@ -51,6 +49,12 @@ class Settings:
 
     @property
     def model_digest(self) -> str:
+        """The model's identity (graph, views, weights, numeric format, output maps; no labels)."""
+        return self.parsed.model_digest.hex()
+
+    @property
+    def settings_digest(self) -> str:
+        """BLAKE2s of settings.bin (labels included): what proofs are bound to."""
         return self.parsed.digest.hex()
 
     def to_bytes(self) -> bytes:
@@ -207,21 +211,18 @@ def gen_settings(
     config: PcsConfig | None = None,
     security_bits: int | None = None,
     title: str = "",
+    description: str = "",
 ) -> Settings:
-    """The model's statement: graph, numeric format, weights, table specs, proof config, and the
-    commitment (root) of its preprocessed columns."""
+    """The model's statement: graph, numeric format, weights, table specs and proof config, plus the
+    publisher's labels (`title`, `description`: bound by every proof, not part of the model digest)."""
     _ensure_compiled(graph)
     cfg = resolve_config(preset, config, security_bits)
     cfg.validate()
-    spec = build_spec(graph, title)
-    air, plans = build_graph_air(spec, cfg.log_blowup)
-    pre = preprocessed_columns(graph, plans)
-    model_tree = commit_preprocessed(air.preprocessed[0], pre, cfg.log_blowup)
-    spec.model_root = model_tree.root
+    spec = build_spec(graph, title, description)
     data = encode_settings(KIND_GRAPH, cfg, spec)
     parsed = read_settings(data)
     air, plans = build_graph_air(parsed.body, cfg.log_blowup)
-    return Settings(data, parsed, plans, air, pre, model_tree)
+    return Settings(data, parsed, plans, air)
 
 
 def _field(raw: np.ndarray) -> list[int]:
@@ -253,13 +254,17 @@ _TABLE_TREES: dict[tuple[str, int, int], CommittedTree] = {}
 def table_trees(air: Any, scale_bits: int, log_blowup: int) -> list[CommittedTree]:
     """Committed table trees (shared by every model with the same scale and blowup)."""
     out = []
-    for tree, cols in zip(air.preprocessed[1:], table_columns(air, scale_bits)):
+    for tree, cols in zip(air.preprocessed, table_columns(air, scale_bits)):
         key = (tree.name, scale_bits, log_blowup)
         committed = _TABLE_TREES.get(key)
         if committed is None:
             committed = _TABLE_TREES[key] = commit_preprocessed(tree, cols, log_blowup)
         out.append(committed)
     return out
+
+
+def _table_pre(air: Any, scale_bits: int) -> dict[str, np.ndarray]:
+    return {k: v for cols in table_columns(air, scale_bits) for k, v in cols.items()}
 
 
 def prove(
@@ -273,12 +278,12 @@ def prove(
     stats = ProveStats()
     t = time.perf_counter()
     st = build_statement(settings.parsed, trace.public)
-    main = main_columns(graph, settings.plans, trace.values, st.air, settings.preprocessed)
+    main = main_columns(graph, settings.plans, trace.values, st.air, _table_pre(st.air, settings.spec.scale_bits), settings.spec)
     stats.stages["trace columns"] = time.perf_counter() - t
     if on_stage:
         on_stage("trace columns")
     cfg = settings.config
-    pre = [settings.model_tree, *table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)]
+    pre = table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)
     stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage)
     data = ProofFile(settings.parsed.digest, trace.public, stark).to_bytes()
     return Proof(data, trace.outputs, stats)

@@ -50,14 +50,33 @@ def forge(
     pub = public if public is not None else trace.public
     st = build_statement(settings.parsed, pub)
     plans = settings.plans
-    main = main_columns(cx, plans, trace.values, st.air, settings.preprocessed)
+    main = main_columns(cx, plans, trace.values, st.air, {}, settings.spec)
     main = [{k: np.array(v, copy=True) for k, v in cols.items()} for cols in main]
     if tamper is not None:
         tamper(main)
+    return _prove_forged(settings, st, plans, main, pub, pre_override)
+
+
+def _prove_forged(settings, st, plans, main, pub, pre_override=None) -> bytes:
     s = settings.spec.scale_bits
-    main[len(plans):] = table_multiplicities(st.air, plans, main[: len(plans)], settings.preprocessed, s, strict=False)
-    pre = pre_override or [settings.model_tree, *table_trees(st.air, s, settings.config.log_blowup)]
+    main[len(plans):] = table_multiplicities(st.air, plans, main[: len(plans)], {}, s, strict=False)
+    pre = pre_override or table_trees(st.air, s, settings.config.log_blowup)
     stark = prove_stark(st.air, settings.config, st.statement_bytes, main, pre, check_preprocessed=False)
     return ProofFile(settings.parsed.digest, pub, stark).to_bytes()
+
+
+def forge_as(displayed: Settings, cx: Graph, inputs: dict, public: list[list[int]] | None = None) -> bytes:
+    """A dishonest publisher: settings.bin shows `displayed`, but the prover runs and proves the
+    graph `cx` (its honest witness, topology included) and claims that run's outputs. The
+    component layout must match (the forger pads nothing)."""
+    if getattr(cx, "stwo_plan", None) is None:
+        cx.compile(GenericCompiler(), StwoCompiler())
+    settings, trace = cx.gen_settings(config=displayed.config), cx.gen_trace(inputs)
+    main = main_columns(cx, settings.plans, trace.values, settings.air, {}, settings.spec)
+    pub = public if public is not None else trace.public
+    st = build_statement(displayed.parsed, pub)
+    sizes = [(c.name, c.log_size) for c in st.air.components]
+    assert sizes == [(c.name, c.log_size) for c in settings.air.components], "forgery needs the same layout"
+    return _prove_forged(displayed, st, displayed.plans, main, pub)
 
 

@@ -84,7 +84,7 @@ def test_a_graph_too_large_for_the_air_is_a_clear_rejection():
     n = 1 << 24
     nodes = [NodeSpec("Input", (n,), private=True), NodeSpec("Contiguous", (n,), [(0, (n,), ())]),
              NodeSpec("Contiguous", (n,), [(0, (n,), ())])]
-    spec = GraphSpec(10, nodes, [InputSpec("x", 0, [])], [OutputSpec("y", 2, (1,), [0])], bytes(32))
+    spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 2, (("slice", ((0, 1, 1),)),))])
     settings = encode_settings(KIND_GRAPH, PRESETS["default"], spec)
     empty = FriLayerProof(bytes(32), [], Decommitment())
     stark = StarkProof([], [], [], [], [], FriProof(empty, [], []), 0)

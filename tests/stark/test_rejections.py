@@ -53,9 +53,12 @@ def test_truncated_and_extended_proofs_are_malformed(fib_files):
 
 def test_unsupported_versions_are_named(fib_files):
     settings, proof = fib_files
-    newer = proof[:8] + (2).to_bytes(2, "little") + proof[10:]
+    newer = proof[:8] + (3).to_bytes(2, "little") + proof[10:]
     r = verify(newer, settings)
     assert r.check == "unsupported version" and "newer" in r.error_message
+    older = settings[:8] + (1).to_bytes(2, "little") + settings[10:]
+    r = verify(proof, older)
+    assert r.check == "unsupported version" and "prove the model again" in r.error_message, r.error_message
     r = verify(proof, settings[:8] + (9).to_bytes(2, "little") + settings[10:])
     assert r.check == "unsupported version" and "settings.bin" in r.error_message
 

@@ -76,7 +76,17 @@ def _components():
     )
 
     comps = [FibonacciComponent(4, 5, 1, 1, 77), SquareUserComponent(4, 123), SquareTableComponent(4)]
-    comps += [make_component(kind, 4, 10) for kind in COMPONENT_ORDER]
+    rng = random.Random(9)
+    for kind in COMPONENT_ORDER:
+        comp = make_component(kind, 4, 10)
+        # random sparse topology columns and anchors: the closed form must match the dense column
+        for col in comp.topology_kinds():
+            comp.sparse_columns[f"d.{col}"] = {r: rng.randrange(P) for r in rng.sample(range(16), 3)}
+            comp.anchors[col] = rng.randrange(P)
+        if comp.reduce:
+            comp.sparse_columns["first"] = {r: 1 for r in rng.sample(range(16), 4)}
+            comp.sparse_columns["last"] = {r: 1 for r in rng.sample(range(16), 4)}
+        comps.append(comp)
     comps += [RangeTableComponent(), FunctionTableComponent("exp2", 4)]
     return comps
 
@@ -110,6 +120,11 @@ def test_domain_evaluator_equals_point_evaluator_on_the_same_values(component):
     def source(kind, key, offset):
         if kind in ("main", "pre", "inter"):
             col = ext[(kind, key)]
+        elif kind == "sparse":
+            dense = np.zeros(1 << n, dtype=np.uint64)
+            for r, v in component.sparse_columns[key].items():
+                dense[cf.row_to_storage(n)[r]] = v
+            col = cf.extend(cf.circle_interpolate(dense), m)
         else:
             ind = np.zeros(1 << n, dtype=np.uint64)
             ind[cf.row_to_storage(n)[int(key)]] = 1

@@ -7,6 +7,7 @@ import unicodedata
 from ..errors import FormatError
 from ..formats import Reader, Writer
 from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
+from .topology import is_affine
 from .spec import N_INPUTS, OPS, OP_CODE, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_indices, view_shape
 
 MAX_NODES = 1 << 16
@@ -200,6 +201,9 @@ def _check_node_shapes(node: NodeSpec, where: str, r: Reader) -> None:
         in_shapes = [view_shape(s, steps) for _, s, steps in node.srcs]
     except ValueError as e:
         raise r.fail(f"{where} view", str(e)) from None
+    for k, (_, s, steps) in enumerate(node.srcs):
+        if not is_affine(s, steps):
+            raise r.fail(f"{where} input {k} view", "not affine over its source; the AIR needs affine views")
     if node.op in ("Add", "Mul", "Mod", "LessThan"):
         if in_shapes[0] != in_shapes[1] or in_shapes[0] != node.shape:
             raise r.fail(where, f"{node.op} input shapes {in_shapes} do not match output {node.shape}")

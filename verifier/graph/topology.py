@@ -77,9 +77,13 @@ class AffineView:
             sizes, strides, masks = [], [], []
             for d, s, m, new in zip(self.sizes, self.strides, self.masks, arg):
                 if d == new:
-                    sizes.append(d), strides.append(s), masks.append(m)
+                    sizes.append(d)
+                    strides.append(s)
+                    masks.append(m)
                 else:  # a size-1 axis repeated: stride 0; valid everywhere or nowhere
-                    sizes.append(new), strides.append(0), masks.append((0, new) if m[0] < m[1] else (0, 0))
+                    sizes.append(new)
+                    strides.append(0)
+                    masks.append((0, new) if m[0] < m[1] else (0, 0))
             return AffineView(sizes, strides, self.offset, masks)
         if kind == "slice":
             sizes, strides, masks = [], [], []
@@ -89,14 +93,17 @@ class AffineView:
                 offset += a * s
                 nlo = min(n, max(0, -(-(lo - a) // c)))
                 nhi = min(n, max(0, -(-(hi - a) // c)))
-                sizes.append(n), strides.append(s * c), masks.append((nlo, max(nlo, nhi)))
+                sizes.append(n)
+                strides.append(s * c)
+                masks.append((nlo, max(nlo, nhi)))
             return AffineView(sizes, strides, offset, masks)
         if kind == "pad":
             offset = self.offset
             sizes, masks = [], []
             for d, s, (lo, hi), (a, b) in zip(self.sizes, self.strides, self.masks, arg):
                 offset -= a * s
-                sizes.append(d + a + b), masks.append((lo + a, hi + a))
+                sizes.append(d + a + b)
+                masks.append((lo + a, hi + a))
             return AffineView(sizes, list(self.strides), offset, masks)
         if kind == "reshape":
             return self._reshape(tuple(arg))
