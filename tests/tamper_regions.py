@@ -5,8 +5,9 @@ length prefix breaks the layout: the decoder rejects both as a malformed file.""
 PROOF_REGIONS = {
     "header": {"malformed file", "unsupported version"},
     "settings digest": {"statement mismatch"},
-    "public values": {"LogUp sum", "OODS mismatch", "malformed file", "statement mismatch"},
-    "commitments": {"OODS mismatch", "LogUp sum", "malformed file"},
+    "public values": {"LogUp sum", "OODS mismatch", "malformed file", "statement mismatch", "proof of work"},
+    "commitments": {"OODS mismatch", "LogUp sum", "malformed file", "proof of work"},  # main root: then the interaction grind fails
+    "interaction proof of work": {"proof of work", "LogUp sum", "OODS mismatch"},
     "claimed sums": {"LogUp sum", "malformed file"},
     "sampled values": {"OODS mismatch", "malformed file"},
     "queried values": {"Merkle path", "malformed file"},

@@ -7,7 +7,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .config import DEFAULT_MIN_SECURITY_BITS, preset_label
-from .errors import StatementError, VerificationError
+from .errors import ConfigError, StatementError, VerificationError
+from .security import security_bits, soundness_terms, weakest
 from .formats import read_proof_file
 from .statement import KIND_NAMES, build_statement, read_settings
 from .verify import Progress, report, verify_stark
@@ -64,18 +65,26 @@ def verify(
             )
         settings.config.check_floor(min_security_bits)
         st = build_statement(settings, proof.public_values)
+        terms = soundness_terms(settings.config, st.air, st.public_terms)
+        bits = security_bits(terms)
+        if bits < min_security_bits:
+            raise ConfigError(
+                f"{bits} bits: the {weakest(terms)} term of this proof is below the verifier's floor of "
+                f"{min_security_bits} bits"
+            )
         verify_stark(st.air, settings.config, st.statement_bytes, proof.stark, st.public_sum, progress)
         return VerifyResult(
             success=True,
             outputs=st.outputs,
             inputs=st.inputs or None,
-            security_bits=settings.config.security_bits,
+            security_bits=bits,
             security_label=preset_label(settings.config).strip(" []") or None,
             model_digest=digest,
             model_title=getattr(settings.body, "title", None) or None,
             model_description=getattr(settings.body, "description", None) or None,
             statement=f"{KIND_NAMES[settings.kind]}: {st.description}",
             verification_time_ms=(time.perf_counter() - t0) * 1000,
+            extra={"soundness_bits": terms},
         )
     except VerificationError as e:
         return VerifyResult(
@@ -87,6 +96,11 @@ def verify(
         )
     except RecursionError:
         return VerifyResult(False, "malformed file: nesting too deep", "malformed file")
+    except MemoryError:
+        return VerifyResult(
+            False, "malformed file: the files need more memory than this verifier has", "malformed file",
+            model_digest=digest, verification_time_ms=(time.perf_counter() - t0) * 1000,
+        )
     except Exception as e:  # noqa: BLE001 - verify() must never raise; this is a bug if reached
         return VerifyResult(
             success=False,

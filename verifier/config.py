@@ -19,6 +19,7 @@ MAX_POW_BITS = 32
 MIN_LOG_BLOWUP, MAX_LOG_BLOWUP = 1, 6
 MAX_QUERIES = 256
 MAX_LOG_LAST_LAYER = 10
+MAX_INTERACTION_POW_BITS = 24
 
 
 @dataclass(frozen=True)
@@ -27,14 +28,17 @@ class PcsConfig:
     log_blowup: int
     n_queries: int
     log_last_layer: int = 0
+    interaction_pow_bits: int = 0  # grinding before the LogUp challenges (verifier/security.py)
 
     @property
     def security_bits(self) -> int:
+        """The FRI term (conjectured): pow_bits + log_blowup * n_queries. The verifier reports the
+        minimum of this and the algebraic terms of the proof's AIR (verifier/security.py)."""
         return self.pow_bits + self.log_blowup * self.n_queries
 
     def words(self) -> list[int]:
         """The u32 words mixed into the channel before anything else is drawn."""
-        return [self.pow_bits, self.log_blowup, self.n_queries, self.log_last_layer]
+        return [self.pow_bits, self.log_blowup, self.n_queries, self.log_last_layer, self.interaction_pow_bits]
 
     def validate(self) -> None:
         """Structural bounds (independent of the security floor)."""
@@ -46,6 +50,8 @@ class PcsConfig:
             )
         if not 1 <= self.n_queries <= MAX_QUERIES:
             raise ConfigError(f"n_queries {self.n_queries} outside [1, {MAX_QUERIES}]")
+        if not 0 <= self.interaction_pow_bits <= MAX_INTERACTION_POW_BITS:
+            raise ConfigError(f"interaction_pow_bits {self.interaction_pow_bits} outside [0, {MAX_INTERACTION_POW_BITS}]")
         if not 0 <= self.log_last_layer <= MAX_LOG_LAST_LAYER:
             raise ConfigError(f"log_last_layer {self.log_last_layer} outside [0, {MAX_LOG_LAST_LAYER}]")
 
@@ -61,15 +67,16 @@ class PcsConfig:
         label = preset_label(self)
         return (
             f"{self.security_bits} bits{label} (pow {self.pow_bits}, log blowup {self.log_blowup}, "
-            f"{self.n_queries} queries, log last layer {self.log_last_layer})"
+            f"{self.n_queries} queries, log last layer {self.log_last_layer}, "
+            f"interaction pow {self.interaction_pow_bits})"
         )
 
 
 PRESETS: dict[str, PcsConfig] = {
     # Development only: fast proofs with almost no security. Labelled wherever shown.
     "fast": PcsConfig(pow_bits=8, log_blowup=1, n_queries=12),
-    "default": PcsConfig(pow_bits=12, log_blowup=2, n_queries=42),
-    "secure": PcsConfig(pow_bits=20, log_blowup=2, n_queries=46),
+    "default": PcsConfig(pow_bits=12, log_blowup=2, n_queries=42, interaction_pow_bits=10),
+    "secure": PcsConfig(pow_bits=20, log_blowup=2, n_queries=46, interaction_pow_bits=16),
 }
 
 PRESET_NOTES = {
@@ -92,4 +99,5 @@ def config_for_bits(bits: int, log_blowup: int = 2, pow_bits: int = 12) -> PcsCo
     """The default-shaped config with the fewest queries reaching `bits` conjectured bits."""
     need = max(0, bits - pow_bits)
     n_queries = max(1, -(-need // log_blowup))
-    return PcsConfig(pow_bits=pow_bits, log_blowup=log_blowup, n_queries=n_queries)
+    return PcsConfig(pow_bits=pow_bits, log_blowup=log_blowup, n_queries=n_queries,
+                     interaction_pow_bits=10 if bits > 60 else 0)

@@ -239,6 +239,7 @@ def write_config(w: Writer, c: PcsConfig) -> None:
     w.u8(c.log_blowup)
     w.u16(c.n_queries)
     w.u8(c.log_last_layer)
+    w.u8(c.interaction_pow_bits)
 
 
 def read_config(r: Reader) -> PcsConfig:
@@ -247,6 +248,7 @@ def read_config(r: Reader) -> PcsConfig:
         log_blowup=r.u8("config.log_blowup"),
         n_queries=r.u16("config.n_queries"),
         log_last_layer=r.u8("config.log_last_layer"),
+        interaction_pow_bits=r.u8("config.interaction_pow_bits"),
     )
 
 
@@ -282,6 +284,7 @@ class StarkProof:
     decommitments: list[Decommitment]  # per tree
     fri: FriProof
     pow_nonce: int
+    interaction_nonce: int = 0  # grinding before the LogUp challenges
 
 
 def _write_decommitment(w: Writer, d: Decommitment) -> None:
@@ -313,6 +316,8 @@ def _read_fri_layer(r: Reader, what: str) -> FriLayerProof:
 def write_stark_proof(w: Writer, p: StarkProof) -> None:
     w.mark("commitments")
     w.hashes(p.commitments)
+    w.mark("interaction proof of work")
+    w.u64(p.interaction_nonce)
     w.mark("claimed sums")
     w.qm31_list(p.claimed_sums)
     w.mark("sampled values")
@@ -345,6 +350,7 @@ def write_stark_proof(w: Writer, p: StarkProof) -> None:
 
 def read_stark_proof(r: Reader) -> StarkProof:
     commitments = r.hashes("commitments", MAX_TREES)
+    interaction_nonce = r.u64("interaction_nonce")
     claimed = r.qm31_list("claimed_sums", MAX_COLUMNS)
     sampled = []
     for t in range(r.count("sampled_values trees", MAX_TREES, 4)):
@@ -370,7 +376,7 @@ def read_stark_proof(r: Reader) -> StarkProof:
     ]
     last = r.qm31_list("fri.last_layer", MAX_LAST_LAYER)
     nonce = r.u64("pow_nonce")
-    return StarkProof(commitments, claimed, sampled, queried, decs, FriProof(first, inner, last), nonce)
+    return StarkProof(commitments, claimed, sampled, queried, decs, FriProof(first, inner, last), nonce, interaction_nonce)
 
 
 # --- proof.bin ----------------------------------------------------------------------------------

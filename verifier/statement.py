@@ -66,6 +66,7 @@ class Statement:
     outputs: dict[str, Any] = field(default_factory=dict)
     inputs: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    public_terms: int = 0  # LogUp fractions the verifier adds itself (security accounting)
 
 
 def encode_settings(kind: int, config: PcsConfig, body: Any) -> bytes:

@@ -4,7 +4,8 @@ VerificationError naming the failed check; the file-level `verify` (verifier/api
 Transcript order (the prover mirrors it in prover/stark/prove.py):
   1. protocol tag, config, statement (settings digest + public values), component list
   2. preprocessed roots (the verifier's own), main root
-  3. LogUp relation elements; claimed sums (checked against the public terms); interaction root
+  3. interaction proof of work; LogUp relation elements; claimed sums (checked against the public
+     terms); interaction root
   4. composition alpha; composition root; OODS point; sampled values; DEEP alpha
   5. FRI roots with their folding randomness; last layer; proof of work; query positions
   6. Merkle openings of every tree, DEEP quotients at the queries, FRI folds to the last layer
@@ -143,7 +144,14 @@ def verify_stark(
         channel.mix_root(tree.root)
     channel.mix_root(proof.commitments[0])
 
-    # 3. LogUp: draw relation elements, bind the claimed sums, check they cancel the public terms.
+    # 3. LogUp: grinding, then the relation elements; bind the claimed sums, check they cancel the
+    #    public terms.
+    if not check_pow(channel, config.interaction_pow_bits, proof.interaction_nonce):
+        raise PowError(
+            f"interaction nonce {proof.interaction_nonce} does not give {config.interaction_pow_bits} trailing zero "
+            "bits: the statement, public values or main commitment differ from what the prover ground against"
+        )
+    channel.mix_u64(proof.interaction_nonce)
     elements = draw_elements(channel, air)
     claimed: dict[int, QM31] = {}
     it = iter(proof.claimed_sums)

@@ -132,7 +132,9 @@ def prove_stark(
     channel.mix_root(main_tree.root)
     timer.stage("commit main trace")
 
-    # 3. Interaction trace (LogUp).
+    # 3. Interaction trace (LogUp), after grinding (more bits for the LogUp challenges).
+    interaction_nonce = grind(channel, config.interaction_pow_bits)
+    channel.mix_u64(interaction_nonce)
     elements = draw_elements(channel, air)
     pre_lookup = {key: (t, c) for key, (t, c) in lay.pre_index.items()}
 
@@ -281,7 +283,7 @@ def prove_stark(
     fri_proof = fri.decommit(queries)
     timer.stage("openings")
     commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
-    return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce)
+    return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce)
 
 
 def _component_composition(

@@ -220,4 +220,6 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
 
     n_ops = sum(len(p.nodes) for p in plans if p.kind not in ("Known", "PrivateInput"))
     desc = f"graph of {len(spec.nodes)} nodes ({n_ops} proven ops), {len(air.components)} AIR components"
-    return Statement(air, statement_bytes(settings.digest, public), public_sum, outputs, inputs, desc)
+    n_terms = sum(seg.rows for p in plans if p.kind == "Known" for seg in p.segments)
+    n_terms += sum(len(out.src_indices) for out in spec.outputs)
+    return Statement(air, statement_bytes(settings.digest, public), public_sum, outputs, inputs, desc, n_terms)

@@ -1,0 +1,55 @@
+"""Security accounting: every soundness term of one proof's AIR and configuration, in bits.
+
+The QM31 field has p^4 ~ 2^124 elements. For an AIR whose largest trace has 2^n rows:
+* FRI (conjectured, ethSTARK-style as Stwo counts it): pow_bits + log_blowup * n_queries.
+* LogUp: a false data-flow or lookup statement passes only if the random (z, alpha) of a relation
+  is a root of the cleared sum, a polynomial of degree <= F * (A + 1) for F fractions of arity <= A:
+  124 - log2(F (A + 1)), plus the interaction proof of work ground before drawing them.
+* Constraint combination (composition alpha): 124 - log2(number of constraints).
+* OODS: the composition identity checked at one random point: 124 - log2(2^(n+2) + samples), the
+  degree bound of the quotient plus the DEEP combination of the sampled values.
+* FRI folding: each folding challenge on a domain of 2^(n + blowup + 1) points:
+  124 - (n + log_blowup + 1 + log2(layers)).
+The proof's security is the smallest term; the verifier refuses it below its floor.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .config import PcsConfig
+
+FIELD_BITS = 124  # log2 |QM31| = 4 log2(2^31 - 1), rounded down
+
+
+def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[str, float]:
+    """Each term in bits (rounded down to a tenth), for `air` under `config`."""
+    fractions = public_terms
+    arity = 1
+    constraints = 0
+    samples = 0
+    for comp, info in zip(air.components, air.infos):
+        fractions += len(info.entries) << comp.log_size
+        arity = max([arity, *(a for _, a in info.entries)])
+        constraints += info.n_constraints
+    for cols in air.layout.columns:
+        samples += sum(len(slot.masks) for slot in cols)
+    n = air.max_log_size
+    layers = max(1, n + config.log_blowup)
+    terms = {
+        "FRI queries + proof of work": float(config.security_bits),
+        "LogUp": FIELD_BITS - math.log2(max(1, fractions) * (arity + 1)) + config.interaction_pow_bits,
+        "constraint combination": FIELD_BITS - math.log2(max(1, constraints)),
+        "OODS / DEEP": FIELD_BITS - math.log2((1 << (n + 2)) + samples),
+        "FRI folding": FIELD_BITS - (n + config.log_blowup + 1 + math.log2(layers)),
+    }
+    return {k: math.floor(v * 10) / 10 for k, v in terms.items()}
+
+
+def security_bits(terms: dict[str, float]) -> int:
+    return int(min(terms.values()))
+
+
+def weakest(terms: dict[str, float]) -> str:
+    return min(terms, key=lambda k: terms[k])
