@@ -53,6 +53,7 @@ function writeManifest(info, stdlib, runtime) {
     sha256: info.sha256,
     size: info.size,
     version: info.version,
+    formatVersion: info.format_version,
     pyodideVersion: runtime.version,
     stdlib: { file: `pyodide/${stdlib.file}`, sha256: stdlib.sha256, size: stdlib.size },
     runtime: runtime.sizes,

@@ -3,7 +3,7 @@ folders, with no network and no build backend: `luminair/__init__.py` plus `veri
 `luminair/verifier/**`, and a `.dist-info` (METADATA, WHEEL, RECORD).
 
 The bytes are reproducible: entries are sorted, timestamps fixed, permissions fixed, compression
-level fixed. Prints one JSON line: {"file", "sha256", "version", "size", "files"}.
+level fixed. Prints one JSON line: {"file", "sha256", "version", "size", "files", "format_version"}.
 
     python web/scripts/build_wheel.py OUT_DIR
 """
@@ -29,6 +29,15 @@ def verifier_version() -> str:
     if not m:
         raise SystemExit("verifier/__init__.py has no __version__")
     return m.group(1)
+
+
+def format_version() -> int:
+    """The proof/settings format version the verifier reads (the JS header checks use it too)."""
+    text = (REPO / "verifier" / "formats.py").read_text(encoding="utf-8")
+    m = re.search(r"^FORMAT_VERSION\s*=\s*(\d+)", text, re.M)
+    if not m:
+        raise SystemExit("verifier/formats.py has no FORMAT_VERSION")
+    return int(m.group(1))
 
 
 def source_files() -> list[tuple[str, bytes]]:
@@ -97,6 +106,7 @@ def build(out_dir: Path) -> dict:
         "version": version,
         "size": len(data),
         "files": len(files),
+        "format_version": format_version(),
     }
 
 

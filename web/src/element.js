@@ -1,28 +1,37 @@
 // <luminair-verify>: a verify button (or a badge that verifies on load) that opens a native
-// <dialog> with the verifier's steps, the verdict, the verified model digest, public outputs,
-// security, time, a graph view drawn from the verified settings, and "download proof".
-import { init, verify as verifyInWorker, getSteps } from "./client.js";
-import { LuminairVerificationError } from "./errors.js";
-import { renderGraph } from "./graph.js";
+// <dialog> with the verifier's steps and a determinate progress bar, the verdict, the verified model
+// digest, public outputs (with the node each one reads), security, time, a graph view drawn from
+// the verified settings, and "download proof".
+//
+// Verdicts: "verified", "development" (valid, but below the default security floor: only accepted
+// because min-security-bits was lowered), "rejected" (a check failed: the claim is not proven) and
+// "unavailable" (nothing was checked: hosting, network, start-up, timeout). The verdict stays on
+// the button after the dialog closes; a verdict that arrives while it is closed is announced.
+import { configure, deadlineSignal, getInfo, getSteps, init, verify as verifyInWorker } from "./client.js";
+import { LuminairVerificationError, verdictForKind } from "./errors.js";
+import { createGraphView } from "./graph.js";
 import { getSheet } from "./styles.js";
 import { checkFiles, fetchBinary } from "./utils.js";
 import { makeZip } from "./zip.js";
 
 const OBSERVED = [
   "proof", "settings", "title", "button-text", "author", "author-url", "model-description",
-  "theme", "preload", "mode", "label-text", "variant", "timeout-ms", "min-security-bits",
+  "theme", "preload", "mode", "label-text", "variant", "timeout-ms", "min-security-bits", "cache",
 ];
 
 const DEFAULTS = {
   title: "Can't be evil.",
   buttonText: "VERIFY",
   labelText: "VERIFIED COMPUTE",
+  timeoutMs: 120_000,
 };
 
 /** Headlines for each error kind (the detail line carries the specific message). */
 const HEADLINES = {
   "not-found": "File not found",
   network: "Could not download the files",
+  hosting: "The verifier's files are not hosted correctly",
+  csp: "This page's security policy blocks the verifier",
   format: "Not a luminair file",
   version: "Unsupported file version",
   rejected: "Verification failed",
@@ -34,13 +43,25 @@ const HEADLINES = {
   internal: "Internal error",
 };
 
-const FILE_KINDS = new Set(["format", "version", "rejected"]);
-const STATUS_TEXT = { idle: "Pending", loading: "Loading", verifying: "Verifying", verified: "Verified", failed: "Failed", error: "Error" };
-const MARKS = { pending: "○", "in-progress": "◌", completed: "✓", error: "✗" };
+/** Icon, button words, pill words and one-line meaning of each state. */
+const STATES = {
+  idle: { icon: "", button: null, pill: "Not verified" },
+  loading: { icon: "", button: "VERIFYING…", pill: "Loading" },
+  verifying: { icon: "", button: "VERIFYING…", pill: "Verifying" },
+  verified: { icon: "✓", button: "VERIFIED", pill: "Verified", say: "Verified" },
+  development: { icon: "⚠", button: "DEVELOPMENT PROOF", pill: "Development proof", say: "Development proof: valid, but below the default security level; not secure" },
+  rejected: { icon: "✗", button: "PROOF REJECTED", pill: "Rejected", say: "Proof rejected" },
+  unavailable: { icon: "⊘", button: "NOT CHECKED", pill: "Unavailable", say: "Not checked: the verifier was unavailable" },
+};
+const VERDICTS = new Set(["verified", "development", "rejected", "unavailable"]);
+const MARKS = { pending: "○", "in-progress": "◌", completed: "✓", error: "✗", skipped: "–" };
 const DEV_FLOOR_BITS = 96;
+const NOT_CHECKED = "Nothing was checked: this says nothing about the proof. The site's files or the connection are at fault, not necessarily the proof.";
 
 const TEMPLATE = `
-<button part="button" class="trigger" type="button" aria-haspopup="dialog"><span class="dot" aria-hidden="true"></span><slot><span class="label"></span></slot></button>
+<div class="root">
+<button part="button" class="trigger" type="button" aria-haspopup="dialog"><span class="icon" aria-hidden="true"></span><slot><span class="label"></span></slot><span class="tag" hidden></span></button>
+<span class="sr-only announce" role="status" aria-live="polite"></span>
 <dialog part="dialog" aria-labelledby="lv-title" aria-describedby="lv-claim">
   <div class="head">
     <h2 id="lv-title"></h2>
@@ -50,14 +71,18 @@ const TEMPLATE = `
   <div class="body">
     <section aria-label="Verification">
       <p class="meta"><span class="by" hidden>By <a class="author" target="_blank" rel="noopener noreferrer"></a><span class="author-text"></span></span><span class="desc"></span></p>
-      <p class="claim" id="lv-claim">Checked here, in your browser, by a Python verifier running in WebAssembly: the files are not sent anywhere. A valid proof shows that <strong>this exact model, with these weights (fixed by settings.bin and its digest below), on these public inputs, gave these outputs</strong>. It is not zero-knowledge: do not rely on it to keep anything secret. It says nothing about whether the model is accurate or fair.</p>
-      <h3>Verification steps</h3>
-      <ol class="steps" part="steps" aria-live="polite"></ol>
-      <div class="result" part="result" data-state="idle" aria-live="polite"><span class="verdict">Not verified yet</span><span class="detail"></span></div>
+      <div class="progress" part="progress" hidden>
+        <div class="track" role="progressbar" aria-label="Verification progress" aria-valuemin="0" aria-valuemax="100"><div class="fill"></div></div>
+        <span class="progress-text"></span>
+      </div>
+      <div class="result" part="result" data-state="idle" aria-live="polite"><span class="verdict"><span class="verdict-icon" aria-hidden="true"></span><span class="verdict-text">Not verified yet</span></span><span class="detail"></span><span class="note" hidden></span></div>
       <div class="actions">
         <button class="action download" part="download" type="button" disabled>Download proof</button>
         <button class="action retry" type="button" hidden>Verify again</button>
       </div>
+      <h3>Verification steps</h3>
+      <ol class="steps" part="steps" aria-live="polite"></ol>
+      <p class="claim" id="lv-claim">Checked here, in your browser, by a Python verifier running in WebAssembly: the files are not sent anywhere. A valid proof shows that <strong>this exact model, with these weights (fixed by settings.bin and its digest below), on these public inputs, gave these outputs</strong>. It is not zero-knowledge: do not rely on it to keep anything secret. It says nothing about whether the model is accurate or fair.</p>
       <p class="foot">Circle-STARK proof over M31, checked by luminair's pure-Python verifier in Pyodide.</p>
     </section>
     <section aria-label="Verified details">
@@ -65,11 +90,12 @@ const TEMPLATE = `
       <div class="graph" part="graph"><div class="empty">Shown once the proof is verified.</div></div>
       <h3>Details</h3>
       <dl class="facts" part="facts"></dl>
-      <div class="io-outputs" hidden><h3>Public outputs</h3><table class="io outputs" part="outputs"><thead><tr><th>Name</th><th>Shape</th><th>Values</th></tr></thead><tbody></tbody></table></div>
+      <div class="io-outputs" hidden><h3>Public outputs</h3><table class="io outputs" part="outputs"><thead><tr><th>Name</th><th>Shape</th><th>Values</th><th>Read from</th></tr></thead><tbody></tbody></table></div>
       <div class="io-inputs" hidden><h3>Public inputs</h3><table class="io inputs" part="inputs"><thead><tr><th>Name</th><th>Shape</th><th>Values</th></tr></thead><tbody></tbody></table></div>
     </section>
   </div>
-</dialog>`;
+</dialog>
+</div>`;
 
 function formatDuration(ms) {
   if (ms == null) return "—";
@@ -80,15 +106,44 @@ function formatBytes(n) {
   return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(2)} MiB`;
 }
 
+function formatMB(n) {
+  return `${(n / 1e6).toFixed(1)} MB`;
+}
+
 function formatValues(values, limit = 24) {
   if (!Array.isArray(values)) return String(values);
   const shown = values.slice(0, limit).map((v) => String(v)); // exact: these are the attested values
   return `[${shown.join(", ")}${values.length > limit ? `, … (${values.length} values)` : ""}]`;
 }
 
+/**
+ * A readable summary of an output's index map: "identity", or the first entries of the list of
+ * source elements (-1 is the constant 0), with counts when it is long.
+ */
+export function describeIndexMap(map, limit = 8) {
+  if (map === "identity") return "identity (element i reads element i)";
+  if (!Array.isArray(map)) return null;
+  const zeros = map.filter((v) => v === -1).length;
+  const shown = map.slice(0, limit).map((v) => (v === -1 ? "0" : String(v)));
+  const more = map.length > limit ? `, … (${map.length} entries)` : "";
+  const zeroNote = zeros ? `; ${zeros === map.length ? "all" : zeros} constant 0${zeros === 1 ? "" : "s"}` : "";
+  return `index map [${shown.join(", ")}${more}]${zeroNote}`;
+}
+
+/** "node 13 (Add output) · identity (...)" for an output's source, or null when absent. */
+export function describeOutputSource(tensor) {
+  const src = tensor && typeof tensor === "object" ? tensor.source : null;
+  const map = tensor && typeof tensor === "object" ? describeIndexMap(tensor.index_map) : null;
+  if (!src && !map) return null;
+  const parts = [];
+  if (src && src.node !== undefined) parts.push(`node ${src.node}${src.op ? ` (${src.op}${src.name ? ` ${src.name}` : ""})` : ""}`);
+  if (map) parts.push(map);
+  return parts.join(" · ");
+}
+
 /** Whether a result's security must be labelled as a development setting. */
-export function isDevelopmentSecurity(bits, label) {
-  return (bits != null && bits < DEV_FLOOR_BITS) || /development|not secure/i.test(label ?? "");
+export function isDevelopmentSecurity(bits, label, floor = DEV_FLOOR_BITS) {
+  return (bits != null && bits < floor) || /development|not secure/i.test(label ?? "");
 }
 
 // SSR-safe: importing this module outside a browser defines a class that is never registered.
@@ -104,7 +159,6 @@ export class LuminairVerifyElement extends Base {
     return OBSERVED;
   }
 
-  #internals = null;
   #root;
   #els = {};
   #proofBytes = null;
@@ -119,21 +173,24 @@ export class LuminairVerifyElement extends Base {
   #observer = null;
   #autoRan = false;
   #connected = false; // set by connectedCallback (attributeChangedCallback runs first on upgrade)
+  #percent = null;
+  #slotted = false;
+  #idleHandle = null;
 
   constructor() {
     super();
-    try {
-      this.#internals = this.attachInternals();
-    } catch {
-      this.#internals = null;
-    }
     this.#root = this.attachShadow({ mode: "open" });
     this.#root.adoptedStyleSheets = [getSheet()];
     this.#root.innerHTML = TEMPLATE; // static markup only; every dynamic value goes in via textContent
     const $ = (s) => this.#root.querySelector(s);
     this.#els = {
+      wrap: $(".root"),
       button: $(".trigger"),
+      icon: $(".trigger .icon"),
       label: $(".trigger .label"),
+      tag: $(".trigger .tag"),
+      slot: $(".trigger slot"),
+      announce: $(".announce"),
       dialog: $("dialog"),
       title: $("#lv-title"),
       pill: $(".pill"),
@@ -142,10 +199,16 @@ export class LuminairVerifyElement extends Base {
       author: $("a.author"),
       authorText: $(".author-text"),
       desc: $(".desc"),
+      progress: $(".progress"),
+      progressTrack: $(".progress .track"),
+      progressFill: $(".progress .fill"),
+      progressText: $(".progress-text"),
       steps: $(".steps"),
       result: $(".result"),
-      verdict: $(".result .verdict"),
+      verdictIcon: $(".result .verdict-icon"),
+      verdict: $(".result .verdict-text"),
       detail: $(".result .detail"),
+      note: $(".result .note"),
       download: $(".download"),
       retry: $(".retry"),
       graph: $(".graph"),
@@ -156,8 +219,12 @@ export class LuminairVerifyElement extends Base {
       inputsBody: $("table.inputs tbody"),
     };
     this.#els.button.addEventListener("click", () => this.#onTrigger());
-    this.#els.button.addEventListener("pointerenter", () => this.#warmUp());
-    this.#els.button.addEventListener("focus", () => this.#warmUp());
+    this.#els.button.addEventListener("pointerenter", () => this.#preloadOn("hover"));
+    this.#els.button.addEventListener("focus", () => this.#preloadOn("hover"));
+    this.#els.slot.addEventListener("slotchange", () => {
+      this.#slotted = this.#els.slot.assignedNodes({ flatten: true }).some((n) => n.nodeType === 1 || n.textContent.trim());
+      this.#render();
+    });
     this.#els.close.addEventListener("click", () => this.close());
     this.#els.dialog.addEventListener("close", () => this.#els.button.focus());
     this.#els.dialog.addEventListener("click", (e) => {
@@ -177,10 +244,11 @@ export class LuminairVerifyElement extends Base {
       }
     }
     this.#connected = true;
+    if (this.hasAttribute("cache")) configure({ cache: true });
     this.#render();
     this.#watchTheme();
     this.#setStatus(this.#status);
-    if (this.hasAttribute("preload")) this.#warmUp();
+    this.#schedulePreload();
     if (this.mode === "badge" && !this.#autoRan) {
       this.#autoRan = true;
       queueMicrotask(() => this.isConnected && this.verify().catch(() => {}));
@@ -191,12 +259,14 @@ export class LuminairVerifyElement extends Base {
     this.#connected = false;
     this.#observer?.disconnect();
     this.#observer = null;
+    this.#cancelIdle();
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
     if (name === "theme") this.#watchTheme();
-    if (name === "preload" && newValue !== null && this.#connected) this.#warmUp();
+    if (name === "cache" && newValue !== null) configure({ cache: true });
+    if (name === "preload" && this.#connected) this.#schedulePreload();
     if ((name === "proof" || name === "settings") && this.#connected) {
       this.#sourcesChanged();
       return;
@@ -225,15 +295,32 @@ export class LuminairVerifyElement extends Base {
     return t === "light" || t === "dark" ? t : "auto";
   }
   set theme(v) { this.#setAttr("theme", v); }
-  get preload() { return this.hasAttribute("preload"); }
-  set preload(v) { this.toggleAttribute("preload", Boolean(v)); }
+  /**
+   * When to start the verifier before a click: "hover" (default: pointer over or focus on the
+   * button), "idle" (once the page has loaded and the browser is idle), "eager" (at once; a bare
+   * `preload` attribute means eager) or "none" (on click).
+   */
+  get preload() {
+    if (!this.hasAttribute("preload")) return "hover";
+    const v = (this.getAttribute("preload") ?? "").trim().toLowerCase();
+    return v === "" || v === "true" || v === "eager" ? "eager" : ["idle", "hover", "none"].includes(v) ? v : "hover";
+  }
+  set preload(v) {
+    if (v === true) this.setAttribute("preload", "eager");
+    else if (v === false || v == null) this.removeAttribute("preload");
+    else this.setAttribute("preload", String(v));
+  }
+  /** Keep the runtime files in Cache Storage across visits (opt-in, for the whole page). */
+  get cache() { return this.hasAttribute("cache"); }
+  set cache(v) { this.toggleAttribute("cache", Boolean(v)); }
   get mode() { return this.getAttribute("mode") === "badge" ? "badge" : "button"; }
   set mode(v) { this.#setAttr("mode", v); }
   get variant() { return this.getAttribute("variant") ?? "default"; }
   set variant(v) { this.#setAttr("variant", v); }
+  /** The whole path from click to verdict: downloads, start-up and verification. Default 120 s. */
   get timeoutMs() {
     const v = Number(this.getAttribute("timeout-ms"));
-    return this.hasAttribute("timeout-ms") && Number.isFinite(v) && v > 0 ? v : 60_000;
+    return this.hasAttribute("timeout-ms") && Number.isFinite(v) && v > 0 ? v : DEFAULTS.timeoutMs;
   }
   set timeoutMs(v) { this.#setAttr("timeout-ms", v == null ? null : String(v)); }
   get minSecurityBits() {
@@ -256,10 +343,12 @@ export class LuminairVerifyElement extends Base {
   }
   /** The last verification result (see luminair-web's VerifyResult), or null. */
   get result() { return this.#result; }
-  /** The last error ({kind, message, check}) when status is "failed" or "error", else null. */
+  /** The last error ({kind, message, check, verdict}) when the verdict is rejected or unavailable, else null. */
   get error() { return this.#error; }
-  /** idle | loading | verifying | verified | failed | error */
+  /** idle | loading | verifying | verified | development | rejected | unavailable */
   get status() { return this.#status; }
+  /** The verdict: verified | development | rejected | unavailable, or null before one is reached. */
+  get verdict() { return VERDICTS.has(this.#status) ? this.#status : null; }
 
   // --- public methods ---------------------------------------------------------------------------
 
@@ -268,7 +357,7 @@ export class LuminairVerifyElement extends Base {
     if (!this.#els.dialog.open) this.#els.dialog.showModal();
   }
 
-  /** Close the modal; focus returns to the button. */
+  /** Close the modal; focus returns to the button. The verdict stays on the button. */
   close() {
     if (this.#els.dialog.open) this.#els.dialog.close();
   }
@@ -312,11 +401,39 @@ export class LuminairVerifyElement extends Base {
     init().catch(() => {}); // a start-up failure is reported when a verification needs the worker
   }
 
+  #preloadOn(trigger) {
+    if (this.preload === trigger || (trigger === "hover" && this.preload !== "none")) this.#warmUp();
+  }
+
+  #cancelIdle() {
+    if (this.#idleHandle === null) return;
+    if (globalThis.cancelIdleCallback) cancelIdleCallback(this.#idleHandle);
+    clearTimeout(this.#idleHandle);
+    this.#idleHandle = null;
+  }
+
+  #schedulePreload() {
+    this.#cancelIdle();
+    const when = this.preload;
+    if (when === "eager") this.#warmUp();
+    else if (when === "idle") {
+      const go = () => {
+        const run = () => {
+          this.#idleHandle = null;
+          if (this.isConnected) this.#warmUp();
+        };
+        this.#idleHandle = globalThis.requestIdleCallback ? requestIdleCallback(run, { timeout: 3000 }) : setTimeout(run, 300);
+      };
+      if (document.readyState === "complete") go();
+      else window.addEventListener("load", go, { once: true });
+    }
+  }
+
   #onTrigger() {
     this.open();
     if (this.#running) return;
-    if (this.mode === "badge" && this.#status !== "idle") return; // the badge shows its result
-    this.verify().catch(() => {});
+    // A reached verdict is shown again; "not checked" (or nothing yet) starts a verification.
+    if (this.#status === "idle" || this.#status === "unavailable") this.verify().catch(() => {});
   }
 
   #sourcesChanged() {
@@ -325,21 +442,21 @@ export class LuminairVerifyElement extends Base {
     this.#result = null;
     this.#error = null;
     this.#verified = null;
+    this.#percent = null;
     this.#setStatus("idle");
     this.#resetPanels();
     if (this.mode === "badge") this.verify().catch(() => {});
   }
 
   #watchTheme() {
-    const states = this.#internals?.states;
-    if (!states) return;
+    const wrap = this.#els.wrap;
     const apply = () => {
-      const auto = this.theme === "auto";
+      const t = this.theme;
       const root = document.documentElement;
-      const dark = auto && root.classList.contains("dark");
-      const light = auto && !dark && root.classList.contains("light");
-      dark ? states.add("dark") : states.delete("dark");
-      light ? states.add("light") : states.delete("light");
+      const dark = t === "dark" || (t === "auto" && root.classList.contains("dark"));
+      const light = !dark && (t === "light" || (t === "auto" && root.classList.contains("light")));
+      wrap.classList.toggle("dark", dark);
+      wrap.classList.toggle("light", light);
     };
     apply();
     if (!this.#observer && this.isConnected) {
@@ -364,18 +481,26 @@ export class LuminairVerifyElement extends Base {
     const desc = this.modelDescription;
     e.desc.textContent = desc ? `${author ? " · " : ""}${desc}` : "";
     const badge = this.mode === "badge";
+    const s = this.#status;
     e.button.className = `trigger${badge ? " badge" : ""} variant-${["secondary", "destructive", "outline"].includes(this.variant) ? this.variant : "default"}`;
     e.button.setAttribute("part", badge ? "button badge" : "button");
-    e.button.dataset.state = this.#status;
-    const busy = this.#status === "loading" || this.#status === "verifying";
-    if (badge) {
-      e.label.textContent = busy || this.#status === "idle" ? "VERIFYING..." : this.#status === "verified" ? this.labelText : "VERIFICATION FAILED";
-    } else {
-      e.label.textContent = busy ? "VERIFYING..." : this.buttonText;
-    }
+    e.button.dataset.state = s;
+    const busy = s === "loading" || s === "verifying";
+    const pct = busy && this.#percent !== null ? ` ${this.#percent}%` : "";
+    let words;
+    if (busy) words = `VERIFYING…${pct}`;
+    else if (s === "idle") words = badge ? "VERIFYING…" : this.buttonText;
+    else if (s === "verified") words = badge ? this.labelText : STATES.verified.button;
+    else words = STATES[s].button;
+    e.label.textContent = words;
+    e.icon.textContent = STATES[s].icon;
+    // A custom (slotted) label stays; the verdict is added next to it.
+    const showTag = this.#slotted && (busy || VERDICTS.has(s));
+    e.tag.hidden = !showTag;
+    e.tag.textContent = showTag ? `· ${busy ? `verifying…${pct}` : STATES[s].pill}` : "";
     e.button.setAttribute("aria-busy", String(busy));
-    e.pill.textContent = STATUS_TEXT[this.#status];
-    e.pill.dataset.state = this.#status;
+    e.pill.textContent = STATES[s].pill;
+    e.pill.dataset.state = s;
   }
 
   #setStatus(status) {
@@ -388,22 +513,54 @@ export class LuminairVerifyElement extends Base {
     this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
   }
 
+  /** A verdict reached while the dialog is closed is announced (and shown on the button). */
+  #announce(status, extra) {
+    const e = this.#els;
+    if (e.dialog.open) return;
+    const title = this.getAttribute("title") ?? DEFAULTS.title;
+    e.announce.textContent = "";
+    // a fresh text node so that the same words are announced again on a later verdict
+    queueMicrotask(() => {
+      e.announce.textContent = `${title}: ${STATES[status].say}${extra ? ` (${extra})` : ""}.`;
+    });
+  }
+
   #resetPanels() {
     const e = this.#els;
     this.#steps = [];
     e.steps.replaceChildren();
     e.result.dataset.state = "idle";
+    delete e.result.dataset.kind;
+    e.verdictIcon.textContent = "";
     e.verdict.textContent = "Not verified yet";
     e.detail.textContent = "";
+    e.note.hidden = true;
+    e.note.textContent = "";
     e.download.disabled = true;
     e.retry.hidden = true;
     e.facts.replaceChildren();
     e.outputs.hidden = true;
     e.inputs.hidden = true;
+    e.progress.hidden = true;
     const empty = document.createElement("div");
     empty.className = "empty";
     empty.textContent = "Shown once the proof is verified.";
     e.graph.replaceChildren(empty);
+  }
+
+  #setProgress(fraction, text) {
+    const e = this.#els;
+    const f = Math.max(0, Math.min(1, fraction));
+    const pct = Math.floor(f * 100);
+    e.progress.hidden = false;
+    e.progressFill.style.transform = `scaleX(${f.toFixed(3)})`;
+    e.progressTrack.setAttribute("aria-valuenow", String(pct));
+    e.progressTrack.setAttribute("aria-valuetext", text);
+    e.progressText.textContent = text;
+    if (pct !== this.#percent) {
+      this.#percent = pct;
+      this.#render();
+    }
   }
 
   #addStep(key, label) {
@@ -416,12 +573,9 @@ export class LuminairVerifyElement extends Base {
     const text = document.createElement("span");
     text.className = "text";
     text.textContent = label;
-    const status = document.createElement("span");
-    status.className = "sr-status";
-    status.hidden = true;
     li.append(mark, text);
     this.#els.steps.append(li);
-    const step = { key, li, mark, text, label };
+    const step = { key, li, mark, text, label, note: null };
     this.#steps.push(step);
     this.#setStep(key, "pending");
     return step;
@@ -430,14 +584,18 @@ export class LuminairVerifyElement extends Base {
   #setStep(key, status, note) {
     const step = this.#steps.find((s) => s.key === key);
     if (!step) return;
+    if (note !== undefined) step.note = note;
     step.li.dataset.status = status;
     step.mark.textContent = MARKS[status];
-    step.text.textContent = note ? `${step.label} — ${note}` : step.label;
+    step.text.textContent = step.note ? `${step.label} — ${step.note}` : step.label;
     step.li.setAttribute("aria-label", `${step.label}: ${status.replace("-", " ")}`);
   }
 
-  #failInProgress() {
-    for (const s of this.#steps) if (s.li.dataset.status === "in-progress") this.#setStep(s.key, "error");
+  #failInProgress(mark = "error") {
+    for (const s of this.#steps) {
+      if (s.li.dataset.status === "in-progress") this.#setStep(s.key, mark);
+      else if (mark === "skipped" && s.li.dataset.status === "pending") this.#setStep(s.key, "skipped");
+    }
   }
 
   #sourceUrl(name) {
@@ -446,12 +604,20 @@ export class LuminairVerifyElement extends Base {
     return new URL(v, this.ownerDocument?.baseURI ?? document.baseURI).href;
   }
 
-  async #loadFiles() {
+  async #loadFiles(signal, onBytes) {
+    const got = { proof: 0, settings: 0 };
     const get = async (name, bytes) => {
       if (bytes) return new Uint8Array(bytes);
       const url = this.#sourceUrl(name);
       if (!url) throw new LuminairVerificationError("not-found", `no ${name} file: set the ${name} attribute or the ${name}Bytes property`, { file: name });
-      return fetchBinary(url, { file: name });
+      return fetchBinary(url, {
+        file: name,
+        signal,
+        onProgress: ({ loaded }) => {
+          got[name] = loaded;
+          onBytes(got.proof + got.settings);
+        },
+      });
     };
     return Promise.all([get("proof", this.#proofBytes), get("settings", this.#settingsBytes)]);
   }
@@ -462,15 +628,22 @@ export class LuminairVerifyElement extends Base {
     const t0 = performance.now();
     this.#result = null;
     this.#error = null;
+    this.#percent = null;
     this.#resetPanels();
     this.#setStatus("loading");
     this.#emit("luminair-verify-start", { proof: this.#proofBytes ? null : this.#sourceUrl("proof"), settings: this.#settingsBytes ? null : this.#sourceUrl("settings") });
     this.#addStep("files", "Download proof and settings");
     this.#addStep("start", "Start the verifier (Pyodide)");
+    // Progress: files 0-5 %, start-up 5-80 % (bytes, then Python), the verifier's steps 80-100 %.
+    this.#setProgress(0, "Downloading the proof and settings…");
+    const deadline = deadlineSignal(this.timeoutMs, null, "the verification");
     let verdict = null;
+    let info = null;
     try {
       this.#setStep("files", "in-progress");
-      const [proof, settings] = await this.#loadFiles();
+      const [proof, settings] = await this.#loadFiles(deadline.signal, (n) => {
+        if (!stale()) this.#setProgress(0.04, `Downloading the proof and settings: ${formatBytes(n)}`);
+      });
       if (stale()) return this.#staleResult();
       this.#verified = { proof, settings };
       this.#els.download.disabled = false;
@@ -478,20 +651,38 @@ export class LuminairVerifyElement extends Base {
       if (bad) throw bad;
       this.#setStep("files", "completed", `${formatBytes(proof.length)} + ${formatBytes(settings.length)}`);
       this.#setStep("start", "in-progress");
-      const info = await init();
+      this.#setProgress(0.05, "Starting the verifier…");
+      info = await init({
+        signal: deadline.signal,
+        onProgress: ({ phase, loaded, total }) => {
+          if (stale() || !total) return;
+          if (phase === "download") {
+            const text = `Downloading the verifier: ${formatMB(loaded)} of ${formatMB(total)}`;
+            this.#setStep("start", "in-progress", `${formatMB(loaded)} of ${formatMB(total)}`);
+            this.#setProgress(0.05 + 0.65 * (loaded / total), text);
+          } else if (phase === "start") {
+            this.#setStep("start", "in-progress", "starting Python");
+            this.#setProgress(0.72, "Starting Python…");
+          }
+        },
+      });
       if (stale()) return this.#staleResult();
-      this.#setStep("start", "completed", `Pyodide ${info.pyodideVersion}, verifier ${info.verifierVersion}`);
+      const cachedNote = info.cachedFiles ? `, ${info.cachedFiles} file${info.cachedFiles === 1 ? "" : "s"} from the cache` : "";
+      this.#setStep("start", "completed", `Pyodide ${info.pyodideVersion}, verifier ${info.verifierVersion}${cachedNote}`);
+      this.#setProgress(0.8, "Verifying…");
       const labels = getSteps() ?? info.steps ?? [];
       labels.forEach((label, i) => this.#addStep(`v${i + 1}`, label));
       this.#setStatus("verifying");
       verdict = await verifyInWorker(proof, settings, {
-        timeoutMs: this.timeoutMs,
+        timeoutMs: Infinity, // the deadline covers the whole path
+        signal: deadline.signal,
         minSecurityBits: this.minSecurityBits,
         onProgress: ({ step, of, label }) => {
           if (stale()) return;
           for (let i = 1; i < step; i++) this.#setStep(`v${i}`, "completed");
           if (!this.#steps.some((s) => s.key === `v${step}`)) this.#addStep(`v${step}`, label);
           this.#setStep(`v${step}`, "in-progress");
+          this.#setProgress(0.8 + (0.2 * (step - 1)) / of, `Step ${step} of ${of}: ${label}`);
           this.#emit("luminair-verify-progress", { step, of, label });
         },
       });
@@ -499,22 +690,31 @@ export class LuminairVerifyElement extends Base {
     } catch (err) {
       if (stale()) return this.#staleResult();
       const e = err instanceof LuminairVerificationError ? err : new LuminairVerificationError("internal", err?.message ?? String(err));
-      this.#failInProgress();
-      this.#showError(e.kind, e.message, null, performance.now() - t0);
+      this.#failInProgress("error");
+      this.#failInProgress("skipped");
+      this.#showError(e.kind, e.message, null, performance.now() - t0, null, e);
       throw e;
+    } finally {
+      deadline.done();
     }
     const totalTimeMs = performance.now() - t0;
     this.#result = { ...verdict, totalTimeMs };
     if (verdict.success) {
-      for (const s of this.#steps) this.#setStep(s.key, "completed", s.key === "files" || s.key === "start" ? s.text.textContent.split(" — ")[1] : undefined);
-      this.#showSuccess(this.#result);
-      this.#setStatus("verified");
+      for (const s of this.#steps) this.#setStep(s.key, "completed");
+      const status = verdict.development ? "development" : "verified";
+      this.#showSuccess(this.#result, info ?? getInfo());
+      this.#setStatus(status);
+      this.#announce(status, status === "development" ? `${verdict.securityBits} bits` : null);
       this.#emit("luminair-verify-success", {
+        verdict: status,
         outputs: verdict.outputs,
         inputs: verdict.inputs,
         modelDigest: verdict.modelDigest,
+        modelTitle: verdict.modelTitle,
+        modelDescription: verdict.modelDescription,
         securityBits: verdict.securityBits,
         securityLabel: verdict.securityLabel,
+        development: verdict.development,
         statement: verdict.statement,
         verificationTimeMs: verdict.verificationTimeMs,
         totalTimeMs,
@@ -523,6 +723,7 @@ export class LuminairVerifyElement extends Base {
       return this.#result;
     }
     this.#failInProgress();
+    this.#failInProgress("skipped");
     const kind = verdict.check === "malformed file" ? "format" : verdict.check === "unsupported version" ? "version" : "rejected";
     this.#showError(kind, verdict.error_message, verdict.check, totalTimeMs, verdict);
     return this.#result;
@@ -532,21 +733,27 @@ export class LuminairVerifyElement extends Base {
     return this.#result;
   }
 
-  #showError(kind, message, check, totalTimeMs, verdict = null) {
+  #showError(kind, message, check, totalTimeMs, verdict = null, err = null) {
     const e = this.#els;
-    this.#error = { kind, message, check: check ?? null };
-    const fileProblem = FILE_KINDS.has(kind);
+    const status = verdictForKind(kind);
+    this.#error = { kind, message, check: check ?? null, verdict: status, url: err?.url ?? null };
     const headline = kind === "rejected" && check ? `Verification failed: ${check} check` : HEADLINES[kind] ?? "Error";
-    e.result.dataset.state = fileProblem ? "failed" : "error";
+    e.progress.hidden = true;
+    e.result.dataset.state = status;
     e.result.dataset.kind = kind;
+    e.verdictIcon.textContent = STATES[status].icon;
     e.verdict.textContent = headline;
     e.detail.textContent = message ?? "";
+    e.note.hidden = false;
+    e.note.textContent = status === "unavailable" ? NOT_CHECKED : "The proof was not accepted: nothing it claims is proven.";
     e.retry.hidden = false;
-    this.#fact("Outcome", fileProblem ? "The proof was not accepted: nothing is proven." : "No verdict: the proof was not checked.");
+    this.#fact("Outcome", status === "unavailable" ? "Unavailable — no verdict: the proof was not checked." : "Rejected — the proof was not accepted: nothing is proven.");
+    if (err?.url) this.#fact("At fault", err.url, "mono");
     if (verdict?.modelDigest) this.#fact("Settings digest", verdict.modelDigest, "mono");
     this.#fact("Time", formatDuration(totalTimeMs));
-    this.#setStatus(fileProblem ? "failed" : "error");
-    this.#emit("luminair-verify-error", { kind, message, check: check ?? null, result: verdict ? this.#result : null });
+    this.#setStatus(status);
+    this.#announce(status, headline);
+    this.#emit("luminair-verify-error", { kind, verdict: status, message, check: check ?? null, url: err?.url ?? null, result: verdict ? this.#result : null });
   }
 
   #fact(term, value, cls) {
@@ -560,46 +767,81 @@ export class LuminairVerifyElement extends Base {
     return dd;
   }
 
-  #fillTable(wrap, body, tensors) {
+  #fillTable(wrap, body, tensors, sourceColumn) {
     body.replaceChildren();
     const entries = tensors ? Object.entries(tensors) : [];
     wrap.hidden = entries.length === 0;
+    // The "Read from" column (the node and index map each output reads) only when the verifier reports them.
+    const withSource = sourceColumn && entries.some(([, t]) => describeOutputSource(t) !== null);
+    const th = wrap.querySelector("th:nth-child(4)");
+    if (th) th.hidden = !withSource;
     for (const [name, t] of entries) {
       const tr = document.createElement("tr");
       const values = t && typeof t === "object" && "values" in t ? t.values : t;
       const shape = t && typeof t === "object" && Array.isArray(t.shape) ? `[${t.shape.join("×")}]` : "";
-      for (const [text, cls] of [[name, ""], [shape, ""], [formatValues(values), "values"]]) {
+      const cells = [[name, "", "Name"], [shape, "", "Shape"], [formatValues(values), "values", "Values"]];
+      if (withSource) cells.push([describeOutputSource(t) ?? "—", "source", "Read from"]);
+      for (const [text, cls, label] of cells) {
         const td = document.createElement("td");
         if (cls) td.className = cls;
+        td.dataset.label = label;
         td.textContent = text;
+        if (cls === "source" && Array.isArray(t?.index_map) && t.index_map.length > 8) {
+          td.title = `index map: [${t.index_map.slice(0, 256).join(", ")}${t.index_map.length > 256 ? ", …" : ""}]`;
+        }
         tr.append(td);
       }
       body.append(tr);
     }
   }
 
-  #showSuccess(r) {
+  #showSuccess(r, info) {
     const e = this.#els;
-    e.result.dataset.state = "verified";
-    e.result.dataset.kind = "verified";
-    e.verdict.textContent = "Verified";
+    const dev = r.development || isDevelopmentSecurity(r.securityBits, r.securityLabel, r.defaultMinSecurityBits ?? DEV_FLOOR_BITS);
+    const status = dev ? "development" : "verified";
+    const floor = r.defaultMinSecurityBits ?? DEV_FLOOR_BITS;
+    e.progress.hidden = true;
+    e.result.dataset.state = status;
+    e.result.dataset.kind = status;
+    e.verdictIcon.textContent = STATES[status].icon;
+    e.verdict.textContent = dev ? "Development proof" : "Verified";
     const digestShort = r.modelDigest ? `${r.modelDigest.slice(0, 16)}…` : "";
     e.detail.textContent = `Running the model with digest ${digestShort} on the public inputs gave the public outputs shown. Checked in ${formatDuration(r.verificationTimeMs)}.`;
+    e.note.hidden = !dev;
+    e.note.textContent = dev
+      ? `The proof checks out, but only at ${r.securityBits} bits of conjectured security, below the default floor of ${floor} bits: it was accepted because the floor was lowered (min-security-bits). Anyone could forge such a proof with modest computing power: treat it as a test, not as evidence.`
+      : "";
     e.retry.hidden = false;
     if (r.statement) this.#fact("Statement", r.statement);
     this.#fact("Model digest", r.modelDigest ?? "—", "mono digest");
-    const dev = isDevelopmentSecurity(r.securityBits, r.securityLabel);
+    const title = r.modelTitle ?? r.settingsSummary?.title ?? null;
+    const description = r.modelDescription ?? null;
+    if (title || description) {
+      const span = document.createElement("span");
+      span.className = "publisher-label";
+      span.textContent = [title, description].filter(Boolean).join(" — ");
+      const note = document.createElement("span");
+      note.className = "label-note";
+      note.textContent = " (named by whoever published settings.bin; not part of what is proven)";
+      span.append(note);
+      this.#fact("Publisher's label", span);
+    }
     const sec = document.createElement("span");
     sec.className = dev ? "security dev" : "security";
-    sec.textContent = `${dev ? "⚠ " : ""}${r.securityBits} bits${r.securityLabel ? ` (${r.securityLabel})` : ""}${dev && !/development/i.test(r.securityLabel ?? "") ? " — DEVELOPMENT SETTING, not secure" : ""}`;
+    sec.textContent = `${dev ? "⚠ " : ""}${r.securityBits} bits${r.securityLabel ? ` (${r.securityLabel})` : ""}${dev ? ` — DEVELOPMENT PROOF: below the ${floor}-bit default floor, not secure` : ""}`;
     this.#fact("Security", sec);
     this.#fact("Verification time", `${formatDuration(r.verificationTimeMs)} in Pyodide (${formatDuration(r.totalTimeMs)} from click, with downloads and start-up)`);
     if (this.#verified) this.#fact("Proof size", formatBytes(this.#verified.proof.length));
-    this.#fillTable(e.outputs, e.outputsBody, r.outputs);
-    this.#fillTable(e.inputs, e.inputsBody, r.inputs);
-    const graph = r.settingsSummary?.graph;
-    if (graph && Array.isArray(graph.nodes) && graph.nodes.length) {
-      e.graph.replaceChildren(renderGraph(document, graph));
+    if (info) {
+      const cached = info.cachedFiles ? `; ${info.cachedFiles} runtime file${info.cachedFiles === 1 ? "" : "s"} from the cache` : "";
+      this.#fact("Runtime", `Pyodide ${info.pyodideVersion}, verifier ${info.verifierVersion}; started in ${formatDuration(info.bootMs)}${cached}`);
+      if (info.warnings?.length) this.#fact("Hosting", info.warnings.join("; "));
+    }
+    this.#fillTable(e.outputs, e.outputsBody, r.outputs, true);
+    this.#fillTable(e.inputs, e.inputsBody, r.inputs, false);
+    const summary = r.settingsSummary;
+    if (summary?.graph && Array.isArray(summary.graph.nodes) && summary.graph.nodes.length) {
+      e.graph.replaceChildren(createGraphView(document, summary));
     } else {
       const empty = document.createElement("div");
       empty.className = "empty";

@@ -2,6 +2,7 @@
 //   import init, { verify } from "luminair-web";
 //   await init();
 //   const r = await verify(proofBytes, settingsBytes, { timeoutMs: 30000, onProgress });
+//   r.verdict: "verified" | "development" | "rejected"; a thrown error's verdict is "unavailable"
 import init from "./client.js";
 
 export default init;
@@ -13,11 +14,18 @@ export {
   configure,
   terminate,
   getSteps,
+  getInfo,
   getBaseUrl,
   getManifest,
+  getBootProgress,
+  onBootProgress,
+  cacheName,
+  clearCache,
   workerStarts,
+  DEFAULT_TIMEOUT_MS,
 } from "./client.js";
-export { LuminairVerificationError } from "./errors.js";
+export { LuminairVerificationError, verdictForKind } from "./errors.js";
+export { diagnoseHosting } from "./hosting.js";
 export {
   LuminairUtils,
   isValidProofBinary,
@@ -32,4 +40,4 @@ export {
   SETTINGS_MAGIC,
 } from "./utils.js";
 export { makeZip } from "./zip.js";
-export { layoutGraph } from "./graph.js";
+export { layoutGraph, groupGraph } from "./graph.js";

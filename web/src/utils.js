@@ -1,16 +1,17 @@
 // Header and size checks that need no Python (they mirror luminair.verifier.formats.sniff), the
 // fixed-offset part of settings.bin, and a fetch wrapper that tells "not found" from "network".
 import { LuminairVerificationError } from "./errors.js";
+import { MANIFEST } from "./manifest.js";
 
 export const PROOF_MAGIC = "LMNRPROF";
 export const SETTINGS_MAGIC = "LMNRSETT";
-/** The file format version this package's verifier reads. */
-export const FORMAT_VERSION = 1;
+/** The file format version this package's verifier reads (from the verifier's sources, at build time). */
+export const FORMAT_VERSION = MANIFEST.formatVersion ?? 1;
 /** Magic (8 bytes) + u16 little-endian version. */
 export const HEADER_BYTES = 10;
 /** proof.bin = header | settings digest (32 B) | public values (u32 count, ...) | STARK proof. */
 export const MIN_PROOF_BYTES = HEADER_BYTES + 32 + 4;
-/** settings.bin = header | u8 kind | config (u8 pow, u8 log blowup, u16 queries, u8 log last layer) | body. */
+/** settings.bin = header | u8 kind | config (u8 pow, u8 log blowup, u16 queries, u8 log last layer, ...) | body. */
 export const MIN_SETTINGS_BYTES = HEADER_BYTES + 1 + 5;
 /** Files above this size are refused before anything is decoded. */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -133,14 +134,17 @@ export function checkFiles(proofBytes, settingsBytes) {
 }
 
 /**
- * Download a binary file. Throws LuminairVerificationError with kind "not-found" (404/410) or
+ * Download a binary file. Throws LuminairVerificationError with kind "not-found" (404/410, or an
+ * HTML page where a binary file was expected: a catch-all route answering for a missing file) or
  * "network" (the request failed: offline, blocked by CORS, other HTTP status).
+ * `onProgress({loaded, total})` reports the bytes received (total: Content-Length, or null).
  */
-export async function fetchBinary(url, { fetch: fetchImpl = globalThis.fetch, signal, file } = {}) {
+export async function fetchBinary(url, { fetch: fetchImpl = globalThis.fetch, signal, file, onProgress } = {}) {
   let res;
   try {
     res = await fetchImpl(url, { signal, credentials: "same-origin" });
   } catch (e) {
+    if (signal?.aborted && signal.reason instanceof LuminairVerificationError) throw signal.reason;
     if (e?.name === "AbortError") throw new LuminairVerificationError("aborted", `the download of ${url} was cancelled`, { url, file });
     throw new LuminairVerificationError(
       "network",
@@ -154,11 +158,36 @@ export async function fetchBinary(url, { fetch: fetchImpl = globalThis.fetch, si
   if (!res.ok) {
     throw new LuminairVerificationError("network", `the server answered HTTP ${res.status} for ${url}`, { url, status: res.status, file });
   }
+  if (/^text\/html\b/i.test(res.headers?.get?.("content-type") ?? "")) {
+    throw new LuminairVerificationError("not-found", `${url} returned an HTML page (text/html), not the ${file ?? "binary"} file: it is probably missing and a catch-all route answered`, { url, status: res.status, file });
+  }
   const declared = Number(res.headers?.get?.("content-length"));
   if (declared > MAX_FILE_BYTES) {
     throw new LuminairVerificationError("format", `${url} is larger than ${MAX_FILE_BYTES} bytes`, { url, file });
   }
-  return new Uint8Array(await res.arrayBuffer());
+  try {
+    if (!onProgress || !res.body?.getReader) return new Uint8Array(await res.arrayBuffer());
+    const total = declared > 0 ? declared : null;
+    const reader = res.body.getReader();
+    const chunks = [];
+    let loaded = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      loaded += value.byteLength;
+      if (loaded > MAX_FILE_BYTES) throw new LuminairVerificationError("format", `${url} is larger than ${MAX_FILE_BYTES} bytes`, { url, file });
+      onProgress({ loaded, total });
+    }
+    const out = new Uint8Array(loaded);
+    let at = 0;
+    for (const c of chunks) (out.set(c, at), (at += c.byteLength));
+    return out;
+  } catch (e) {
+    if (e instanceof LuminairVerificationError) throw e;
+    if (signal?.aborted && signal.reason instanceof LuminairVerificationError) throw signal.reason;
+    throw new LuminairVerificationError("network", `the download of ${url} failed: ${e?.message ?? e}`, { url, file });
+  }
 }
 
 /** LuminAIR's `LuminairUtils` names, implemented for real. */
