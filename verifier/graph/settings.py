@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 from ..errors import FormatError
 from ..formats import Reader, Writer
 from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
@@ -27,7 +25,7 @@ def label_problem(text: str, maximum: int) -> str | None:
     if len(text) > maximum:
         return f"{len(text)} characters, more than {maximum}"
     for i, ch in enumerate(text):
-        if unicodedata.category(ch)[0] in ("C", "Z") and ch != " ":
+        if not ch.isprintable():  # control, format (bidi overrides), separators other than space...
             return f"character {i} is U+{ord(ch):04X}, not printable text"
     return None
 

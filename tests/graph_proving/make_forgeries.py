@@ -1,0 +1,95 @@
+"""Writes the publisher forgeries of test_statement_forgery.py as file pairs, for checking them in
+other verifiers (the Pyodide worker's test in web/test/forgery.test.mjs):
+
+    python tests/graph_proving/make_forgeries.py OUT_DIR
+
+OUT_DIR/<name>.proof.bin, OUT_DIR/<name>.settings.bin and OUT_DIR/expected.json ({name: check})."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from proving_helpers import forge, forge_as, prove_graph  # noqa: E402
+
+from luminair.prover import Graph  # noqa: E402
+
+X = {"x": np.array([[1.0, 2.0, 3.0, 4.0]])}
+
+
+def _mlp(w: np.ndarray) -> Graph:
+    cx = Graph()
+    x = cx.input("x", (1, 4))
+    (x @ cx.constant(w, "w")).output("y")
+    return cx
+
+
+def _two(read_second: bool) -> Graph:
+    cx = Graph()
+    x = cx.input("x", (1, 4))
+    c1 = cx.constant(np.array([[0.5, 0.5, 0.5, 0.5]]), "c1")
+    c2 = cx.constant(np.array([[1.5, -1.0, 0.25, 2.0]]), "c2")
+    ((x * (c2 if read_second else c1)) + (c1 if read_second else c2)).output("y")
+    return cx
+
+
+def _reads(reads_x: bool) -> Graph:
+    cx = Graph()
+    x = cx.input("x", (1, 4))
+    z = cx.input("z", (1, 4))
+    (x * z if reads_x else z * z).output("y")
+    return cx
+
+
+def _maps(transposed: bool) -> Graph:
+    cx = Graph()
+    x = cx.input("x", (2, 2))
+    p = x * cx.constant(np.array([[1.0, 2.0], [3.0, 4.0]]), "w")
+    (p.permute((1, 0)) if transposed else p).output("y")
+    return cx
+
+
+def forgeries() -> dict[str, tuple[bytes, bytes, str]]:
+    out = {}
+    shown = np.array([[0.5], [0.25], [-1.0], [2.0]])
+    proven = shown.copy()
+    proven[0, 0] = 0.75
+    displayed, _, _ = prove_graph(_mlp(shown), X, preset="default")
+    out["changed weight"] = (forge_as(displayed, _mlp(proven), X), displayed.data, "LogUp sum")
+    displayed, _, _ = prove_graph(_two(False), X, preset="default")
+    out["rewired edge"] = (forge_as(displayed, _two(True), X), displayed.data, "OODS mismatch")
+    feed = {"x": X["x"], "z": np.array([[0.5, -0.5, 1.0, 2.0]])}
+    displayed, _, _ = prove_graph(_reads(True), feed, preset="default")
+    out["input never read"] = (forge_as(displayed, _reads(False), feed), displayed.data, "OODS mismatch")
+    feed = {"x": np.array([[0.5, 1.0], [1.5, 2.0]])}
+    displayed, _, _ = prove_graph(_maps(True), feed, preset="default")
+    out["permuted output map"] = (forge_as(displayed, _maps(False), feed), displayed.data, "LogUp sum")
+    cx = _mlp(shown)
+    settings, trace, _ = prove_graph(cx, X, preset="default")
+
+    def more_reads(main: list) -> None:
+        main[0]["m0"][0] += 1
+
+    out["changed fan-out"] = (forge(cx, trace, settings, more_reads), settings.data, "LogUp sum")
+    return out
+
+
+def main() -> None:
+    out_dir = Path(sys.argv[1])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    expected = {}
+    for name, (proof, settings, check) in forgeries().items():
+        slug = name.replace(" ", "_")
+        (out_dir / f"{slug}.proof.bin").write_bytes(proof)
+        (out_dir / f"{slug}.settings.bin").write_bytes(settings)
+        expected[slug] = check
+    (out_dir / "expected.json").write_text(json.dumps(expected, indent=1))
+
+
+if __name__ == "__main__":
+    main()
