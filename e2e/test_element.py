@@ -1,6 +1,8 @@
 """<luminair-verify> in Debian's Chromium, on one page holding every case (one worker, so Pyodide
 starts once for the module, and once more after the timeout test restarts it). Verdicts and
-messages are compared with CPython's verifier on the same bytes."""
+messages are compared with CPython's verifier on the same bytes. The four verdicts (verified,
+development, rejected, unavailable) each have their own colour, icon and words, on the button and
+in the modal, screenshotted in light and dark under test-artifacts/e2e/."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ pytestmark = pytest.mark.pyodide
 
 PROOF = (PUBLIC / "proof.bin").read_bytes()
 SETTINGS = (PUBLIC / "settings.bin").read_bytes()
-DONE = ":is([status=verified], [status=failed], [status=error])"
+DONE = ":is([status=verified], [status=development], [status=rejected], [status=unavailable])"
 
 
 @pytest.fixture(scope="module")
@@ -73,9 +75,40 @@ def test_verified_shows_outputs_digest_bits_time_and_graph(page):
         expect(outputs).to_contain_text(name)
         shown = ", ".join(js_number(v) for v in tensor["values"][:24])
         expect(outputs).to_contain_text(f"[{shown}")
+    # the graph view: high-level ops by default, primitives on demand, shapes in the tooltips
     graph = settings_summary(SETTINGS)["graph"]
-    expect(page.locator("#ok .graph svg g.node")).to_have_count(len(graph["nodes"]))
-    expect(page.locator("#ok .graph svg line.edge")).to_have_count(len(graph["edges"]))
+    nodes = page.locator("#ok .graph svg g.node")
+    expect(nodes).to_have_count(4)
+    assert [n.get_attribute("class").split()[1] for n in nodes.all()] == ["op-input", "op-linear", "op-relu", "op-linear"]
+    tip = page.locator("#ok .graph svg g.node.op-relu title").text_content()
+    assert "ReLU" in tip and "LessThan" in tip and "[1×64]" in tip, tip
+    toggle = page.locator("#ok .graph button.primitives")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    expect(nodes).to_have_count(len(graph["nodes"]))
+    expect(page.locator("#ok .graph svg path.edge")).to_have_count(len(graph["edges"]))
+    toggle.click()
+    expect(nodes).to_have_count(4)
+    svg = page.locator("#ok .graph svg")
+    full = svg.get_attribute("viewBox")
+    page.locator("#ok .graph button.zoom-in").click()
+    zoomed = svg.get_attribute("viewBox")
+    assert float(zoomed.split()[2]) < float(full.split()[2]), (full, zoomed)
+    page.locator("#ok .graph button.fit").click()
+    expect(svg).to_have_attribute("viewBox", full)
+    pane = page.locator("#ok .graph .graph-pane").bounding_box()
+    box = svg.bounding_box()
+    assert box["width"] <= pane["width"] + 1 and box["height"] <= pane["height"] + 1, (box, pane)  # fits its pane
+    # each public output names the node it reads and its index map (when the verifier reports them)
+    for name, tensor in expected.outputs.items():
+        if tensor.get("source"):
+            expect(outputs).to_contain_text(f"node {tensor['source']['node']} ({tensor['source']['op']}")
+        if tensor.get("index_map") == "identity":
+            expect(outputs).to_contain_text("identity")
+    if expected.model_title:
+        expect(facts).to_contain_text("Publisher's label")
+        expect(facts).to_contain_text(expected.model_title)
     steps = page.locator("#ok ol.steps li")
     expect(steps).to_have_count(2 + 6)
     expect(page.locator("#ok ol.steps li[data-status=completed]")).to_have_count(8)
@@ -85,7 +118,11 @@ def test_verified_shows_outputs_digest_bits_time_and_graph(page):
     assert "privacy" not in claim.lower() and "zero-knowledge proof" not in claim.lower()
     result_js = page.evaluate("document.getElementById('ok').result")
     assert result_js["success"] is True and result_js["modelDigest"] == expected.model_digest
-    assert result_js["securityBits"] == expected.security_bits
+    assert result_js["securityBits"] == expected.security_bits and result_js["verdict"] == "verified"
+    # the verdict is on the button, with its icon and words, and stays after the dialog closes
+    page.keyboard.press("Escape")
+    expect(page.locator("#ok button.trigger")).to_have_text("✓VERIFIED")
+    assert page.locator("#ok").evaluate("e => e.verdict") == "verified"
 
 
 def test_events_bubble_in_order_with_details(page):
@@ -106,34 +143,42 @@ def test_tampered_proof_names_the_failed_check(page):
     bad[len(bad) // 2] ^= 1
     expected = verify(bytes(bad), SETTINGS)
     assert not expected.success
-    assert run(page, "tampered") == "failed"
-    expect(page.locator("#tampered .result .verdict")).to_have_text(f"Verification failed: {expected.check} check")
+    assert run(page, "tampered") == "rejected"
+    expect(page.locator("#tampered .result .verdict-text")).to_have_text(f"Verification failed: {expected.check} check")
     expect(page.locator("#tampered .result .detail")).to_have_text(expected.error_message)
     expect(page.locator("#tampered ol.steps li[data-status=error]")).to_have_count(1)
     err = events(page, "tampered")[-1]
     assert err["type"] == "luminair-verify-error"
     assert err["detail"]["kind"] == "rejected" and err["detail"]["check"] == expected.check
+    assert err["detail"]["verdict"] == "rejected"
+    expect(page.locator("#tampered .result .note")).to_contain_text("nothing it claims is proven")
 
 
 @pytest.mark.parametrize(
     ("el_id", "kind", "status", "headline", "detail"),
     [
-        ("missing", "not-found", "error", "File not found", "HTTP 404"),
-        ("garbage", "format", "failed", "Not a luminair file", "not a luminair proof file"),
-        ("version", "version", "failed", "Unsupported file version", "format version 7"),
-        ("swapped", "format", "failed", "Not a luminair file", "swapped"),
-        ("network", "network", "error", "Could not download the files", "request failed"),
+        ("missing", "not-found", "unavailable", "File not found", "HTTP 404"),
+        ("garbage", "format", "rejected", "Not a luminair file", "not a luminair proof file"),
+        ("version", "version", "unavailable", "Unsupported file version", "format version 7"),
+        ("swapped", "format", "rejected", "Not a luminair file", "swapped"),
+        ("network", "network", "unavailable", "Could not download the files", "request failed"),
     ],
 )
 def test_distinct_error_messages(page, el_id, kind, status, headline, detail):
     if el_id == "network":  # a same-origin request that fails at the network level
         page.route("**/fixtures/network-failure.bin", lambda route: route.abort("connectionrefused"))
     assert run(page, el_id) == status
-    expect(page.locator(f"#{el_id} .result .verdict")).to_have_text(headline)
+    expect(page.locator(f"#{el_id} .result .verdict-text")).to_have_text(headline)
     expect(page.locator(f"#{el_id} .result .detail")).to_contain_text(detail)
     assert page.locator(f"#{el_id} .result").get_attribute("data-kind") == kind
     err = events(page, el_id)[-1]
-    assert err["type"] == "luminair-verify-error" and err["detail"]["kind"] == kind
+    assert err["type"] == "luminair-verify-error" and err["detail"]["kind"] == kind and err["detail"]["verdict"] == status
+    note = page.locator(f"#{el_id} .result .note")
+    if status == "unavailable":  # nothing was checked: never shown as a failed verification
+        expect(note).to_contain_text("Nothing was checked")
+        expect(page.locator(f"#{el_id} button.trigger")).to_have_text("⊘NOT CHECKED")
+    else:
+        expect(page.locator(f"#{el_id} button.trigger")).to_have_text("✗PROOF REJECTED")
 
 
 def test_config_below_floor_is_rejected(page):
@@ -141,13 +186,21 @@ def test_config_below_floor_is_rejected(page):
     fast_settings = (page.context.request.get(page.url.replace("cases.html", "fast/settings.bin"))).body()
     expected = verify(fast_proof, fast_settings)
     assert expected.check == "config below floor"
-    assert run(page, "fast-floor") == "failed"
-    expect(page.locator("#fast-floor .result .verdict")).to_have_text("Verification failed: config below floor check")
+    assert run(page, "fast-floor") == "rejected"
+    expect(page.locator("#fast-floor .result .verdict-text")).to_have_text("Verification failed: config below floor check")
     expect(page.locator("#fast-floor .result .detail")).to_have_text(expected.error_message)
 
 
-def test_development_preset_is_visibly_labelled(page):
-    assert run(page, "fast-dev") == "verified"
+def test_development_proof_has_its_own_amber_state(page):
+    assert run(page, "fast-dev") == "development"
+    expect(page.locator("#fast-dev .result .verdict-text")).to_have_text("Development proof")
+    expect(page.locator("#fast-dev .result .note")).to_contain_text("below the default floor of 96 bits")
+    expect(page.locator("#fast-dev .pill")).to_have_text("Development proof")
+    assert page.evaluate("document.getElementById('fast-dev').result.verdict") == "development"
+    success = events(page, "fast-dev")[-1]
+    assert success["type"] == "luminair-verify-success" and success["detail"]["verdict"] == "development"
+    page.keyboard.press("Escape")
+    expect(page.locator("#fast-dev button.trigger")).to_have_text("⚠DEVELOPMENT PROOF")
     security = page.locator("#fast-dev dl.facts .security")
     expect(security).to_contain_text("DEVELOPMENT")
     expect(security).to_contain_text("⚠")
@@ -193,14 +246,21 @@ def test_keyboard_open_focus_trap_escape_and_focus_return(page):
     assert any(s["host"] == "BODY" for s in seen) and seen[-1]["host"] in ("ok", "BODY")
     assert dialog.get_attribute("role") is None  # the native dialog role is kept
     assert page.locator("#ok dialog").get_attribute("aria-labelledby") == "lv-title"
+    assert page.locator("#ok dialog").get_attribute("aria-describedby") == "lv-claim"
+    assert page.locator("#ok .result").get_attribute("aria-live") == "polite"
+    assert page.locator("#ok ol.steps").get_attribute("aria-live") == "polite"
     page.keyboard.press("Escape")
     expect(dialog).not_to_have_attribute("open", "")
     back = page.evaluate(where)
     assert back["host"] == "ok" and "trigger" in back["cls"], back
-    # Space opens it too (a real <button>)
+    # the button is still a button named by its words (the icon is hidden from screen readers)
+    expect(page.locator("#ok button.trigger")).to_have_accessible_name("VERIFIED")
+    # Space opens it too (a real <button>), showing the verdict it keeps
+    starts = len([e for e in events(page, "ok") if e["type"] == "luminair-verify-start"])
     page.keyboard.press("Space")
     expect(dialog).to_have_attribute("open", "")
-    page.locator(f"#ok{DONE}").wait_for(timeout=PYODIDE_TIMEOUT_MS)
+    expect(page.locator("#ok .result .verdict-text")).to_have_text("Verified")
+    assert len([e for e in events(page, "ok") if e["type"] == "luminair-verify-start"]) == starts  # no new run
     page.keyboard.press("Escape")
     expect(dialog).not_to_have_attribute("open", "")
 
@@ -213,7 +273,7 @@ def test_badge_verifies_on_load(page):
     assert len(starts_before) == 1  # it verified by itself, without a click
     page.locator("#badge button.trigger").click()
     expect(page.locator("#badge dialog")).to_have_attribute("open", "")
-    expect(page.locator("#badge .result .verdict")).to_have_text("Verified")
+    expect(page.locator("#badge .result .verdict-text")).to_have_text("Verified")
     assert len([e for e in events(page, "badge") if e["type"] == "luminair-verify-start"]) == 1
 
 
@@ -231,44 +291,91 @@ def test_styling_by_custom_properties_part_and_slot(page):
 def test_dark_mode_three_ways(page, artifacts):
     light_accent, dark_accent = "rgb(79, 70, 229)", "rgb(165, 180, 252)"
     page.emulate_media(color_scheme="light")
-    assert _bg(page, "ok") == light_accent
+    assert _bg(page, "theme-probe") == light_accent
     assert _bg(page, "dark-attr") == dark_accent  # theme="dark" attribute
     # 1. prefers-color-scheme
     page.emulate_media(color_scheme="dark")
-    assert _bg(page, "ok") == dark_accent
+    assert _bg(page, "theme-probe") == dark_accent
     assert _bg(page, "light-attr") == light_accent  # theme="light" wins over the media query
     assert run(page, "ok") == "verified"
-    page.locator("#ok dialog").screenshot(path=str(artifacts / "modal-dark.png"))
     dialog_bg = page.locator("#ok dialog").evaluate("e => getComputedStyle(e).backgroundColor")
     assert dialog_bg == "rgb(11, 13, 18)"
     page.keyboard.press("Escape")
     # 2. a `dark` class on <html> (with a light media query)
     page.emulate_media(color_scheme="light")
-    assert _bg(page, "ok") == light_accent
+    assert _bg(page, "theme-probe") == light_accent
     page.evaluate("document.documentElement.classList.add('dark')")
-    expect(page.locator("#ok button.trigger")).to_have_css("background-color", dark_accent)
+    expect(page.locator("#theme-probe button.trigger")).to_have_css("background-color", dark_accent)
     assert _bg(page, "light-attr") == light_accent
     page.locator(".grid").screenshot(path=str(artifacts / "buttons-dark-class.png"))
     page.evaluate("document.documentElement.classList.remove('dark')")
-    expect(page.locator("#ok button.trigger")).to_have_css("background-color", light_accent)
+    expect(page.locator("#theme-probe button.trigger")).to_have_css("background-color", light_accent)
     assert run(page, "ok") == "verified"
-    page.locator("#ok dialog").screenshot(path=str(artifacts / "modal-light.png"))
     assert page.locator("#ok dialog").evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 255, 255)"
+    page.keyboard.press("Escape")
 
 
-def test_timeout_stops_the_worker_and_the_next_run_restarts_it(page):
-    assert len(page.workers) == 1
-    old = page.workers[0]
-    assert run(page, "timeout") == "error"
-    expect(page.locator("#timeout .result .verdict")).to_have_text("Verification timed out")
+STATE_CASES = {"verified": "ok", "development": "fast-dev", "rejected": "tampered", "unavailable": "missing"}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_four_verdicts_have_their_own_colour_icon_and_words(page, artifacts, scheme):
+    """verified, development, rejected and unavailable, on the button and in the modal, in light and
+    dark (screenshots: test-artifacts/e2e/state-<verdict>-<scheme>.png and buttons-<scheme>.png)."""
+    page.emulate_media(color_scheme=scheme)
+    words = {"verified": "✓VERIFIED", "development": "⚠DEVELOPMENT PROOF", "rejected": "✗PROOF REJECTED", "unavailable": "⊘NOT CHECKED"}
+    pills = {"verified": "Verified", "development": "Development proof", "rejected": "Rejected", "unavailable": "Unavailable"}
+    colours = {}
+    for verdict, el_id in STATE_CASES.items():
+        if page.locator(f"#{el_id}").get_attribute("status") != verdict:
+            assert run(page, el_id) == verdict
+        else:
+            page.locator(f"#{el_id} button.trigger").click()  # shows the verdict it keeps
+        expect(page.locator(f"#{el_id} .pill")).to_have_text(pills[verdict])
+        assert page.locator(f"#{el_id} .result").get_attribute("data-state") == verdict
+        page.locator(f"#{el_id} dialog").screenshot(path=str(artifacts / f"state-{verdict}-{scheme}.png"))
+        page.keyboard.press("Escape")
+        trigger = page.locator(f"#{el_id} button.trigger")
+        expect(trigger).to_have_text(words[verdict])
+        colours[verdict] = trigger.evaluate("e => { const s = getComputedStyle(e); return [s.color, s.backgroundColor, s.borderTopColor, s.borderTopStyle].join(' '); }")
+        result_colour = page.locator(f"#{el_id} .result .verdict-text").evaluate("e => getComputedStyle(e).color")
+        colours[verdict + "-result"] = result_colour
+    assert len({colours[v] for v in STATE_CASES}) == 4, colours  # four distinct looks on the button
+    assert len({colours[v + "-result"] for v in STATE_CASES}) == 4, colours  # and in the modal
+    assert "dashed" in colours["unavailable"]  # never the red of a rejection
+    page.locator(".grid").screenshot(path=str(artifacts / f"buttons-{scheme}.png"))
+    page.emulate_media(color_scheme="light")
+
+
+def test_timeout_covers_the_whole_path_and_stops_the_worker(page):
+    # the element: timeout-ms counts from the click (downloads included): "unavailable", not "rejected"
+    assert run(page, "timeout") == "unavailable"
+    expect(page.locator("#timeout .result .verdict-text")).to_have_text("Verification timed out")
     expect(page.locator("#timeout .result .detail")).to_contain_text("did not finish within 1 ms")
     err = events(page, "timeout")[-1]
-    assert err["detail"]["kind"] == "timeout"
+    assert err["detail"]["kind"] == "timeout" and err["detail"]["verdict"] == "unavailable"
+    page.keyboard.press("Escape")
+    # the JS API: a verification that outlives timeoutMs terminates the worker; the next call starts a new one
+    assert len(page.workers) == 1
+    old = page.workers[0]
+    got = page.evaluate(
+        """async () => {
+            const m = await import("../luminair/index.js");
+            await m.init();
+            const bytes = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
+            const proof = await bytes("../proof.bin"), settings = await bytes("../settings.bin");
+            const starts = m.workerStarts();
+            let kind = null, verdict = null;
+            try { await m.verify(proof, settings, { timeoutMs: 5 }); } catch (e) { kind = e.kind; verdict = e.verdict; }
+            return { kind, verdict, restarted: m.workerStarts() - starts };
+        }"""
+    )
+    assert got == {"kind": "timeout", "verdict": "unavailable", "restarted": 0}, got
     page.wait_for_timeout(200)
     assert old not in page.workers  # terminated
-    page.keyboard.press("Escape")
     with page.expect_worker(timeout=PYODIDE_TIMEOUT_MS):
-        assert run(page, "ok") == "verified"
+        page.locator("#ok").evaluate("e => e.verify()")
+    expect(page.locator("#ok")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
     assert len(page.workers) == 1 and page.workers[0] is not old
 
 
@@ -329,7 +436,7 @@ def test_byte_properties_take_precedence_and_changes_reset_the_state(page):
     bad = bytearray(PROOF)
     bad[len(bad) // 2] ^= 1
     assert got["check"] == verify(bytes(bad), SETTINGS).check
-    assert got["afterTampered"] == "failed"
+    assert got["afterTampered"] == "rejected"
     assert got["afterReset"] == "idle"
     assert got["ok"] is True and got["afterOk"] == "verified"
     assert got["afterAttr"] == "idle" and got["result"] is None and got["error"] is None

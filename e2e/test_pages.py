@@ -37,7 +37,7 @@ def test_index_page_under_csp_verifies_on_click(offline_page, site_url, artifact
     assert "'wasm-unsafe-eval'" in csp and "'unsafe-eval'" not in csp.replace("'wasm-unsafe-eval'", "")
     page.locator("#main-verify button.trigger").click()
     expect(page.locator("#main-verify")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
-    expect(page.locator("#main-verify .result .verdict")).to_have_text("Verified")
+    expect(page.locator("#main-verify .result .verdict-text")).to_have_text("Verified")
     expect(page.locator("#digest-value")).to_have_text(EXPECTED.model_digest)
     first_name = next(iter(EXPECTED.outputs))
     expect(page.locator("#outputs-value")).to_contain_text(first_name)
@@ -63,7 +63,7 @@ def test_tampered_wheel_is_refused_in_chromium(offline_page, site_url):
     page.goto(site_url + "fixtures/cases.html")
     page.locator("#ok button.trigger").click()
     expect(page.locator("#ok")).to_have_attribute("status", "error", timeout=PYODIDE_TIMEOUT_MS)
-    expect(page.locator("#ok .result .verdict")).to_have_text("The verifier failed its integrity check")
+    expect(page.locator("#ok .result .verdict-text")).to_have_text("The verifier failed its integrity check")
     expect(page.locator("#ok .result .detail")).to_contain_text("refusing to load it")
     assert page.locator("#ok .result").get_attribute("data-kind") == "hash"
 

@@ -192,7 +192,7 @@ function startWorker() {
     if (!current() || state.booted) return;
     const err = await explain(new LuminairVerificationError(
       "load",
-      `the verifier did not start within ${Math.round(state.startTimeoutMs / 1000)} s (the runtime files answered normally)`,
+      `the verifier did not start within ${formatMs(state.startTimeoutMs)} (the runtime files answered normally)`,
     ));
     if (current() && !state.booted) dropWorker(err);
   }, state.startTimeoutMs);

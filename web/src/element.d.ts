@@ -1,7 +1,8 @@
 import type { LuminairErrorKind } from "./errors.js";
-import type { ProgressEvent, Tensor, VerifyResult } from "./index.js";
+import type { ProgressEvent, Tensor, Verdict, VerifyResult } from "./index.js";
 
-export type LuminairStatus = "idle" | "loading" | "verifying" | "verified" | "failed" | "error";
+/** idle, busy (loading, verifying), or a verdict. */
+export type LuminairStatus = "idle" | "loading" | "verifying" | "verified" | "development" | "rejected" | "unavailable";
 
 export interface VerifyStartDetail {
   proof: string | null;
@@ -9,6 +10,10 @@ export interface VerifyStartDetail {
 }
 export type VerifyProgressDetail = ProgressEvent;
 export interface VerifySuccessDetail {
+  verdict: "verified" | "development";
+  development: boolean;
+  modelTitle: string | null;
+  modelDescription: string | null;
   outputs: Record<string, Tensor> | null;
   inputs: Record<string, Tensor> | null;
   modelDigest: string | null;
@@ -21,6 +26,9 @@ export interface VerifySuccessDetail {
 }
 export interface VerifyErrorDetail {
   kind: LuminairErrorKind;
+  verdict: "rejected" | "unavailable";
+  /** The file at fault, when known (hosting problems, downloads). */
+  url: string | null;
   message: string;
   check: string | null;
   result: LuminairVerifyResult | null;
@@ -34,7 +42,7 @@ export interface LuminairVerifyResult extends VerifyResult {
  * <luminair-verify proof="/proof.bin" settings="/settings.bin" title="..." button-text="VERIFY"
  *   author="..." author-url="..." model-description="..." theme="auto|light|dark" preload
  *   mode="button|badge" label-text="VERIFIED COMPUTE" variant="default|secondary|destructive|outline"
- *   timeout-ms="60000" min-security-bits="96">
+ *   timeout-ms="120000" min-security-bits="96" preload="hover|idle|eager|none" cache>
  */
 export declare class LuminairVerifyElement extends HTMLElement {
   static define(tag?: string, registry?: CustomElementRegistry): typeof LuminairVerifyElement;
@@ -47,7 +55,10 @@ export declare class LuminairVerifyElement extends HTMLElement {
   authorUrl: string | null;
   modelDescription: string | null;
   theme: "auto" | "light" | "dark";
-  preload: boolean;
+  /** When to start the verifier before a click; a bare `preload` attribute is "eager". */
+  preload: "hover" | "idle" | "eager" | "none";
+  /** Keep the runtime files in Cache Storage across visits (opt-in, for the whole page). */
+  cache: boolean;
   mode: "button" | "badge";
   variant: string;
   timeoutMs: number;
@@ -57,15 +68,20 @@ export declare class LuminairVerifyElement extends HTMLElement {
   /** settings.bin as bytes; takes precedence over the settings URL. */
   settingsBytes: Uint8Array | null;
   readonly result: LuminairVerifyResult | null;
-  readonly error: { kind: LuminairErrorKind; message: string; check: string | null } | null;
+  readonly error: { kind: LuminairErrorKind; message: string; check: string | null; verdict: "rejected" | "unavailable"; url: string | null } | null;
   readonly status: LuminairStatus;
+  /** The verdict reached, or null before one. It stays after the dialog closes. */
+  readonly verdict: Verdict | null;
   open(): void;
   close(): void;
   verify(): Promise<LuminairVerifyResult>;
   downloadProof(): boolean;
 }
 
-export declare function isDevelopmentSecurity(bits: number | null | undefined, label: string | null | undefined): boolean;
+export declare function isDevelopmentSecurity(bits: number | null | undefined, label: string | null | undefined, floor?: number): boolean;
+/** "identity (...)" or a summary of an output's index map (-1 is the constant 0); null when absent. */
+export declare function describeIndexMap(map: "identity" | number[] | undefined | null, limit?: number): string | null;
+export declare function describeOutputSource(tensor: Tensor | null | undefined): string | null;
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -1,15 +1,38 @@
 import type { Bytes } from "./utils.js";
 export * from "./utils.js";
-export { LuminairVerificationError, type LuminairErrorKind } from "./errors.js";
+export { LuminairVerificationError, verdictForKind, type LuminairErrorKind, type ErrorVerdict } from "./errors.js";
 
 export interface Tensor {
   shape: number[];
   values: number[];
+  /** Outputs, when the verifier reports it: the node the output reads. */
+  source?: { node: number; op: string; name: string };
+  /** Outputs: "identity", or the source element of each output element (-1: the constant 0). */
+  index_map?: "identity" | number[];
+}
+
+export interface GraphNode {
+  id: number | string;
+  op: string;
+  label: string;
+  shape: number[];
+  private?: boolean | null;
 }
 
 export interface GraphSummary {
-  nodes: { id: number | string; op: string; label: string; shape: number[] }[];
+  nodes: GraphNode[];
   edges: [number | string, number | string][];
+}
+
+/** A node of the grouped graph: a primitive, or a high-level op made of several. */
+export interface GroupedNode extends GraphNode {
+  kind: "node" | "group";
+  /** The primitives it stands for (a primitive: itself). */
+  members: { id: number | string; op: string; label: string; shape: number[] }[];
+  /** Groups: the constants (weights, scalars) folded in. */
+  constants?: { id: number | string; op: string; label: string; shape: number[] }[];
+  /** Groups: the primitive whose value the group outputs. */
+  out?: number | string;
 }
 
 export interface SettingsSummary {
@@ -22,9 +45,21 @@ export interface SettingsSummary {
   [key: string]: unknown;
 }
 
+/** The verdict of a result; a thrown LuminairVerificationError stands for "unavailable". */
+export type ResultVerdict = "verified" | "development" | "rejected";
+export type Verdict = ResultVerdict | "unavailable";
+
 /** The verdict. A rejected proof is a result with success: false, never an exception. */
 export interface VerifyResult {
   success: boolean;
+  /** "development": valid, but below the default security floor (accepted because minSecurityBits was lowered). */
+  verdict: ResultVerdict;
+  development: boolean;
+  /** The verifier's default floor (96): below it a valid proof is a development proof. */
+  defaultMinSecurityBits: number;
+  /** The publisher's labels from settings.bin (not part of what is proven), when present. */
+  modelTitle: string | null;
+  modelDescription: string | null;
   /** One line naming the failed check ("Merkle path: ...", "FRI: ..."), or null. */
   error_message: string | null;
   /** The failed check's name, e.g. "Merkle path", "OODS mismatch", "malformed file". */
@@ -50,9 +85,18 @@ export interface ProgressEvent {
   label: string;
 }
 
+export interface BootProgress {
+  phase: "download" | "start" | "ready";
+  /** Bytes of the runtime downloaded so far (or read from the cache). */
+  loaded: number;
+  total: number;
+}
+
 export interface VerifyOptions {
-  /** Stop (terminate and restart the worker) if the verification takes longer; default 60000. */
+  /** Stop if no verdict within this time, start-up included (a running verifier is terminated and restarted); default 120000. */
   timeoutMs?: number;
+  /** Start-up progress in bytes (when this call starts the verifier). */
+  onBootProgress?: (progress: BootProgress) => void;
   /** Called from the verifier's own steps (6 of them). */
   onProgress?: (progress: ProgressEvent) => void;
   /** Cancel: terminates and restarts the worker. */
@@ -65,18 +109,37 @@ export interface VerifierInfo {
   pyodideVersion: string;
   verifierVersion: string;
   steps: string[];
+  /** The verifier's default security floor. */
+  minSecurityBits: number;
   bootMs: number;
+  /** Runtime files served from the opt-in cache. */
+  cachedFiles: number;
+  /** Hosting problems that did not stop the start (e.g. a .wasm served with the wrong MIME type). */
+  warnings: string[];
 }
 
 export interface Manifest {
   file: string;
   sha256: string;
+  size: number;
   version: string;
+  formatVersion: number;
   pyodideVersion: string;
+  stdlib: { file: string; sha256: string; size: number };
+  runtime: Record<string, number>;
+  lockInfo: Record<string, string>;
 }
 
+export declare const DEFAULT_TIMEOUT_MS: number;
+
 /** Start the worker once, load Pyodide and the pinned verifier wheel. */
-declare function init(options?: { baseUrl?: string | URL }): Promise<VerifierInfo>;
+declare function init(options?: {
+  baseUrl?: string | URL;
+  /** Keep the runtime files in Cache Storage across visits (opt-in, for the page). */
+  cache?: boolean;
+  onProgress?: (progress: BootProgress) => void;
+  signal?: AbortSignal;
+}): Promise<VerifierInfo>;
 export default init;
 export { init };
 export declare function verify(proofBytes: Bytes, settingsBytes: Bytes, options?: VerifyOptions): Promise<VerifyResult>;
@@ -89,19 +152,48 @@ export declare function readSettingsSummary(settingsBytes: Bytes, options?: { ti
 /** Where the hosted luminair folder lives when it is not next to this module (e.g. after bundling). */
 export declare function configure(options: {
   baseUrl?: string | URL | null;
+  /** Keep the runtime files in Cache Storage across visits (off by default). */
+  cache?: boolean;
+  /** Check the runtime files' status and MIME type beside the start-up (on by default). */
+  hostingCheck?: boolean;
   startTimeoutMs?: number;
   workerFactory?: ((url: string) => Worker) | null;
+  fetch?: typeof fetch | null;
 }): void;
 export declare function terminate(): void;
 export declare function getSteps(): string[] | null;
+export declare function getInfo(): VerifierInfo | null;
+export declare function getBootProgress(): BootProgress | null;
+export declare function onBootProgress(listener: (progress: BootProgress) => void): () => void;
+/** The Cache Storage name of this build's runtime files. */
+export declare function cacheName(): string;
+/** Delete the opt-in runtime cache (all versions); resolves with the number of caches removed. */
+export declare function clearCache(): Promise<number>;
+export interface HostingProblem {
+  fatal: boolean;
+  kind: "hosting";
+  url: string;
+  status: number;
+  contentType: string;
+  message: string;
+}
+/** Check every runtime file's HTTP status and MIME type under baseUrl. */
+export declare function diagnoseHosting(
+  baseUrl: string,
+  manifest: Manifest,
+  options?: { fetch?: typeof fetch; skip?: Set<string> },
+): Promise<{ problems: HostingProblem[]; warnings: HostingProblem[]; ms: number }>;
 export declare function getBaseUrl(): string;
 export declare function getManifest(): Manifest;
 export declare function workerStarts(): number;
 export declare function makeZip(entries: { name: string; data: Uint8Array | ArrayBuffer }[]): Uint8Array;
-export declare function layoutGraph(graph: GraphSummary): {
-  nodes: { id: number | string; op: string; label: string; shape: number[]; level: number; x: number; y: number; w: number; h: number }[];
-  edges: { from: number | string; to: number | string; points: [number, number, number, number] }[];
+export declare function layoutGraph(graph: GraphSummary | { nodes: GroupedNode[]; edges: [number | string, number | string][] }): {
+  nodes: (GraphNode & { level: number; x: number; y: number; w: number; h: number })[];
+  /** Each edge as a polyline (through reserved slots on long edges) and an SVG path. */
+  edges: { from: number | string; to: number | string; points: [number, number][]; path: string }[];
   width: number;
   height: number;
   cyclic: boolean;
 };
+/** Group primitives into high-level ops (MatMul, Linear, Conv, ReLU, Softmax, LayerNorm, Sigmoid, Tanh, GELU, SiLU). */
+export declare function groupGraph(graph: GraphSummary): { nodes: GroupedNode[]; edges: [number | string, number | string][]; groups: number };

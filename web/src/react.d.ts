@@ -19,8 +19,10 @@ interface CommonProps {
   id?: string;
   style?: CSSProperties;
   theme?: "auto" | "light" | "dark";
-  /** Start the verifier when mounted, so the click is fast. */
-  preload?: boolean;
+  /** When to start the verifier before a click: true/"eager" (on mount), "idle", "hover" (default), "none". */
+  preload?: boolean | "eager" | "idle" | "hover" | "none";
+  /** Keep the runtime files in Cache Storage across visits (opt-in, for the page). */
+  cache?: boolean;
   timeoutMs?: number;
   /** Lower the security floor (default 96) to check development proofs; they stay labelled. */
   minSecurityBits?: number;
@@ -57,7 +59,8 @@ type ElementAttributes = {
   "author-url"?: string;
   "model-description"?: string;
   theme?: "auto" | "light" | "dark";
-  preload?: boolean | "";
+  preload?: boolean | "" | "eager" | "idle" | "hover" | "none";
+  cache?: boolean | "";
   mode?: "button" | "badge";
   variant?: string;
   "timeout-ms"?: string | number;

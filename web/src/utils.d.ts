@@ -35,10 +35,18 @@ export declare function getProofSize(bytes: Bytes): number;
 export declare function readSettingsInfo(bytes: Bytes): SettingsInfo;
 /** null when both files look right, else the first problem (kind "format" or "version"). */
 export declare function checkFiles(proofBytes: Bytes, settingsBytes: Bytes): LuminairVerificationError | null;
-/** Download bytes; throws LuminairVerificationError "not-found" (404/410) or "network". */
+/**
+ * Download bytes; throws LuminairVerificationError "not-found" (404/410, or an HTML page where a
+ * binary file was expected) or "network". onProgress reports the bytes received.
+ */
 export declare function fetchBinary(
   url: string | URL,
-  options?: { fetch?: typeof fetch; signal?: AbortSignal; file?: "proof" | "settings" },
+  options?: {
+    fetch?: typeof fetch;
+    signal?: AbortSignal;
+    file?: "proof" | "settings";
+    onProgress?: (progress: { loaded: number; total: number | null }) => void;
+  },
 ): Promise<Uint8Array>;
 
 export declare const LuminairUtils: Readonly<{

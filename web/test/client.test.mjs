@@ -2,7 +2,7 @@
 // replies, progress, verdicts vs errors, the timeout that terminates and restarts the worker.
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { configure, getSteps, init, terminate, verify, workerStarts } from "../src/client.js";
+import { configure, getInfo, getSteps, init, terminate, toJsResult, verify, workerStarts } from "../src/client.js";
 import { MANIFEST } from "../src/manifest.js";
 
 class FakeWorker {
@@ -28,9 +28,25 @@ class FakeWorker {
 
 const READY = { type: "ready", pyodideVersion: "314.0.7", verifierVersion: "0.1.0", steps: ["a", "b", "c"], bootMs: 5 };
 
-function useScript(script) {
+function useScript(script, { fetch = null } = {}) {
   FakeWorker.all = [];
-  configure({ workerFactory: (url) => new FakeWorker(url, script), baseUrl: "http://127.0.0.1:1/luminair/", startTimeoutMs: 2000 });
+  configure({
+    workerFactory: (url) => new FakeWorker(url, script),
+    baseUrl: "http://127.0.0.1:1/luminair/",
+    startTimeoutMs: 2000,
+    hostingCheck: fetch !== null,
+    fetch,
+  });
+}
+
+/** A server for the hosting check: every runtime file answers 200 with the right type unless `bad` says otherwise. */
+function server(bad = {}) {
+  return async (url) => {
+    const name = url.split("/luminair/")[1];
+    if (bad[name]) return new Response(null, { status: bad[name][0], headers: { "content-type": bad[name][1] } });
+    const type = /\.m?js$/.test(name) ? "text/javascript" : name.endsWith(".wasm") ? "application/wasm" : "application/zip";
+    return new Response(null, { status: 200, headers: { "content-type": type } });
+  };
 }
 
 afterEach(() => terminate());
@@ -44,7 +60,8 @@ describe("client protocol", () => {
     assert.equal(workerStarts(), starts + 1);
     const boot = FakeWorker.all[0].sent[0].msg;
     assert.equal(FakeWorker.all[0].url, "http://127.0.0.1:1/luminair/worker.js");
-    assert.deepEqual(boot.wheel, { file: MANIFEST.file, sha256: MANIFEST.sha256 });
+    assert.deepEqual(boot.manifest, MANIFEST);
+    assert.equal(boot.cache, null, "the runtime cache is opt-in");
     assert.deepEqual(getSteps(), ["a", "b", "c"]);
   });
 
@@ -118,12 +135,73 @@ describe("client protocol", () => {
     await assert.rejects(verify(new Uint8Array(1), new Uint8Array(1)), (e) => e.kind === "hash");
     useScript(() => {});
     configure({ startTimeoutMs: 30 });
-    await assert.rejects(init(), (e) => e.kind === "load" && /wasm-unsafe-eval/.test(e.message));
+    await assert.rejects(init(), (e) => e.kind === "load" && /did not start within 30 ms/.test(e.message));
   });
 
   it("a worker that fails to load (error event) rejects with kind load", async () => {
     useScript((w) => w.onerror?.({ message: "404", preventDefault() {} }));
     await assert.rejects(init(), (e) => e.kind === "load" && /configure\(\{ baseUrl \}\)/.test(e.message));
+  });
+
+  it("start-up progress in bytes reaches init({ onProgress }), and the ready info carries the floor", async () => {
+    useScript((w, msg) => {
+      if (msg.type !== "boot") return;
+      w.reply({ type: "boot-progress", phase: "download", loaded: 10, total: 100 });
+      w.reply({ type: "boot-progress", phase: "start", loaded: 100, total: 100 });
+      w.reply({ ...READY, minSecurityBits: 96, cached: 2, warnings: ["w"] });
+    });
+    const seen = [];
+    const info = await init({ onProgress: (p) => seen.push(`${p.phase}:${p.loaded}/${p.total}`) });
+    assert.deepEqual(seen, ["download:0/0", "download:10/100", "start:100/100", "ready:100/100"]);
+    assert.equal(info.minSecurityBits, 96);
+    assert.equal(info.cachedFiles, 2);
+    assert.equal(getInfo(), info);
+  });
+
+  it("timeoutMs covers the start-up: a start that never ends is stopped and the worker replaced", async () => {
+    useScript(() => {}); // never boots
+    const t0 = Date.now();
+    await assert.rejects(verify(new Uint8Array(1), new Uint8Array(1), { timeoutMs: 40 }), (e) => e.kind === "timeout" && e.verdict === "unavailable" && /did not finish within 40 ms/.test(e.message));
+    assert.ok(Date.now() - t0 < 1000);
+    assert.equal(FakeWorker.all[0].terminated, true);
+  });
+
+  it("a missing runtime file stops the start at once and names its URL (hosting check)", async () => {
+    useScript(() => {}, { fetch: server({ "pyodide/pyodide.asm.wasm": [404, "text/plain"] }) }); // the worker itself would hang
+    const t0 = Date.now();
+    await assert.rejects(init(), (e) => e.kind === "hosting" && e.url === "http://127.0.0.1:1/luminair/pyodide/pyodide.asm.wasm" && /is missing \(HTTP 404\)/.test(e.message));
+    assert.ok(Date.now() - t0 < 500, `${Date.now() - t0} ms`);
+    assert.equal(FakeWorker.all[0].terminated, true);
+  });
+
+  it("a module script with the wrong MIME type is fatal; a .wasm with the wrong type only warns", async () => {
+    useScript(() => {}, { fetch: server({ "worker.js": [200, "application/octet-stream"] }) });
+    await assert.rejects(init(), (e) => e.kind === "hosting" && /worker\.js is served as "application\/octet-stream"/.test(e.message));
+    useScript((w, msg) => msg.type === "boot" && setTimeout(() => w.reply(READY), 20), { fetch: server({ "pyodide/pyodide.asm.wasm": [200, "application/octet-stream"] }) });
+    const info = await init();
+    assert.equal(info.warnings.length, 1);
+    assert.match(info.warnings[0], /pyodide\.asm\.wasm is served as "application\/octet-stream" instead of application\/wasm/);
+  });
+
+  it("when the worker fails to start, a hosting problem found by the check is the reported cause", async () => {
+    useScript((w) => w.reply({ type: "boot-error", kind: "load", message: "could not load the Pyodide runtime: Failed to fetch dynamically imported module" }), {
+      fetch: server({ "pyodide/pyodide.asm.mjs": [200, "text/html"] }),
+    });
+    await assert.rejects(init(), (e) => e.kind === "hosting" && /pyodide\.asm\.mjs is served as "text\/html"/.test(e.message));
+    useScript((w) => w.reply({ type: "boot-error", kind: "csp", message: "no wasm" }), { fetch: server() });
+    await assert.rejects(init(), (e) => e.kind === "csp" && e.message === "no wasm" && e.verdict === "unavailable");
+  });
+
+  it("results carry a verdict: verified, development (below the default floor), rejected", () => {
+    assert.equal(toJsResult({ success: true, security_bits: 96, default_min_security_bits: 96 }).verdict, "verified");
+    const dev = toJsResult({ success: true, security_bits: 20, development: true, default_min_security_bits: 96 });
+    assert.equal(dev.verdict, "development");
+    assert.equal(dev.development, true);
+    assert.equal(toJsResult({ success: true, security_bits: 40 }).verdict, "development", "older workers: judged from the bits");
+    assert.equal(toJsResult({ success: false, check: "FRI" }).verdict, "rejected");
+    const labels = toJsResult({ success: true, security_bits: 100, model_title: "t", model_description: "d" });
+    assert.equal(labels.modelTitle, "t");
+    assert.equal(labels.modelDescription, "d");
   });
 
   it("rejects non-byte arguments with a TypeError", async () => {

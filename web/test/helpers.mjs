@@ -58,6 +58,6 @@ export function cpythonVerify(pairs) {
 
 /** The fields of a verdict that must agree across CPython and Pyodide (time excluded). */
 export function verdictOf(d) {
-  const { success, error_message, check, outputs, inputs, security_bits, security_label, model_digest, statement } = d;
-  return { success, error_message, check, outputs, inputs, security_bits, security_label, model_digest, statement };
+  const { success, error_message, check, outputs, inputs, security_bits, security_label, model_digest, statement, model_title, model_description } = d;
+  return { success, error_message, check, outputs, inputs, security_bits, security_label, model_digest, statement, model_title, model_description };
 }

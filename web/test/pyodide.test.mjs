@@ -3,19 +3,26 @@
 // the same message as CPython gives.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { basename, join } from "node:path";
 import { before, describe, it } from "node:test";
 import { loadPyodide } from "pyodide";
 import { MANIFEST } from "../src/manifest.js";
 import { installGlue, installWheel, sha256Hex } from "../src/pyglue.js";
-import { WEB, cpythonVerify, sampleFiles, tamper, verdictOf, withVersion } from "./helpers.mjs";
+import { execFileSync } from "node:child_process";
+import { REPO, WEB, cpythonVerify, python, sampleFiles, tamper, verdictOf, withVersion } from "./helpers.mjs";
 
 const wheelBytes = new Uint8Array(readFileSync(join(WEB, "assets", MANIFEST.file)));
 let py;
 let glue;
 
+const stdlibPath = join(WEB, "assets", basename(MANIFEST.stdlib.file));
+// Exactly the runtime the browser worker boots: the verifier's bytecode standard library and an
+// inline lock file (no package is resolved by name).
+const workerLike = () => loadPyodide({ stdLibURL: stdlibPath, lockFileContents: { info: MANIFEST.lockInfo, packages: {} } });
+
 before(async () => {
-  py = await loadPyodide();
+  py = await workerLike();
   await installWheel(py, wheelBytes, MANIFEST.sha256);
   glue = installGlue(py);
 });
@@ -26,7 +33,7 @@ describe("verifier wheel in Pyodide", () => {
   });
 
   it("refuses a wheel whose hash differs from the pin", async () => {
-    const other = await loadPyodide();
+    const other = await workerLike();
     const bad = new Uint8Array(wheelBytes);
     bad[bad.length - 30] ^= 0xff;
     await assert.rejects(installWheel(other, bad, MANIFEST.sha256), (e) => e.kind === "hash" && /refusing/.test(e.message));
@@ -35,7 +42,7 @@ describe("verifier wheel in Pyodide", () => {
 
   it("checks the pin with Python's hashlib where WebCrypto is missing (plain-http LAN pages)", async () => {
     const saved = Object.getOwnPropertyDescriptor(globalThis, "crypto");
-    const other = await loadPyodide();
+    const other = await workerLike();
     Object.defineProperty(globalThis, "crypto", { value: {}, configurable: true, writable: true });
     try {
       assert.equal(await sha256Hex(wheelBytes), null);
@@ -49,10 +56,30 @@ describe("verifier wheel in Pyodide", () => {
     assert.equal(other.runPython("import luminair.verifier as v; v.__version__"), MANIFEST.version);
   });
 
+  it("runs on the verifier's own standard library: pinned, bytecode only, smaller than Pyodide's", () => {
+    const bytes = readFileSync(stdlibPath);
+    assert.equal(createHash("sha256").update(bytes).digest("hex"), MANIFEST.stdlib.sha256);
+    assert.equal(bytes.length, MANIFEST.stdlib.size);
+    const full = readFileSync(join(WEB, "node_modules", "pyodide", "python_stdlib.zip")).length;
+    assert.ok(bytes.length < full * 0.75, `${bytes.length} vs ${full}`);
+    const where = JSON.parse(py.runPython(`
+import sys, json
+zips = [p for p in sys.path if p.endswith(".zip")]
+# modules imported from the zip (frozen core modules report a .py path but are not compiled)
+files = [m.__spec__.origin for m in list(sys.modules.values())
+         if getattr(m, "__spec__", None) and m.__spec__.origin and m.__spec__.origin.startswith(zips[0])]
+json.dumps({"zips": zips, "pyc": sum(f.endswith(".pyc") for f in files), "py": sum(f.endswith(".py") for f in files)})
+`));
+    assert.equal(where.py, 0, "no stdlib source is compiled at start-up");
+    assert.ok(where.pyc > 50, JSON.stringify(where));
+  });
+
   it("reports the verifier version and its six steps", () => {
     assert.equal(glue.info.verifier, MANIFEST.version);
     assert.equal(glue.info.steps.length, 6);
-    assert.equal(py.runPython("import importlib.metadata as m; m.version('luminair-verifier')"), MANIFEST.version);
+    // the .dist-info is installed with the package (importlib.metadata itself is not in the verifier's stdlib)
+    const meta = py.runPython("import glob; open(glob.glob('luminair_verifier-*.dist-info/METADATA')[0]).read()");
+    assert.match(meta, new RegExp(`^Version: ${MANIFEST.version.replace(/\./g, "\\.")}$`, "m"));
   });
 });
 
@@ -112,7 +139,8 @@ describe("same verdict and message as CPython", () => {
     assert.match(s.summary.model_digest, /^[0-9a-f]{64}$/);
     const p = glue.inspect(proof);
     assert.equal(p.ok, true);
-    assert.equal(p.summary.settings_digest, s.summary.model_digest);
+    const code = "import sys, json\nfrom luminair.verifier.summary import proof_summary\nprint(json.dumps(proof_summary(sys.stdin.buffer.read())['settings_digest']))";
+    assert.equal(p.summary.settings_digest, JSON.parse(execFileSync(python(), ["-c", code], { cwd: REPO, input: Buffer.from(proof) }).toString()));
     const bad = glue.inspect(new Uint8Array([1, 2, 3]));
     assert.equal(bad.ok, false);
     assert.match(bad.error, /not a luminair file/);
