@@ -25,7 +25,7 @@ from ..verifier.formats import ProofFile
 from ..verifier.graph.spec import GraphSpec
 from ..verifier.graph.statement import ComponentPlan, build_graph_air
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
-from .air.graph_trace import build_spec, main_columns, table_columns
+from .air.graph_trace import build_spec, main_columns, table_columns, topology_columns
 from .stark.pcs_prover import CommittedTree
 from .stark.prove import ProveStats, ProverError, commit_preprocessed, prove_stark
 
@@ -38,6 +38,8 @@ class Settings:
     parsed: SettingsFile
     plans: list[ComponentPlan]
     air: Any
+    topology: dict[str, np.ndarray]  # row-order topology columns (input-independent)
+    topology_tree: CommittedTree  # their commitment, made once and reused by every proof
 
     @property
     def spec(self) -> GraphSpec:
@@ -222,7 +224,9 @@ def gen_settings(
     data = encode_settings(KIND_GRAPH, cfg, spec)
     parsed = read_settings(data)
     air, plans = build_graph_air(parsed.body, cfg.log_blowup)
-    return Settings(data, parsed, plans, air)
+    topology = topology_columns(graph, plans, parsed.body)
+    tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
+    return Settings(data, parsed, plans, air, topology, tree)
 
 
 def _field(raw: np.ndarray) -> list[int]:
@@ -254,7 +258,8 @@ _TABLE_TREES: dict[tuple[str, int, int], CommittedTree] = {}
 def table_trees(air: Any, scale_bits: int, log_blowup: int) -> list[CommittedTree]:
     """Committed table trees (shared by every model with the same scale and blowup)."""
     out = []
-    for tree, cols in zip(air.preprocessed, table_columns(air, scale_bits)):
+    pinned = [tree for tree in air.preprocessed if not tree.from_proof]
+    for tree, cols in zip(pinned, table_columns(air, scale_bits)):
         key = (tree.name, scale_bits, log_blowup)
         committed = _TABLE_TREES.get(key)
         if committed is None:
@@ -263,8 +268,12 @@ def table_trees(air: Any, scale_bits: int, log_blowup: int) -> list[CommittedTre
     return out
 
 
-def _table_pre(air: Any, scale_bits: int) -> dict[str, np.ndarray]:
-    return {k: v for cols in table_columns(air, scale_bits) for k, v in cols.items()}
+def preprocessed_values(settings: Settings, air: Any) -> dict[str, np.ndarray]:
+    """Every preprocessed column in row order (topology and tables), keyed as components read them."""
+    out = dict(settings.topology)
+    for cols in table_columns(air, settings.spec.scale_bits):
+        out.update(cols)
+    return out
 
 
 def prove(
@@ -278,12 +287,12 @@ def prove(
     stats = ProveStats()
     t = time.perf_counter()
     st = build_statement(settings.parsed, trace.public)
-    main = main_columns(graph, settings.plans, trace.values, st.air, _table_pre(st.air, settings.spec.scale_bits), settings.spec)
+    main = main_columns(graph, settings.plans, trace.values, st.air, preprocessed_values(settings, st.air), settings.spec)
     stats.stages["trace columns"] = time.perf_counter() - t
     if on_stage:
         on_stage("trace columns")
     cfg = settings.config
-    pre = table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)
+    pre = [settings.topology_tree, *table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)]
     stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage)
     data = ProofFile(settings.parsed.digest, trace.public, stark).to_bytes()
     return Proof(data, trace.outputs, stats)

@@ -3,7 +3,7 @@ VerificationError naming the failed check; the file-level `verify` (verifier/api
 
 Transcript order (the prover mirrors it in prover/stark/prove.py):
   1. protocol tag, config, statement (settings digest + public values), component list
-  2. preprocessed roots (the verifier's own), main root
+  2. preprocessed roots (pinned tables: the verifier's own; the topology: the proof's), main root
   3. interaction proof of work; LogUp relation elements; claimed sums (checked against the public
      terms); interaction root
   4. composition alpha; composition root; OODS point; sampled values; DEEP alpha
@@ -78,7 +78,7 @@ def _expect(cond: bool, what: str) -> None:
 def check_shape(air: Air, proof: StarkProof) -> None:
     """The proof's lists must have exactly the sizes the statement implies."""
     lay = air.layout
-    n_commit = 2 + (lay.interaction_tree is not None)
+    n_commit = 2 + (lay.interaction_tree is not None) + sum(tree.from_proof for tree in air.preprocessed)
     _expect(len(proof.commitments) == n_commit, f"{len(proof.commitments)} commitments, expected {n_commit}")
     n_sums = sum(1 for info in air.infos if info.n_batches)
     _expect(len(proof.claimed_sums) == n_sums, f"{len(proof.claimed_sums)} claimed sums, expected {n_sums}")
@@ -110,11 +110,14 @@ def check_sample_points(oods: QPoint, lay) -> None:  # noqa: ANN001 - Layout
 
 
 def tree_roots(air: Air, proof: StarkProof) -> list[bytes]:
-    roots = [tree.root for tree in air.preprocessed]
-    roots.append(proof.commitments[0])
+    """Every tree's root in layout order: pinned ones are the verifier's own; prover-committed
+    preprocessed trees, main, interaction and composition come from the proof, in that order."""
+    it = iter(proof.commitments)
+    roots = [next(it) if tree.from_proof else tree.root for tree in air.preprocessed]
+    roots.append(next(it))
     if air.layout.interaction_tree is not None:
-        roots.append(proof.commitments[1])
-    roots.append(proof.commitments[-1])
+        roots.append(next(it))
+    roots.append(next(it))
     return roots
 
 
@@ -137,12 +140,13 @@ def verify_stark(
     channel = Channel()
     mix_statement(channel, config, statement, air)
 
-    # 2. Trace commitments: preprocessed roots are the verifier's own, never the proof's.
+    # 2. Trace commitments: pinned roots are the verifier's own; the topology tree's root comes from
+    #    the proof but its columns are pinned by the constraints.
     report(progress, 3)
     roots = tree_roots(air, proof)
-    for tree in air.preprocessed:
-        channel.mix_root(tree.root)
-    channel.mix_root(proof.commitments[0])
+    main_root = len(air.preprocessed)
+    for root in roots[: main_root + 1]:
+        channel.mix_root(root)
 
     # 3. LogUp: grinding, then the relation elements; bind the claimed sums, check they cancel the
     #    public terms.
@@ -165,12 +169,12 @@ def verify_stark(
     if total != QZERO:
         raise LogUpError("the claimed sums and the public terms do not add up to zero")
     if lay.interaction_tree is not None:
-        channel.mix_root(proof.commitments[1])
+        channel.mix_root(roots[lay.interaction_tree])
 
     # 4. Composition: random combination of all constraints, checked at a random point.
     report(progress, 4)
     alpha = channel.draw_felt()
-    channel.mix_root(proof.commitments[-1])
+    channel.mix_root(roots[lay.composition_tree])
     oods = qpoint_from_t(channel.draw_felt())
     check_sample_points(oods, lay)
     channel.mix_felts([v for tree in proof.sampled_values for col in tree for v in col])

@@ -356,11 +356,9 @@ def main_columns(
     for plan in plans:
         if plan.kind == "Known":
             cols = _known_columns(spec, plan, fan, values)
-            _check_topology(plan, cols)
-            out.append(cols)
+            out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
         rows = _layout(spec, graph, plan, fan, values)
-        _check_topology(plan, rows.topology)
         if plan.kind == "PrivateInput":
             v = np.zeros(1 << plan.component.log_size, dtype=I64)
             for nid, r0, count in rows.node_rows:
@@ -370,9 +368,25 @@ def main_columns(
         else:
             cols = _op_columns(plan, rows, s)
             _check_outputs(plan, rows, cols, values)
-        cols.update(rows.topology)
         out.append(cols)
     out += table_multiplicities(air, plans, out, pre, s)
+    return out
+
+
+def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) -> dict[str, np.ndarray]:
+    """Every column of the topology tree ("<component>.<column>", row order): addresses, flags and
+    fan-outs, independent of the inputs, each checked against the verifier's own derivation."""
+    fan = fanouts(graph)
+    out: dict[str, np.ndarray] = {}
+    for plan in plans:
+        if plan.kind == "Known":
+            zero = {n: np.zeros(graph.node(n).numel, dtype=I64) for n in plan.nodes}
+            topo = _known_columns(spec, plan, fan, zero)
+        else:
+            topo = _layout(spec, graph, plan, fan, None).topology
+        _check_topology(plan, topo)
+        name = plan.component.name
+        out.update({f"{name}.{col}": topo[col] for col in plan.component.topology_columns()})
     return out
 
 
@@ -458,7 +472,8 @@ def table_columns(air: Any, s: int) -> list[dict[str, np.ndarray]]:
     return [
         {k: np.array(v, dtype=I64) for k, v in table_tree_columns(tree.name[len("table."):], s).items()}
         for tree in air.preprocessed
+        if not tree.from_proof
     ]
 
 
-__all__ = ["build_spec", "main_columns", "table_columns", "fanouts", "build_graph_air", "TraceError"]
+__all__ = ["build_spec", "main_columns", "topology_columns", "table_columns", "fanouts", "build_graph_air", "TraceError"]

@@ -112,14 +112,14 @@ def prove_stark(
     if len(preprocessed) != len(air.preprocessed):
         raise ProverError("preprocessed commitments do not match the statement's preprocessed trees")
     for ct, tree in zip(preprocessed, air.preprocessed):
-        if check_preprocessed and ct.root != tree.root:
+        if check_preprocessed and not tree.from_proof and ct.root != tree.root:
             raise ProverError(f"preprocessed tree {tree.name!r}: columns do not match the statement's root")
 
     # 1. Statement.
     channel = Channel()
     mix_statement(channel, config, statement, air)
-    for tree in air.preprocessed:
-        channel.mix_root(tree.root)
+    for ct, tree in zip(preprocessed, air.preprocessed):
+        channel.mix_root(ct.root if tree.from_proof else tree.root)
 
     # 2. Main trace.
     main_cols: list[Array] = []
@@ -282,7 +282,8 @@ def prove_stark(
         decs.append(dec)
     fri_proof = fri.decommit(queries)
     timer.stage("openings")
-    commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
+    committed = [ct.root for ct, tree in zip(preprocessed, air.preprocessed) if tree.from_proof]
+    commitments = committed + [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
     return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce)
 
 

@@ -72,10 +72,10 @@ def forgeries() -> dict[str, tuple[bytes, bytes, str]]:
     cx = _mlp(shown)
     settings, trace, _ = prove_graph(cx, X, preset="default")
 
-    def more_reads(main: list) -> None:
-        main[0]["m0"][0] += 1
+    def more_reads(topology: dict) -> None:
+        topology["known.m0"][0] += 1
 
-    out["changed fan-out"] = (forge(cx, trace, settings, more_reads), settings.data, "LogUp sum")
+    out["changed fan-out"] = (forge(cx, trace, settings, tamper_topology=more_reads), settings.data, "LogUp sum")
     return out
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover.air.graph_trace import main_columns, table_multiplicities
 from luminair.prover.proving import Settings, Trace, table_trees
-from luminair.prover.stark.prove import prove_stark
+from luminair.prover.stark.prove import commit_preprocessed, prove_stark
 from luminair.verifier import verify
 from luminair.verifier.config import PRESETS
 from luminair.verifier.formats import ProofFile
@@ -42,6 +42,7 @@ def forge(
     tamper: Callable[[list[dict[str, np.ndarray]]], None] | None = None,
     public: list[list[int]] | None = None,
     pre_override: list | None = None,
+    tamper_topology: Callable[[dict[str, np.ndarray]], None] | None = None,
 ) -> bytes:
     """A complete proof from a dishonest witness: `tamper` edits the main columns (row order);
     table multiplicities are then recounted as a cheating prover would (dropping lookups that are
@@ -50,17 +51,22 @@ def forge(
     pub = public if public is not None else trace.public
     st = build_statement(settings.parsed, pub)
     plans = settings.plans
-    main = main_columns(cx, plans, trace.values, st.air, {}, settings.spec)
+    topology = {k: np.array(v, copy=True) for k, v in settings.topology.items()}
+    main = main_columns(cx, plans, trace.values, st.air, topology, settings.spec)
     main = [{k: np.array(v, copy=True) for k, v in cols.items()} for cols in main]
     if tamper is not None:
         tamper(main)
-    return _prove_forged(settings, st, plans, main, pub, pre_override)
+    tree = settings.topology_tree
+    if tamper_topology is not None:
+        tamper_topology(topology)
+        tree = commit_preprocessed(st.air.preprocessed[0], topology, settings.config.log_blowup)
+    return _prove_forged(settings, st, plans, main, pub, topology, tree, pre_override)
 
 
-def _prove_forged(settings, st, plans, main, pub, pre_override=None) -> bytes:
+def _prove_forged(settings, st, plans, main, pub, topology, topology_tree, pre_override=None) -> bytes:
     s = settings.spec.scale_bits
-    main[len(plans):] = table_multiplicities(st.air, plans, main[: len(plans)], {}, s, strict=False)
-    pre = pre_override or table_trees(st.air, s, settings.config.log_blowup)
+    main[len(plans):] = table_multiplicities(st.air, plans, main[: len(plans)], topology, s, strict=False)
+    pre = pre_override or [topology_tree, *table_trees(st.air, s, settings.config.log_blowup)]
     stark = prove_stark(st.air, settings.config, st.statement_bytes, main, pre, check_preprocessed=False)
     return ProofFile(settings.parsed.digest, pub, stark).to_bytes()
 
@@ -72,11 +78,11 @@ def forge_as(displayed: Settings, cx: Graph, inputs: dict, public: list[list[int
     if getattr(cx, "stwo_plan", None) is None:
         cx.compile(GenericCompiler(), StwoCompiler())
     settings, trace = cx.gen_settings(config=displayed.config), cx.gen_trace(inputs)
-    main = main_columns(cx, settings.plans, trace.values, settings.air, {}, settings.spec)
+    main = main_columns(cx, settings.plans, trace.values, settings.air, settings.topology, settings.spec)
     pub = public if public is not None else trace.public
     st = build_statement(displayed.parsed, pub)
     sizes = [(c.name, c.log_size) for c in st.air.components]
     assert sizes == [(c.name, c.log_size) for c in settings.air.components], "forgery needs the same layout"
-    return _prove_forged(displayed, st, displayed.plans, main, pub)
+    return _prove_forged(displayed, st, displayed.plans, main, pub, settings.topology, settings.topology_tree)
 
 

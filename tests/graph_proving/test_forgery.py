@@ -60,16 +60,19 @@ def test_one_op_result_changed_mid_graph_is_caught_by_its_constraint(mlp_case):
     cx, settings, trace, _ = mlp_case
     k = component_index(settings, "Add")
 
+    topo = settings.topology
+
     def tamper(main):
         cols = main[k]
         cols["out"][0] += 1
         set_limbs(cols, "out", 16, cols["out"] + HALF)
         # keep the data flow consistent: every reader of that element sees the forged value
-        addr = cols["addr"][0]
+        addr = topo["add.addr"][0]
         for j, plan in enumerate(settings.plans):
+            name = plan.component.name
             for key, inp in (("a", 0), ("b", 1), ("x", 0)):
-                if key in main[j] and f"in{inp}_addr" in main[j]:
-                    sel = (main[j][f"in{inp}_addr"] == addr) & (main[j][f"in{inp}_real"] == 1)
+                if key in main[j] and f"{name}.in{inp}_addr" in topo:
+                    sel = (topo[f"{name}.in{inp}_addr"] == addr) & (topo[f"{name}.in{inp}_real"] == 1)
                     main[j][key][sel] += 1
 
     r = check(settings, forge(cx, trace, settings, tamper))
@@ -195,7 +198,7 @@ def test_a_wrong_table_entry_is_caught_by_the_pinned_table_root():
     forged = commit_preprocessed(
         air.preprocessed[tree_idx], {"table.exp2.in": np.array(xs), "table.exp2.out": np.array(ys)}, settings.config.log_blowup
     )
-    honest = table_trees(air, s, settings.config.log_blowup)
+    honest = [settings.topology_tree, *table_trees(air, s, settings.config.log_blowup)]
     pre = honest[:tree_idx] + [forged] + honest[tree_idx + 1 :]
 
     def tamper(main):

@@ -89,15 +89,13 @@ def test_an_input_the_proven_graph_never_reads_is_rejected():
 def test_a_changed_fan_out_is_rejected(mlp_case):
     """Fan-outs are witnesses now; one that does not match the reads leaves the LogUp sum open."""
     cx, settings, trace, _ = mlp_case
-    for kind in ("Known", "Add"):
-        k = component_index(settings, kind)
+    for key in ("known.m0", "add.mult"):
 
-        def tamper(main, k=k, kind=kind):
-            col = "m0" if kind == "Known" else "mult"
-            main[k][col][0] += 1
+        def tamper(topo, key=key):
+            topo[key][0] += 1
 
-        r = check(settings, forge(cx, trace, settings, tamper))
-        assert r.check == "LogUp sum", (kind, r.error_message)
+        r = check(settings, forge(cx, trace, settings, tamper_topology=tamper))
+        assert r.check == "LogUp sum", (key, r.error_message)
 
 
 def test_a_fan_out_on_a_row_that_yields_nothing_is_rejected(mlp_case):
@@ -107,11 +105,25 @@ def test_a_fan_out_on_a_row_that_yields_nothing_is_rejected(mlp_case):
     last = settings.plans[k].component.sparse_columns["last"]
     row = next(r for r in range(1, 64) if r not in last)
 
-    def tamper(main):
-        main[k]["mult"][row] = 1
+    def tamper(topo):
+        topo["sum_reduce.mult"][row] = 1
 
-    r = check(settings, forge(cx, trace, settings, tamper))
+    r = check(settings, forge(cx, trace, settings, tamper_topology=tamper))
     assert not r.success and r.check in ("OODS mismatch", "LogUp sum"), r.error_message
+
+
+def test_a_topology_column_that_departs_from_the_graph_is_rejected(mlp_case):
+    """The topology tree is the prover's commitment: change any address or flag and either the
+    difference constraints against the verifier's own sparse columns fail (OODS) or the reads it
+    redirects find no matching element (LogUp), whichever the verifier meets first."""
+    cx, settings, trace, _ = mlp_case
+    for key in ("mul.in1_addr", "mul.in0_real", "sum_reduce.addr", "known.addr", "add.is_real"):
+
+        def tamper(topo, key=key):
+            topo[key][3] += 1
+
+        r = check(settings, forge(cx, trace, settings, tamper_topology=tamper))
+        assert not r.success and r.check in ("OODS mismatch", "LogUp sum"), (key, r.error_message)
 
 
 def test_permuted_output_maps_are_rejected():

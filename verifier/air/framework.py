@@ -74,12 +74,16 @@ class PreprocessedColumn:
 
 @dataclass
 class PreprocessedTree:
-    """A committed tree of preprocessed columns. The verifier always knows `root` itself (pinned,
-    recomputed, or from the statement); it never comes from the proof."""
+    """A committed tree of columns fixed before the witness. Either the verifier knows `root`
+    itself (pinned or recomputed tables), or `from_proof` is set: the prover commits the tree (its
+    root is the proof's first commitment, mixed into the channel before any challenge) and the
+    AIR's own constraints pin every column of it completely (the graph topology), so the root
+    needs no trust; the prover can still reuse that commitment across proofs of one model."""
 
     name: str
     columns: list[PreprocessedColumn]
     root: bytes = b""
+    from_proof: bool = False
 
 
 class Air:

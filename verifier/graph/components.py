@@ -62,11 +62,12 @@ def range_limbs(specs: list[tuple[str, int]]) -> tuple[str, ...]:
 
 
 class GraphComponent(Component):
-    """An op component. Its first main columns are its topology (verifier/graph/topology.py):
-    `addr` (the address a row yields), `mult` (how often it is read: a witness, zero on rows that
-    yield nothing), `is_real`, and per input `in{k}_addr`, `in{k}_real`. Every topology column is
-    pinned by a difference constraint against a sparse column the verifier computes from the graph
-    (`d.<column>`) and an anchor at row 0."""
+    """An op component. Its topology columns (verifier/graph/topology.py) live in the prover-
+    committed `topology` tree under "<name>.<column>": `addr` (the address a row yields), `mult`
+    (how often it is read: a witness, zero on rows that yield nothing), `is_real`, and per input
+    `in{k}_addr`, `in{k}_real`. None depends on the inputs, so the prover commits them once per
+    model; none is trusted: each (but `mult`) is pinned by a difference constraint against a sparse
+    column the verifier computes from the graph (`d.<column>`) and an anchor at row 0."""
 
     uses_range = True
     tables: tuple[str, ...] = ()  # function tables it looks up (verifier/graph/tables.py)
@@ -79,7 +80,11 @@ class GraphComponent(Component):
         self.s = scale_bits
         self.sparse_columns: dict[str, dict[int, int]] = {}
         self.anchors: dict[str, int] = {}
-        self.main_columns = self.topology_columns() + self.op_columns
+        self.main_columns = self.op_columns
+
+    def t(self, ev: Any, col: str, offset: int = 0) -> Any:
+        """A topology column."""
+        return ev.pre(f"{self.name}.{col}", offset)
 
     @classmethod
     def topology_kinds(cls) -> dict[str, str]:
@@ -99,25 +104,25 @@ class GraphComponent(Component):
     def constrain_topology(self, ev: Any) -> None:
         first = ev.selector(0)
         for col, kind in self.topology_kinds().items():
-            c = ev.main(col)
+            c = self.t(ev, col)
             if kind == "affine":
-                diff = c - 2 * ev.main(col, -1) + ev.main(col, -2)
+                diff = c - 2 * self.t(ev, col, -1) + self.t(ev, col, -2)
             else:
-                diff = c - ev.main(col, -1)
+                diff = c - self.t(ev, col, -1)
             ev.add_constraint(diff - ev.sparse(f"d.{col}"))
             ev.add_constraint(first * (c - self.anchors.get(col, 0)))
 
     def consume(self, ev: Any, k: int, value: Any) -> None:
-        real = ev.main(f"in{k}_real")
-        ev.add_to_relation(DATA, -real, [ev.main(f"in{k}_addr"), value])
+        real = self.t(ev, f"in{k}_real")
+        ev.add_to_relation(DATA, -real, [self.t(ev, f"in{k}_addr"), value])
         # a real row that reads padding of a view reads the value 0
-        ev.add_constraint((ev.main("is_real") - real) * value)
+        ev.add_constraint((self.t(ev, "is_real") - real) * value)
 
     def produce(self, ev: Any, value: Any) -> None:
-        mult = ev.main("mult")
-        gate = ev.sparse("last") if self.reduce else ev.main("is_real")
+        mult = self.t(ev, "mult")
+        gate = ev.sparse("last") if self.reduce else self.t(ev, "is_real")
         ev.add_constraint(mult * (1 - gate))  # rows that hold no element yield nothing
-        ev.add_to_relation(DATA, mult, [ev.main("addr"), value])
+        ev.add_to_relation(DATA, mult, [self.t(ev, "addr"), value])
 
     def evaluate(self, ev: Any) -> None:
         self.constrain_topology(ev)
@@ -370,20 +375,18 @@ class KnownComponent(GraphComponent):
     name = "known"
     uses_range = False
 
-    def __init__(self, log_size: int, scale_bits: int) -> None:
-        self.op_columns = tuple(f"v{j}" for j in range(KNOWN_LANES)) + tuple(f"m{j}" for j in range(KNOWN_LANES))
-        super().__init__(log_size, scale_bits)
+    op_columns = tuple(f"v{j}" for j in range(KNOWN_LANES))
 
     @classmethod
     def topology_columns(cls) -> tuple[str, ...]:
-        return ("addr", "is_real")
+        return ("addr", "is_real") + tuple(f"m{j}" for j in range(KNOWN_LANES))
 
     def evaluate_op(self, ev: Any) -> None:
-        addr, real = ev.main("addr"), ev.main("is_real")
+        addr, real = self.t(ev, "addr"), self.t(ev, "is_real")
         values = [ev.main(f"v{j}") for j in range(KNOWN_LANES)]
         ev.add_to_relation(KNOWN, -real, [addr, *values])
         for j, v in enumerate(values):
-            m = ev.main(f"m{j}")
+            m = self.t(ev, f"m{j}")
             ev.add_constraint(m * (1 - real))
             ev.add_to_relation(DATA, m, [addr + j, v])
 

@@ -110,7 +110,12 @@ def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[Compone
     if not any(p.kind not in ("Known", "PrivateInput") for p in plans):
         raise FormatError("settings.bin: the graph has no computation to prove")
     components: list = [p.component for p in plans]
-    trees = []
+    topology = [
+        PreprocessedColumn(f"{p.component.name}.{col}", p.component.log_size)
+        for p in plans
+        for col in p.component.topology_columns()
+    ]
+    trees = [PreprocessedTree("topology", topology, from_proof=True)]
     needed = {t for c in components for t in c.tables} | ({"range8"} if any(c.uses_range for c in components) else set())
     for table in TABLE_ORDER:
         if table not in needed:
