@@ -1,10 +1,14 @@
 """The `luminair` command: prove | verify | inspect.
 
     luminair prove MODEL --input INPUT.json --out DIR [--preset fast|default|secure] [--security BITS]
-                         [--scale-bits S]
+                         [--scale-bits S] [--title TEXT] [--description TEXT]
     luminair verify PROOF SETTINGS            exit 0 valid, 1 rejected (one-line reason), 2 usage/IO error
     luminair inspect FILE [--json]            readable dump of proof.bin or settings.bin
     luminair --version
+
+The model digest is the model's identity (graph, views, weights, numeric format, output maps); the
+title and description are the publisher's labels: bound by every proof (they are in settings.bin,
+whose whole digest the proof commits to) but not part of the identity, and shown as such.
 
 Every file argument must be a regular file no larger than MAX_BYTES[kind] (a FIFO, a device, a
 directory or an oversized file is refused in one line, exit 2, before anything is read). Every
@@ -86,6 +90,44 @@ def printable(text: object) -> str:
 def say(line: object = "", *, err: bool = False) -> None:
     """Print one human-readable line, escaped with `printable`."""
     print(printable(line), file=sys.stderr if err else sys.stdout)
+
+
+# --- the model's identity and the publisher's labels ---------------------------------------------
+
+IDENTITY_NOTE = "the model's identity: graph, views, weights, numeric format, output maps"
+LABEL_NOTE = "publisher's label"
+INDEX_MAP_SHOWN = 8  # indices shown before "..." in a non-identity index map
+
+
+def label_text(value: object) -> str:
+    """A publisher's label as shown: the text itself, or "(none)" when empty or absent."""
+    return "(none)" if value in (None, "") else str(value)
+
+
+def source_text(node: object, op: object, name: object) -> str:
+    """An output's source node: `node 13 (Add 'hidden')`; the name is the publisher's label."""
+    op_text = "?" if op in (None, "") else str(op)
+    if name in (None, ""):
+        return f"node {node} ({op_text})"
+    return f"node {node} ({op_text} {str(name)!r})"
+
+
+def index_map_text(index_map: object, limit: int = INDEX_MAP_SHOWN) -> str:
+    """An output's index map in a few words: "identity", or its length and first `limit` source
+    indices (-1 reads the constant 0), e.g. "6 elements [0, 3, 1, 4, 2, 5]"."""
+    if index_map is None:
+        return "(not given)"
+    if isinstance(index_map, str):
+        return index_map
+    if not isinstance(index_map, (list, tuple)):
+        return str(index_map)
+    n = len(index_map)
+    shown = ", ".join(str(i) for i in index_map[:limit]) + (", ..." if n > limit else "")
+    text = f"{n} element{'s' if n != 1 else ''} [{shown}]"
+    zeros = sum(1 for i in index_map if isinstance(i, int) and i < 0)
+    if zeros:
+        text += f", {zeros} read the constant 0 (-1)"
+    return text
 
 
 # --- reading files: regular files only, bounded --------------------------------------------------
@@ -265,12 +307,34 @@ def _load_onnx_bytes(data: bytes, path: str, options: dict[str, Any]) -> Any:
     return load_onnx(model, **options)
 
 
+def check_labels(title: str | None, description: str | None) -> tuple[str, str]:
+    """--title and --description as gen_settings takes them ("" when not given); UsageError for a
+    label the settings codec would refuse (not printable text, or too long)."""
+    from luminair.verifier.graph.settings import MAX_DESCRIPTION, MAX_TITLE, label_problem
+
+    labels = []
+    for flag, value, maximum in (
+        ("--title", title, MAX_TITLE),
+        ("--description", description, MAX_DESCRIPTION),
+    ):
+        value = value or ""
+        problem = label_problem(value, maximum)
+        if problem:
+            raise UsageError(
+                f"{flag} is refused: {problem} (a publisher's label is printable text of at most "
+                f"{maximum} characters, no control or format characters)"
+            )
+        labels.append(value)
+    return labels[0], labels[1]
+
+
 def cmd_prove(args: argparse.Namespace) -> int:
     from luminair.prover import GenericCompiler, StwoCompiler
     from luminair.prover.graph.model_file import load_model, read_input_json
     from luminair.prover.proving import gen_settings, gen_trace, prove, write_files
 
-    # Everything the user named is checked before any work: model, input, and the output folder.
+    # Everything the user named is checked before any work: labels, model, input, the output folder.
+    title, description = check_labels(args.title, args.description)
     is_onnx = Path(args.model).suffix.lower() == ".onnx"
     model_bytes = read_file(args.model, "model") if is_onnx else None
     if not is_onnx:
@@ -301,7 +365,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     load_s = time.perf_counter() - t0
     t = time.perf_counter()
     settings = gen_settings(
-        graph, preset=args.preset, security_bits=args.security, title=Path(args.model).stem
+        graph, preset=args.preset, security_bits=args.security, title=title, description=description
     )
     settings_s = time.perf_counter() - t
     t = time.perf_counter()
@@ -323,6 +387,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
     summary = {
         "model": str(args.model),
         "model_digest": settings.model_digest,
+        "title": title,
+        "description": description,
         "security": settings.config.describe(),
         "security_bits": settings.config.security_bits,
         "numeric_format": graph.numeric_format.describe(),
@@ -355,7 +421,10 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
 
 def print_prove_summary(s: dict[str, Any]) -> None:
-    say(f"model          {s['model']}  (digest {s['model_digest'][:16]}...)")
+    say(f"model          {s['model']}")
+    say(f"model digest   {s['model_digest']}  ({IDENTITY_NOTE}; the same whatever the labels)")
+    say(f"title          {LABEL_NOTE}: {label_text(s.get('title'))}")
+    say(f"description    {LABEL_NOTE}: {label_text(s.get('description'))}")
     say(f"security       {s['security']}")
     say(f"numbers        {s['numeric_format']}")
     say(
@@ -397,12 +466,19 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
     if r.success:
         say(
             f"valid: {r.statement}; {r.security_bits} bits ({r.security_label or 'custom config'}); "
-            f"model {r.model_digest}; {r.verification_time_ms:.1f} ms"
+            f"{r.verification_time_ms:.1f} ms"
         )
+        say(f"  model digest ({IDENTITY_NOTE}): {r.model_digest}")
+        say(f"  title ({LABEL_NOTE}): {label_text(r.model_title)}")
+        say(f"  description ({LABEL_NOTE}): {label_text(r.model_description)}")
         for name, o in (r.outputs or {}).items():
             vals = o["values"]
             shown = ", ".join(f"{v:g}" for v in vals[:8]) + (", ..." if len(vals) > 8 else "")
             say(f"  output {printable(name)} {o['shape']}: [{shown}]")
+            src = o.get("source")
+            if isinstance(src, dict):
+                source = source_text(src.get("node"), src.get("op"), src.get("name"))
+                say(f"    source {source}; index map: {index_map_text(o.get('index_map'))}")
     else:
         say(f"rejected: {r.error_message}")
         if hint:
@@ -428,7 +504,22 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def print_inspect(info: dict[str, Any]) -> None:
     """The human-readable dump of a settings_summary / proof_summary (every line escaped)."""
     for key, value in info.items():
-        if key == "graph":
+        if key == "model_digest":
+            say(f"model_digest ({IDENTITY_NOTE}): {value}")
+        elif key == "settings_digest" and info.get("file") == "settings":
+            say(f"settings_digest (this file, labels included; what a proof commits to): {value}")
+        elif key in ("title", "description"):
+            say(f"{key} ({LABEL_NOTE}): {label_text(value)}")
+        elif key == "publisher_labels":
+            continue  # the same title and description, for --json readers
+        elif key == "outputs" and isinstance(value, list) and all(isinstance(o, dict) for o in value):
+            say(f"outputs: {len(value)}")
+            for o in value:
+                source = source_text(o.get("node"), o.get("source_op"), o.get("source_name"))
+                say(f"  {str(o.get('name'))!r} {tuple(o.get('shape') or ())} from {source}")
+                say(f"      view: {o.get('view', '(not given)')}")
+                say(f"      index map: {index_map_text(o.get('index_map'))}")
+        elif key == "graph":
             say(f"graph: {len(value['nodes'])} nodes, {len(value['edges'])} edges")
             for n in value["nodes"]:
                 say(f"  {n['id']:>4}  {printable(n['label']):<28} {tuple(n['shape'])}")
@@ -436,6 +527,29 @@ def print_inspect(info: dict[str, Any]) -> None:
             say(f"{key}: {json.dumps(value)}")
         else:
             say(f"{key}: {value}")
+
+
+def with_identity_and_labels(info: dict[str, Any], data: bytes) -> dict[str, Any]:
+    """A graph settings summary with the file's own digest (what every proof commits to: the model
+    and the labels) after the model digest, the labels also under "publisher_labels", and each
+    output's source node as {"node", "op", "name"} (as `verify --json` gives it)."""
+    import hashlib
+
+    out: dict[str, Any] = {}
+    for key, value in info.items():
+        out[key] = value
+        if key == "model_digest":
+            out["settings_digest"] = hashlib.blake2s(data).hexdigest()
+    out["publisher_labels"] = {"title": info.get("title"), "description": info.get("description")}
+    outputs = out.get("outputs")
+    if isinstance(outputs, list):
+        out["outputs"] = [
+            {**o, "source": {"node": o.get("node"), "op": o.get("source_op"), "name": o.get("source_name")}}
+            if isinstance(o, dict)
+            else o
+            for o in outputs
+        ]
+    return out
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -450,6 +564,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     except FormatError as e:
         say(f"not readable: {e.detail}")
         return EXIT_REJECTED
+    if kind == "settings" and "title" in info:
+        info = with_identity_and_labels(info, data)
     if args.json:
         print(json.dumps(info, indent=2))
     else:
@@ -492,6 +608,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", choices=["fast", "default", "secure"], default=None)
     p.add_argument("--security", type=int, default=None, help="target conjectured bits (overrides --preset)")
     p.add_argument("--scale-bits", type=int, default=None, help="fixed-point fractional bits (default 10)")
+    p.add_argument(
+        "--title",
+        default=None,
+        metavar="TEXT",
+        help="the publisher's title for the model (printable text, at most 200 characters; default none): "
+        "bound by every proof, shown as the publisher's label, not part of the model digest",
+    )
+    p.add_argument(
+        "--description",
+        default=None,
+        metavar="TEXT",
+        help="the publisher's description (printable text, at most 2000 characters; default none), "
+        "a label like --title",
+    )
     p.add_argument(
         "--private",
         action="append",

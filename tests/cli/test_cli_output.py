@@ -38,7 +38,8 @@ def _hostile_verify(real_verify):
         r = real_verify(proof, settings, **kw)
         assert r.success, r.error_message
         r.statement = f"graph: {SPOOF} graph of 9 nodes"
-        r.outputs = {SPOOF: o for o in r.outputs.values()}
+        r.outputs = {SPOOF: {**o, "source": {**o["source"], "name": SPOOF}} for o in r.outputs.values()}
+        r.model_title = r.model_description = SPOOF
         return r
 
     return fake
@@ -57,8 +58,12 @@ def test_verify_prints_a_hostile_title_and_output_names_escaped(dev_pair: Path, 
     out = stdio.readouterr().out
     assert_no_raw_controls(out)
     lines = out.splitlines()
-    assert lines[0].startswith("valid: graph: \\x1b[2K\\rVALID") and len(lines) == 2, out
-    assert lines[1].startswith("  output \\x1b[2K\\rVALID")
+    assert lines[0].startswith("valid: graph: \\x1b[2K\\rVALID") and len(lines) == 6, out
+    assert lines[1].startswith("  model digest (the model's identity")
+    assert lines[2].startswith("  title (publisher's label): \\x1b[2K\\rVALID")
+    assert lines[3].startswith("  description (publisher's label): \\x1b[2K\\rVALID")
+    assert lines[4].startswith("  output \\x1b[2K\\rVALID")
+    assert lines[5].startswith("    source node ") and "'\\x1b[2K\\rVALID" in lines[5]
     assert cli([*args, "--json"]) == 0  # JSON stays JSON, escaped by json.dumps
     text = stdio.readouterr().out
     assert_no_raw_controls(text)
@@ -91,7 +96,8 @@ def test_inspect_prints_hostile_names_escaped(dev_pair: Path, monkeypatch, stdio
     assert cli(["inspect", str(dev_pair / "settings.bin")]) == 0
     out = stdio.readouterr().out
     assert_no_raw_controls(out)
-    assert "title: \\x1b[2K\\rVALID" in out and "Input \\x1b[2K" in out
+    assert "title (publisher's label): \\x1b[2K\\rVALID" in out and "Input \\x1b[2K" in out
+    assert "  '\\x1b[2K\\rVALID" in out  # the output's name, quoted
     assert cli(["inspect", str(dev_pair / "settings.bin"), "--json"]) == 0
     text = stdio.readouterr().out
     assert_no_raw_controls(text)
@@ -105,7 +111,16 @@ def test_the_printing_functions_escape_a_result_built_directly(stdio):
         security_bits=96,
         security_label=SPOOF,
         model_digest=SPOOF,
-        outputs={SPOOF: {"shape": [1], "values": [1.0]}},
+        model_title=SPOOF,
+        model_description=SPOOF,
+        outputs={
+            SPOOF: {
+                "shape": [1],
+                "values": [1.0],
+                "source": {"node": 0, "op": "Add", "name": SPOOF},
+                "index_map": [0],
+            }
+        },
     )
     print_verify_result(r)
     print_verify_result(VerifyResult(False, SPOOF, "x"), hint=SPOOF)
@@ -114,13 +129,13 @@ def test_the_printing_functions_escape_a_result_built_directly(stdio):
             "title": SPOOF,
             "description": SPOOF,
             "graph": {"nodes": [{"id": 0, "label": SPOOF, "shape": [1]}], "edges": []},
-            "outputs": [{"name": SPOOF}],
+            "outputs": [{"name": SPOOF, "node": 0, "source_op": "Add", "source_name": SPOOF, "view": SPOOF}],
         }
     )
+    print_inspect({"outputs": [{"name": SPOOF}]})  # an output without its source, view or map
     out = stdio.readouterr().out
     assert_no_raw_controls(out)
-    assert out.count("\\x1b[2K") == 9  # every field that held the sequence, none dropped
-    assert out.count("\\u001b[2K") == 1  # the outputs list, printed as JSON
+    assert out.count("\\x1b[2K") == 16  # every field that held the sequence, none dropped
 
 
 def test_errors_quoting_a_hostile_name_are_one_escaped_line(tmp_path: Path, stdio):
@@ -172,5 +187,5 @@ def test_a_real_pair_with_hostile_names_prints_escaped(tmp_path: Path, stdio):
     assert cli(["inspect", str(tmp_path / "settings.bin")]) == 0
     out = stdio.readouterr().out
     assert_no_raw_controls(out)
-    assert out.count("\\x1b[2K\\rVALID") == 3  # the verdict's title, its output line, inspect's title
-    assert "\\u001b[2K\\rVALID" in out  # inspect's outputs, printed as JSON
+    # the verdict's title and output line, inspect's title and output line
+    assert out.count("\\x1b[2K\\rVALID") == 4

@@ -124,11 +124,8 @@ def readme_commands() -> list[list[str]]:
     section = text.split("## Command line\n", 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```bash\n(.*?)```", section, re.S)
     assert block, "README's Command line section has no bash block"
-    return [
-        shlex.split(line, comments=True)
-        for line in block.group(1).splitlines()
-        if line.startswith("luminair ")
-    ]
+    lines = re.sub(r"\\\n\s*", " ", block.group(1)).splitlines()  # join continued lines
+    return [shlex.split(line, comments=True) for line in lines if line.startswith("luminair ")]
 
 
 def test_the_readme_command_block_runs_in_order(tmp_path, monkeypatch, capsys):
