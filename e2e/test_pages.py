@@ -1,7 +1,8 @@
-"""The demo pages: the index page under a strict CSP (cold click -> Verified, outputs filled in by
-the page from the success event), the pinned wheel hash enforced in Chromium, preload, the React
-demo and the PyScript page (micropip from the self-hosted lock file). Every test runs with the
-offline guard: any request that leaves 127.0.0.1 fails it."""
+"""The demo pages: the index page under a strict CSP (cold click, dialog closed at once: the verdict
+arrives on the button and is announced; outputs filled in by the page from the success event),
+the pinned wheel hash enforced in Chromium, preload (eager and idle), the opt-in runtime cache
+across visits, the React demo and the PyScript page (micropip from the self-hosted lock file).
+Every test runs with the offline guard: any request that leaves 127.0.0.1 fails it."""
 
 from __future__ import annotations
 
@@ -36,7 +37,18 @@ def test_index_page_under_csp_verifies_on_click(offline_page, site_url, artifact
     csp = page.locator("meta[http-equiv=Content-Security-Policy]").get_attribute("content")
     assert "'wasm-unsafe-eval'" in csp and "'unsafe-eval'" not in csp.replace("'wasm-unsafe-eval'", "")
     page.locator("#main-verify button.trigger").click()
+    # the visitor closes the dialog during the cold start: the verdict still reaches the button,
+    # and a screen reader hears it (a polite live region outside the closed dialog)
+    expect(page.locator("#main-verify dialog")).to_have_attribute("open", "")
+    page.keyboard.press("Escape")
+    expect(page.locator("#main-verify dialog")).not_to_have_attribute("open", "")
+    assert page.locator("#main-verify").get_attribute("status") in ("loading", "verifying")
     expect(page.locator("#main-verify")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    expect(page.locator("#main-verify button.trigger")).to_have_text("✓VERIFIED")
+    announce = page.locator("#main-verify .announce")
+    assert announce.get_attribute("aria-live") == "polite" and announce.get_attribute("role") == "status"
+    expect(announce).to_have_text("Can't be evil.: Verified.")
+    page.locator("#main-verify button.trigger").click()  # reopens on the kept verdict
     expect(page.locator("#main-verify .result .verdict-text")).to_have_text("Verified")
     expect(page.locator("#digest-value")).to_have_text(EXPECTED.model_digest)
     first_name = next(iter(EXPECTED.outputs))
@@ -55,6 +67,9 @@ def test_tampered_wheel_is_refused_in_chromium(offline_page, site_url):
     page = offline_page
 
     def corrupt(route):
+        if route.request.method == "HEAD":  # the hosting check: the file is there
+            route.continue_()
+            return
         body = bytearray(route.fetch().body())
         body[len(body) // 2] ^= 0xFF
         route.fulfill(status=200, body=bytes(body), headers={"content-type": "application/zip"})
@@ -62,17 +77,64 @@ def test_tampered_wheel_is_refused_in_chromium(offline_page, site_url):
     page.route(re.compile(r".*/luminair/luminair_verifier-[^/]+\.whl$"), corrupt)
     page.goto(site_url + "fixtures/cases.html")
     page.locator("#ok button.trigger").click()
-    expect(page.locator("#ok")).to_have_attribute("status", "error", timeout=PYODIDE_TIMEOUT_MS)
+    expect(page.locator("#ok")).to_have_attribute("status", "unavailable", timeout=PYODIDE_TIMEOUT_MS)
     expect(page.locator("#ok .result .verdict-text")).to_have_text("The verifier failed its integrity check")
     expect(page.locator("#ok .result .detail")).to_contain_text("refusing to load it")
     assert page.locator("#ok .result").get_attribute("data-kind") == "hash"
 
 
-def test_preload_attribute_starts_the_worker_without_a_click(offline_page, site_url):
+def test_preload_starts_the_worker_without_a_click(offline_page, site_url):
     page = offline_page
-    with page.expect_worker(timeout=30_000):
+    with page.expect_worker(timeout=30_000):  # a bare `preload` is eager
         page.goto(site_url + "fixtures/preload.html")
     assert page.locator("#pre").get_attribute("status") == "idle"
+    assert page.locator("#pre").evaluate("e => e.preload") == "eager"
+    with page.expect_worker(timeout=30_000):  # preload="idle": after load, when the browser is idle
+        page.goto(site_url + "fixtures/preload.html?idle")
+    assert page.locator("#pre").evaluate("e => e.preload") == "idle"
+    page.goto(site_url + "fixtures/preload.html?none")
+    page.wait_for_timeout(800)
+    assert page.workers == []  # preload="none": nothing before a click, not even on hover
+    page.locator("#pre button.trigger").hover()
+    page.wait_for_timeout(300)
+    assert page.workers == []
+
+
+def test_opt_in_cache_serves_the_runtime_on_the_next_visit(browser, site_url):
+    """With the `cache` attribute the runtime files (WebAssembly, bytecode stdlib, wheel) are kept in
+    Cache Storage: the next visit reads them from there and downloads none of them."""
+    from conftest import guard_context
+
+    context = browser.new_context()
+    leaks = guard_context(context, site_url)
+    try:
+        page = context.new_page()
+        page.goto(site_url + "fixtures/preload.html?cache")
+        page.locator("#pre button.trigger").click()
+        expect(page.locator("#pre")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+        first = page.evaluate("(async () => (await import('../luminair/index.js')).getInfo())()")
+        assert first["cachedFiles"] == 0
+        count = "(async () => { const m = await import('../luminair/index.js'); return (await (await caches.open(m.cacheName())).keys()).length; })()"
+        for _ in range(50):  # the files are stored once the verifier has started
+            if page.evaluate(count) == 3:
+                break
+            page.wait_for_timeout(100)
+        assert page.evaluate(count) == 3
+        page.close()
+        page = context.new_page()
+        runtime = []
+        page.on("request", lambda r: runtime.append(r.url) if re.search(r"(\.wasm|\.whl|verifier\.zip)$", r.url) and r.method == "GET" else None)
+        page.goto(site_url + "fixtures/preload.html?cache")
+        page.locator("#pre button.trigger").click()
+        expect(page.locator("#pre")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+        again = page.evaluate("(async () => { const m = await import('../luminair/index.js'); return m.getInfo(); })()")
+        assert again["cachedFiles"] == 3, again
+        expect(page.locator("#pre ol.steps")).to_contain_text("3 files from the cache")
+        assert runtime == [], runtime  # nothing of the runtime went over the network
+        assert page.evaluate("(async () => (await import('../luminair/index.js')).clearCache())()") >= 1
+    finally:
+        context.close()
+    assert not leaks, leaks
 
 
 def test_warm_worker_makes_the_click_fast(offline_page, site_url):
@@ -92,8 +154,12 @@ def test_react_demo_verifies(offline_page, site_url, artifacts):
     page.goto(site_url + "react/")
     expect(page.locator("#react-badge")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
     expect(page.locator("#react-badge button.trigger")).to_contain_text("VERIFIED COMPUTE")
+    expect(page.locator("#react-badge button.trigger")).to_have_text("✓VERIFIED COMPUTE")
     page.locator("#react-button button.trigger").click()
     expect(page.locator("#react-button")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    page.keyboard.press("Escape")
+    expect(page.locator("#react-button button.trigger")).to_have_text("✓VERIFIED")
+    page.locator("#react-button button.trigger").click()
     expect(page.locator("#react-verified")).to_contain_text(f"{EXPECTED.security_bits} bits")
     expect(page.locator("#react-verified")).to_contain_text(EXPECTED.model_digest[:16])
     expect(page.locator("#react-log li")).to_have_count(8)  # start, 6 progress steps, verified

@@ -724,7 +724,9 @@ export class LuminairVerifyElement extends Base {
     }
     this.#failInProgress();
     this.#failInProgress("skipped");
-    const kind = verdict.check === "malformed file" ? "format" : verdict.check === "unsupported version" ? "version" : "rejected";
+    // A malformed file is refused (rejected); a version this verifier cannot read, or a bug in the
+    // verifier, checked nothing (unavailable).
+    const kind = { "malformed file": "format", "unsupported version": "version", "internal error": "internal" }[verdict.check] ?? "rejected";
     this.#showError(kind, verdict.error_message, verdict.check, totalTimeMs, verdict);
     return this.#result;
   }
