@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -67,6 +68,34 @@ def sparse_column(log_size: int, values: Mapping[int, int]) -> Array:
         rows = xp.asarray(list(values.keys()), dtype=xp.int64)
         col[order[rows]] = xp.asarray([v % P for v in values.values()], dtype=U64)
     return col
+
+
+_SPARSE_EXTENSIONS: "OrderedDict[tuple, Array]" = OrderedDict()
+
+
+def _extended_sparse(n: int, m: int, values: Mapping[int, int]) -> Array:
+    """A sparse column's evaluations on the composition domain (cached: they depend on the model
+    only, so every proof of a model reuses them)."""
+    key = (n, m, tuple(sorted(values.items())))
+    got = _SPARSE_EXTENSIONS.get(key)
+    if got is None:
+        got = cf.extend(cf.circle_interpolate(sparse_column(n, values)), m)
+        _SPARSE_EXTENSIONS[key] = got
+        while len(_SPARSE_EXTENSIONS) > 256:
+            _SPARSE_EXTENSIONS.popitem(last=False)
+    else:
+        _SPARSE_EXTENSIONS.move_to_end(key)
+    return got
+
+
+def _tree_extensions(tree: CommittedTree) -> dict[tuple[int, int], Array]:
+    """Per committed tree: (column, domain log size) -> extended evaluations, kept with the tree
+    (preprocessed trees live as long as their model's Settings)."""
+    ext = getattr(tree, "_extensions", None)
+    if ext is None:
+        ext = {}
+        object.__setattr__(tree, "_extensions", ext)
+    return ext
 
 
 def _secure_columns(cols: list[Array], base: int) -> tuple[Array, Array, Array, Array]:
@@ -320,17 +349,24 @@ def _component_composition(
                 assert inter_tree is not None
                 coeffs = inter_tree.coeffs[int(key)]
             elif kind == "sparse":
-                coeffs = cf.circle_interpolate(sparse_column(n, comp.sparse_columns[key]))
+                got = cache[(kind, key)] = _extended_sparse(n, m, comp.sparse_columns[key])
+                return got
             else:
-                coeffs = cf.circle_interpolate(_selector_column(n, int(key)))
+                got = cache[(kind, key)] = _extended_sparse(n, m, {int(key): 1})
+                return got
             got = cache[(kind, key)] = cf.extend(coeffs, m)
         return got
 
-    # Extend every committed column the component reads in one batched FFT (parallel threads).
+    # Extend every committed column the component reads in one batched FFT (parallel threads);
+    # preprocessed trees keep their extensions, so a model's topology is extended once.
     wanted = [("main", name, main_tree.coeffs[names[name]]) for name in comp.main_columns]
     for key in info.pre_masks:
         t, c = lay.pre_index[key]
-        wanted.append(("pre", key, preprocessed[t].coeffs[c]))
+        kept = _tree_extensions(preprocessed[t]).get((c, m))
+        if kept is not None:
+            cache[("pre", key)] = kept
+        else:
+            wanted.append(("pre", key, preprocessed[t].coeffs[c]))
     if inter_tree is not None and info.n_batches:
         base = lay.interaction_offset[ci]
         wanted += [("inter", str(base + k), inter_tree.coeffs[base + k]) for k in range(4 * info.n_batches)]
@@ -338,6 +374,9 @@ def _component_composition(
         ext = cf.extend(xp.stack([w[2] for w in wanted]), m)
         for (kind, key, _), col in zip(wanted, ext):
             cache[(kind, key)] = col
+            if kind == "pre":
+                t, c = lay.pre_index[key]
+                _tree_extensions(preprocessed[t])[(c, m)] = col
 
     def source(kind: str, key: str, offset: int) -> Array:
         col = extended(kind, key)
