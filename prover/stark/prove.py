@@ -51,7 +51,10 @@ def to_storage(values: Any, log_size: int, what: str) -> Array:
 
 def commit_preprocessed(tree: PreprocessedTree, columns: Mapping[str, Any], log_blowup: int) -> CommittedTree:
     cols = [to_storage(columns[c.key], c.log_size, f"preprocessed {c.key}") for c in tree.columns]
-    return commit_columns(cols, log_blowup)
+    committed = commit_columns(cols, log_blowup)
+    for c, (col, spec) in enumerate(zip(cols, tree.columns)):  # the trace-domain values, kept
+        _tree_extensions(committed)[(c, spec.log_size)] = col
+    return committed
 
 
 def _selector_column(log_size: int, row: int) -> Array:
@@ -181,7 +184,10 @@ def prove_stark(
                 col = pre_on_trace.get(key)
                 if col is None:
                     t, c = pre_lookup[key]
-                    col = pre_on_trace[key] = cf.circle_evaluate(preprocessed[t].coeffs[c])
+                    col = _tree_extensions(preprocessed[t]).get((c, n))
+                    if col is None:
+                        col = cf.circle_evaluate(preprocessed[t].coeffs[c])
+                    pre_on_trace[key] = col
             elif kind == "sparse":
                 col = sparse_column(n, comp.sparse_columns[key])
             else:
