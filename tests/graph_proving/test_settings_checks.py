@@ -76,3 +76,32 @@ def test_public_values_that_do_not_fit_the_model_are_rejected(case):
         edit(pf.public_values)
         r = verify(pf.to_bytes(), settings.data, min_security_bits=0)
         assert r.check == "statement mismatch" and needle in r.error_message, r.error_message
+
+
+def test_a_topology_over_the_verifier_budget_is_refused_before_any_work():
+    """A 27-byte-per-node graph can declare 2^20 elements read through a view with runs of 2: the
+    verifier estimates the boundary rows from the shapes and refuses before enumerating them."""
+    import time
+
+    from luminair.verifier.config import PRESETS
+    from luminair.verifier.formats import Decommitment, FriLayerProof, FriProof, ProofFile, StarkProof
+    from luminair.verifier.graph.spec import GraphSpec, InputSpec, NodeSpec, OutputSpec
+
+    shape = (1 << 18, 2, 2)
+    nodes = [NodeSpec("Input", shape, private=True),
+             NodeSpec("Contiguous", (1 << 18, 2, 2), [(0, shape, (("permute", (0, 2, 1)),))])]
+    spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 1, (("slice", ((0, 1, 1), (0, 1, 1), (0, 1, 1))),))])
+    settings = encode_settings(KIND_GRAPH, PRESETS["default"], spec)
+    empty = FriLayerProof(bytes(32), [], Decommitment())
+    stark = StarkProof([], [], [], [], [], FriProof(empty, [], []), 0)
+    proof = ProofFile(read_settings(settings).digest, [[0]], stark).to_bytes()
+    t = time.perf_counter()
+    r = verify(proof, settings)
+    assert time.perf_counter() - t < 1.0
+    # refused by the file-level work budget (verifier/budget.py) or, past it, by the topology's own
+    assert r.check in ("work budget", "malformed file") and "budget" in r.error_message, r.error_message
+    from luminair.verifier.errors import FormatError
+    from luminair.verifier.graph.statement import plan_components
+
+    with pytest.raises(FormatError, match="work budget"):
+        plan_components(read_settings(settings).body)

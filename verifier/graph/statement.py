@@ -30,6 +30,7 @@ from .topology import (
     node_bases,
     op_topology,
     reduce_groups,
+    topology_cost,
     value_topology,
 )
 
@@ -83,6 +84,15 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
             continue
         segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
         rows = sum(seg.rows for seg in segs)
+        if kind in ("Known", "PrivateInput"):
+            n_sparse += 4 * len(segs)
+        else:
+            n_sparse += topology_cost(spec, segs, len(spec.nodes[nodes[0]].srcs), kind in REDUCE)
+        if n_sparse > MAX_SPARSE_ENTRIES:
+            raise FormatError(
+                f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
+                f"(at the {kind} nodes), above the verifier's work budget"
+            )
         comp = make_component(kind, _log_size(rows), spec.scale_bits)
         n_rows = 1 << comp.log_size
         if kind == "Known":
@@ -95,12 +105,6 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
             comp.sparse_columns[f"d.{col}"], comp.anchors[col] = pattern.sparse()
         if kind in REDUCE:
             comp.sparse_columns["first"], comp.sparse_columns["last"] = reduce_groups(spec, segs, n_rows)
-        n_sparse += sum(len(c) for c in comp.sparse_columns.values())
-        if n_sparse > MAX_SPARSE_ENTRIES:
-            raise FormatError(
-                f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows, "
-                "above the verifier's work budget"
-            )
         plans.append(ComponentPlan(kind, nodes, rows, comp, segs))
     return plans
 

@@ -27,6 +27,7 @@ materializes such views first (a Contiguous node).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from ..errors import FormatError
@@ -35,9 +36,10 @@ from .spec import REDUCE, GraphSpec, Step
 
 KNOWN_LANES = 8  # elements of a constant or public input held by one row of the known component
 MAX_ADDRESS = 1 << 30
-# The verifier's own budget: sparse entries it is willing to evaluate (each costs a few field
-# operations at the out-of-domain point). A graph above it is refused before any proof is read.
-MAX_SPARSE_ENTRIES = 1 << 20
+# The verifier's own budget: boundary rows it is willing to derive and evaluate (each costs about
+# 30 us in CPython at the out-of-domain point, ~2.5x that in Pyodide), estimated from the shapes
+# before any of that work (topology_cost). A graph above it is refused before the proof is read.
+MAX_SPARSE_ENTRIES = 1 << 15
 
 
 class ViewError(ValueError):
@@ -230,6 +232,36 @@ def _run_starts(numel: int, length: int) -> range:
     return range(0, numel, length)
 
 
+def _mask_change_count(v: AffineView) -> int:
+    """How many rows _mask_changes lists, without listing them (for the work budget)."""
+    numel = 1
+    for d in v.sizes:
+        numel *= d
+    count, inner = 1, 1
+    for j in range(len(v.sizes) - 1, -1, -1):
+        d = v.sizes[j]
+        if v.masks[j] != (0, d):
+            count += (numel // (d * inner)) * (1 + sum(1 for e in v.masks[j] if 0 < e < d))
+        inner *= d
+    return count
+
+
+def topology_cost(spec: GraphSpec, segs: list["Segment"], n_inputs: int, reduce: bool) -> int:
+    """An upper bound on the boundary rows op_topology will enumerate, computed from the shapes
+    alone, so a graph over the verifier's budget is refused before any of that work is done."""
+    cost = 0
+    for seg in segs:
+        cost += 4
+        for k in range(n_inputs):
+            v = row_order_view(spec, seg.node, k)
+            cost += 2 * (seg.rows // _run_length(v) + 1)
+            if v.masked():
+                cost += _mask_change_count(v)
+        if reduce:
+            cost += 3 * (seg.rows // max(1, row_order_view(spec, seg.node, 0).sizes[-1]) + 1)
+    return cost
+
+
 def _mask_changes(v: AffineView) -> list[int]:
     """Local rows where the validity of a view may change (where a masked digit crosses an edge)."""
     numel = 1
@@ -268,11 +300,13 @@ class ColumnPattern:
     def __init__(self, kind: str, n_rows: int) -> None:
         self.kind = kind  # "affine" (second difference) or "step" (first difference)
         self.n_rows = n_rows
-        self.parts: list[tuple[int, int, object]] = []  # (start, rows, value(local) -> int)
+        self.parts: list[tuple[int, int, object]] = []  # (start, rows, value(local) -> int), by start
+        self.starts: list[int] = []
         self.candidates: set[int] = {0, 1}
 
     def add(self, start: int, rows: int, value, breaks) -> None:  # noqa: ANN001 - small callables
         self.parts.append((start, rows, value))
+        self.starts.append(start)
         end = start + rows
         for b in breaks:
             self.candidates.add(start + b)
@@ -282,8 +316,10 @@ class ColumnPattern:
 
     def value(self, row: int) -> int:
         row %= self.n_rows
-        for start, rows, fn in self.parts:
-            if start <= row < start + rows:
+        i = bisect_right(self.starts, row) - 1
+        if i >= 0:
+            start, rows, fn = self.parts[i]
+            if row < start + rows:
                 return fn(row - start)  # type: ignore[operator]
         return 0
 
