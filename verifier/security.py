@@ -8,8 +8,9 @@ The QM31 field has p^4 ~ 2^124 elements. For an AIR whose largest trace has 2^n 
 * Constraint combination (composition alpha): 124 - log2(number of constraints).
 * OODS: the composition identity checked at one random point: 124 - log2(2^(n+2) + samples), the
   degree bound of the quotient plus the DEEP combination of the sampled values.
-* FRI folding: each folding challenge on a domain of 2^(n + blowup + 1) points:
-  124 - (n + log_blowup + 1 + log2(layers)).
+* FRI folding: each folding challenge errs with probability about (domain size) / |F|; the domains
+  halve at every layer, so all layers together stay below 2 * 2^(n + blowup) / |F|:
+  124 - (n + log_blowup + 1).
 The proof's security is the smallest term; the verifier refuses it below its floor.
 """
 
@@ -36,13 +37,12 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
     for cols in air.layout.columns:
         samples += sum(len(slot.masks) for slot in cols)
     n = air.max_log_size
-    layers = max(1, n + config.log_blowup)
     terms = {
         "FRI queries + proof of work": float(config.security_bits),
         "LogUp": FIELD_BITS - math.log2(max(1, fractions) * (arity + 1)) + config.interaction_pow_bits,
         "constraint combination": FIELD_BITS - math.log2(max(1, constraints)),
         "OODS / DEEP": FIELD_BITS - math.log2((1 << (n + 2)) + samples),
-        "FRI folding": FIELD_BITS - (n + config.log_blowup + 1 + math.log2(layers)),
+        "FRI folding": float(FIELD_BITS - (n + config.log_blowup + 1)),
     }
     return {k: math.floor(v * 10) / 10 for k, v in terms.items()}
 
