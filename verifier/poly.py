@@ -9,7 +9,7 @@ Basis conventions (shared with the FFTs in verifier/fft.py and prover/stark/circ
 
 from __future__ import annotations
 
-from .circle import QPoint, double_x, index_to_point, coset_row_index, q_double_x
+from .circle import LOG_ORDER, QPoint, coset_row_index, double_x, index_to_point, point_add, q_double_x
 from .fields import (
     P,
     QM31,
@@ -85,9 +85,9 @@ def coset_vanishing(point: QPoint, log_size: int) -> QM31:
     return x
 
 
-def _row_constants(row: int, log_size: int) -> tuple[int, int, int]:
+def _row_constants(row: int, log_size: int, point: tuple[int, int] | None = None) -> tuple[int, int, int]:
     """(x0, y0, k) of a trace row: its point and the normalization k = Z'(x0) * 2 y0."""
-    x0, y0 = index_to_point(coset_row_index(row, log_size))
+    x0, y0 = point if point is not None else index_to_point(coset_row_index(row, log_size))
     # Z'(x0) = prod_{j < n-1} 4 pi^j(x0)  (chain rule through pi(x) = 2x^2 - 1)
     deriv = 1
     xj = x0
@@ -97,12 +97,33 @@ def _row_constants(row: int, log_size: int) -> tuple[int, int, int]:
     return x0, y0, deriv * 2 * y0 % P
 
 
+def _row_points(rows: list[int], log_size: int) -> list[tuple[int, int]]:
+    """The points of sorted trace rows, each from the previous by one addition: boundary rows
+    come in runs of equal gaps, whose multiples of the row step are computed once."""
+    step_shift = LOG_ORDER - log_size  # row r is the point (2r + 1) << (LOG_ORDER - 1 - n)
+    steps: dict[int, tuple[int, int]] = {}
+    out: list[tuple[int, int]] = []
+    prev = -1
+    for r in rows:
+        if prev < 0:
+            pt = index_to_point(coset_row_index(r, log_size))
+        else:
+            gap = r - prev
+            d = steps.get(gap)
+            if d is None:
+                d = steps[gap] = index_to_point(gap << step_shift)
+            pt = point_add(out[-1], d)
+        out.append(pt)
+        prev = r
+    return out
+
+
 def sparse_columns_at(point: QPoint, columns: dict[str, dict[int, int]], log_size: int) -> dict[str, QM31]:
     """Each column sum_r c_r * selector_r(point) for sparse columns {row: c_r}, sharing the row
     weights (P.y + y0) / ((P.x - x0) k) between columns and inverting them in one batch.
     ZeroDivisionError if the point lies on the trace domain."""
     rows = sorted({r for col in columns.values() for r in col})
-    consts = [_row_constants(r, log_size) for r in rows]
+    consts = [_row_constants(r, log_size, p) for r, p in zip(rows, _row_points(rows, log_size))]
     px, py = point
     dens = [q_mul_m31(q_sub(px, q_from_m31(x0)), k) for x0, _, k in consts]
     if any(d == (0, 0, 0, 0) for d in dens):
