@@ -94,7 +94,7 @@ def test_tarball_holds_what_prepack_built_and_nothing_else(packed):
     wheel = re.search(r'"file": "([^"]+)"', manifest).group(1)
     for f in ["package.json", "README.md", "src/index.js", "src/index.d.ts", "src/worker.js", "src/hosting.js", "src/element.js",
               "src/element.d.ts", "src/react.js", "src/react.d.ts", "src/define.js", "src/manifest.js", "bin/luminair-web-assets.js",
-              f"assets/{wheel}", "assets/python_stdlib.verifier.zip"]:
+              f"assets/{wheel}", "assets/python_stdlib.verifier.zip", "assets/verifier_bytecode.zip"]:
         assert f in files, f"{f} is not in the tarball"
     assert not [f for f in files if f.split("/")[0] in ("test", "demo", "node_modules", "scripts", ".cache")], files
     # the same pinned wheel as the repository's build (the wheel is reproducible)

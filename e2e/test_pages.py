@@ -101,8 +101,9 @@ def test_preload_starts_the_worker_without_a_click(offline_page, site_url):
 
 
 def test_opt_in_cache_serves_the_runtime_on_the_next_visit(browser, site_url):
-    """With the `cache` attribute the runtime files (WebAssembly, bytecode stdlib, wheel) are kept in
-    Cache Storage: the next visit reads them from there and downloads none of them."""
+    """With the `cache` attribute the runtime files (WebAssembly, bytecode stdlib, wheel, verifier
+    bytecode) are kept in Cache Storage, with a memory snapshot of Python taken once the verifier
+    was imported: the next visit downloads none of them and restores Python instead of starting it."""
     from conftest import guard_context
 
     context = browser.new_context()
@@ -113,24 +114,41 @@ def test_opt_in_cache_serves_the_runtime_on_the_next_visit(browser, site_url):
         page.locator("#pre button.trigger").click()
         expect(page.locator("#pre")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
         first = page.evaluate("(async () => (await import('../luminair/index.js')).getInfo())()")
-        assert first["cachedFiles"] == 0
+        assert first["cachedFiles"] == 0 and first["snapshot"] == "saved"
         count = "(async () => { const m = await import('../luminair/index.js'); return (await (await caches.open(m.cacheName())).keys()).length; })()"
         for _ in range(50):  # the files are stored once the verifier has started
-            if page.evaluate(count) == 3:
+            if page.evaluate(count) == 5:  # 4 files and the snapshot
                 break
             page.wait_for_timeout(100)
-        assert page.evaluate(count) == 3
+        assert page.evaluate(count) == 5
         page.close()
         page = context.new_page()
         runtime = []
-        page.on("request", lambda r: runtime.append(r.url) if re.search(r"(\.wasm|\.whl|verifier\.zip)$", r.url) and r.method == "GET" else None)
+        page.on("request", lambda r: runtime.append(r.url) if re.search(r"(\.wasm|\.whl|verifier\.zip|bytecode\.zip)$", r.url) and r.method == "GET" else None)
         page.goto(site_url + "fixtures/preload.html?cache")
         page.locator("#pre button.trigger").click()
         expect(page.locator("#pre")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
         again = page.evaluate("(async () => { const m = await import('../luminair/index.js'); return m.getInfo(); })()")
-        assert again["cachedFiles"] == 3, again
-        expect(page.locator("#pre ol.steps")).to_contain_text("3 files from the cache")
+        assert again["cachedFiles"] == 4, again
+        expect(page.locator("#pre ol.steps")).to_contain_text("4 files from the cache")
         assert runtime == [], runtime  # nothing of the runtime went over the network
+        # Python came back from the memory snapshot of the first visit, and still verifies right
+        assert again["snapshot"] == "restored", again
+        bad = bytearray(PROOF)
+        bad[len(bad) // 2] ^= 1
+        got = page.evaluate(
+            """async () => {
+                const m = await import('../luminair/index.js');
+                const bytes = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
+                const proof = await bytes('../proof.bin'), settings = await bytes('../settings.bin');
+                const bad = proof.slice(); bad[bad.length >> 1] ^= 1;
+                const t = await m.verify(bad, settings);
+                const s = await m.readSettingsSummary(settings);
+                return [t.success, t.check, t.error_message, s.model_digest];
+            }"""
+        )
+        tampered = verify(bytes(bad), SETTINGS)
+        assert got == [False, tampered.check, tampered.error_message, EXPECTED.model_digest], got
         assert page.evaluate("(async () => (await import('../luminair/index.js')).clearCache())()") >= 1
     finally:
         context.close()

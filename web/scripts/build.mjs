@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Build everything the web part serves, from the repository, without network:
 //   1. the verifier-only wheel (web/assets/), the verifier's bytecode standard library
-//      (web/assets/python_stdlib.verifier.zip, see build_stdlib.mjs) and web/src/manifest.js
-//      pinning both SHA-256s
+//      (web/assets/python_stdlib.verifier.zip) and the verifier's own bytecode
+//      (web/assets/verifier_bytecode.zip), see build_stdlib.mjs, and web/src/manifest.js pinning
+//      all three SHA-256s
 //   2. public/luminair/: JS modules, worker, wheel, Pyodide runtime, self-hosted lock file
 //      (with micropip from web/.cache/ when setup.sh fetched it)
 //   3. public/pyscript/: @pyscript/core's dist without source maps
@@ -10,6 +11,7 @@
 // `--package` stops after step 1: what `npm pack` needs (the package's prepack script).
 // Prints one JSON summary line.
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,7 +49,7 @@ function runtimeInfo() {
   return { version, sizes, lockInfo };
 }
 
-function writeManifest(info, stdlib, runtime) {
+function writeManifest(info, stdlib, runtime, glue) {
   const manifest = {
     file: info.file,
     sha256: info.sha256,
@@ -56,7 +58,10 @@ function writeManifest(info, stdlib, runtime) {
     formatVersion: info.format_version,
     pyodideVersion: runtime.version,
     stdlib: { file: `pyodide/${stdlib.file}`, sha256: stdlib.sha256, size: stdlib.size },
+    bytecode: { file: `pyodide/${stdlib.bytecode.file}`, sha256: stdlib.bytecode.sha256, size: stdlib.bytecode.size },
     runtime: runtime.sizes,
+    // the glue run in Pyodide: part of the opt-in cache's name (a memory snapshot holds its state)
+    glueSha256: createHash("sha256").update(glue).digest("hex"),
     lockInfo: runtime.lockInfo,
   };
   writeFileSync(
@@ -101,7 +106,7 @@ const stdlib = await buildVerifierStdlib({
   glue: PY_GLUE,
   samples: samples(),
 });
-const manifest = writeManifest(wheel, stdlib, runtimeInfo());
+const manifest = writeManifest(wheel, stdlib, runtimeInfo(), PY_GLUE);
 if (packageOnly) {
   console.log(JSON.stringify({ wheel: manifest.file, sha256: manifest.sha256, stdlib: stdlib, seconds: (Date.now() - t0) / 1000 }));
   process.exit(0);

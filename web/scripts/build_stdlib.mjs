@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 
 const WEB = dirname(dirname(fileURLToPath(import.meta.url)));
 export const STDLIB_FILE = "python_stdlib.verifier.zip";
+export const BYTECODE_FILE = "verifier_bytecode.zip";
 
 const PY_BUILD = String.raw`
 import ast, importlib._bootstrap_external as _be, io, json, sys, zipfile
@@ -138,11 +139,33 @@ with zipfile.ZipFile(buf, "w") as out:
         out.writestr(zi, pyc, compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
 RESULT = buf.getvalue()
 MODULES = json.dumps(sorted(wanted))
+
+# The verifier itself, compiled by this Python: luminair/**/__pycache__/*.cpython-3XX.pyc with
+# unchecked hash-based headers (PEP 552), extracted by the worker over the unpacked wheel, so that
+# importing the verifier compiles nothing. Built here, from the wheel's own files, and pinned.
+import importlib.util as _iu, os as _os
+entries = []
+for root, dirs, files in _os.walk("luminair"):
+    for f in files:
+        if f.endswith(".py"):
+            p = _os.path.join(root, f)
+            src = open(p, "rb").read()
+            code = compile(src, _os.path.abspath(p), "exec", dont_inherit=True, optimize=0)
+            entries.append((_iu.cache_from_source(p), bytes(_be._code_to_hash_pyc(code, _iu.source_hash(src), checked=False))))
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w") as out:
+    for name, data in sorted(entries):
+        zi = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+        zi.external_attr = 0o100644 << 16
+        zi.create_system = 3
+        out.writestr(zi, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
+BYTECODE = buf.getvalue()
 `;
 
 /**
- * Build web/assets/python_stdlib.verifier.zip for the given verifier wheel. Cached in web/.cache by
- * (Pyodide version, wheel SHA-256, this script). Returns {file, sha256, size, modules}.
+ * Build web/assets/python_stdlib.verifier.zip and web/assets/verifier_bytecode.zip for the given
+ * verifier wheel. Cached in web/.cache by (Pyodide version, wheel SHA-256, this script, glue,
+ * samples). Returns {file, sha256, size, modules, bytecode: {file, sha256, size}}.
  */
 export async function buildVerifierStdlib({ wheelPath, wheelSha256, outDir = join(WEB, "assets"), glue, samples = [] }) {
   const require = createRequire(import.meta.url);
@@ -158,11 +181,14 @@ export async function buildVerifierStdlib({ wheelPath, wheelSha256, outDir = joi
     .slice(0, 16);
   const cacheDir = join(WEB, ".cache");
   const cached = join(cacheDir, `stdlib-${key}.zip`);
+  const cachedBytecode = join(cacheDir, `bytecode-${key}.zip`);
   const cachedModules = join(cacheDir, `stdlib-${key}.json`);
   let bytes;
+  let bytecode;
   let modules;
-  if (existsSync(cached) && existsSync(cachedModules)) {
+  if (existsSync(cached) && existsSync(cachedModules) && existsSync(cachedBytecode)) {
     bytes = readFileSync(cached);
+    bytecode = readFileSync(cachedBytecode);
     modules = JSON.parse(readFileSync(cachedModules, "utf8"));
   } else {
     const { loadPyodide } = await import("pyodide");
@@ -174,13 +200,20 @@ export async function buildVerifierStdlib({ wheelPath, wheelSha256, outDir = joi
     py.globals.set("SAMPLES", samples.map(([p, s]) => [new Uint8Array(p), new Uint8Array(s)]));
     py.runPython(PY_BUILD);
     bytes = Buffer.from(py.globals.get("RESULT").toJs());
+    bytecode = Buffer.from(py.globals.get("BYTECODE").toJs());
     modules = JSON.parse(py.globals.get("MODULES"));
     mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(cachedBytecode, bytecode);
+    writeFileSync(cachedModules, JSON.stringify(modules));
     writeFileSync(`${cached}.tmp`, bytes);
     renameSync(`${cached}.tmp`, cached);
-    writeFileSync(cachedModules, JSON.stringify(modules));
   }
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, STDLIB_FILE), bytes);
-  return { file: STDLIB_FILE, sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.length, modules: modules.length };
+  writeFileSync(join(outDir, BYTECODE_FILE), bytecode);
+  const sha = (b) => createHash("sha256").update(b).digest("hex");
+  return {
+    file: STDLIB_FILE, sha256: sha(bytes), size: bytes.length, modules: modules.length,
+    bytecode: { file: BYTECODE_FILE, sha256: sha(bytecode), size: bytecode.length },
+  };
 }

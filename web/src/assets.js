@@ -66,12 +66,13 @@ export async function copyAssets(target, { micropipWheel = null, clean = true } 
   const srcPy = pyodideDir();
   for (const f of RUNTIME_FILES) if (f !== "pyodide-lock.json") copyFileSync(join(srcPy, f), join(pyDir, f));
 
-  // The verifier's bytecode standard library (see scripts/build_stdlib.mjs), pinned in the manifest.
-  if (manifest.stdlib) {
-    const stdlibPath = join(PACKAGE_ROOT, "assets", basename(manifest.stdlib.file));
-    if (!existsSync(stdlibPath)) throw new Error(`${stdlibPath} is missing: run the build`);
-    if (sha256File(stdlibPath) !== manifest.stdlib.sha256) throw new Error(`${stdlibPath} does not match the SHA-256 pinned in manifest.js: rebuild`);
-    copyFileSync(stdlibPath, join(target, manifest.stdlib.file));
+  // The verifier's bytecode standard library and its own bytecode (see scripts/build_stdlib.mjs), pinned in the manifest.
+  for (const pinned of [manifest.stdlib, manifest.bytecode]) {
+    if (!pinned) continue;
+    const path = join(PACKAGE_ROOT, "assets", basename(pinned.file));
+    if (!existsSync(path)) throw new Error(`${path} is missing: run the build`);
+    if (sha256File(path) !== pinned.sha256) throw new Error(`${path} does not match the SHA-256 pinned in manifest.js: rebuild`);
+    copyFileSync(path, join(target, pinned.file));
   }
   const lock = JSON.parse(readFileSync(join(srcPy, "pyodide-lock.json"), "utf8"));
   const { name, version } = wheelNameParts(manifest.file);

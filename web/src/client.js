@@ -63,7 +63,8 @@ export function getManifest() {
 
 /** The Cache Storage name the opt-in cache uses for this build (older names are deleted). */
 export function cacheName() {
-  return `luminair-runtime-${MANIFEST.pyodideVersion}-${MANIFEST.sha256.slice(0, 12)}-${(MANIFEST.stdlib?.sha256 ?? "").slice(0, 12)}`;
+  const parts = [MANIFEST.sha256, MANIFEST.stdlib?.sha256, MANIFEST.bytecode?.sha256, MANIFEST.glueSha256].map((h) => (h ?? "").slice(0, 8));
+  return `luminair-runtime-${MANIFEST.pyodideVersion}-${parts.join("")}`;
 }
 
 /** Delete the opt-in cache of runtime files (all versions). Resolves with the number removed. */
@@ -213,7 +214,10 @@ function startWorker() {
         steps: msg.steps,
         minSecurityBits: msg.minSecurityBits ?? DEFAULT_FLOOR_BITS,
         bootMs: msg.bootMs,
+        phasesMs: msg.phasesMs ?? null,
+        marksMs: msg.marksMs ?? null,
         cachedFiles: msg.cached ?? 0,
+        snapshot: msg.snapshot ?? null,
         warnings: [...(msg.warnings ?? [])],
       };
       const info = state.info;

@@ -19,6 +19,7 @@ export function runtimeFiles(manifest) {
     { path: "pyodide/pyodide.asm.mjs", type: "js" },
     { path: "pyodide/pyodide.asm.wasm", type: "wasm" },
     ...(manifest?.stdlib ? [{ path: manifest.stdlib.file, type: "data" }] : []),
+    ...(manifest?.bytecode ? [{ path: manifest.bytecode.file, type: "data" }] : []),
     ...(manifest?.file ? [{ path: manifest.file, type: "data" }] : []),
   ];
 }

@@ -79,9 +79,12 @@ def luminair_inspect(data):
                        "check": getattr(e, "check", None)})
 `;
 
-/** Run the glue in a loaded Pyodide whose sys.path already holds the verifier. */
-export function installGlue(py) {
-  py.runPython(PY_GLUE);
+/**
+ * Run the glue in a loaded Pyodide whose sys.path already holds the verifier (with run: false,
+ * only wire up a glue that already ran, e.g. in a Pyodide restored from a memory snapshot).
+ */
+export function installGlue(py, { run = true } = {}) {
+  if (run) py.runPython(PY_GLUE);
   const info = JSON.parse(py.globals.get("luminair_info")());
   return {
     info,

@@ -17,8 +17,9 @@
 // progress), relabels a .wasm served with the wrong MIME type (so streaming compilation works),
 // serves and fills the opt-in Cache Storage, and fails the start at once on an HTTP error or a
 // blocked request; (3) loadPyodide with the verifier's own bytecode standard library (pinned by
-// SHA-256) and an inline lock file; (4) the pinned wheel; (5) the glue imports every verifier module.
-import { installGlue, installWheel, sha256HexAny } from "./pyglue.js";
+// SHA-256) and an inline lock file; (4) the pinned wheel and the verifier's bytecode (pinned);
+// (5) the glue imports every verifier module.
+import { PY_GLUE, installGlue, installWheel, sha256HexAny } from "./pyglue.js";
 
 let booting = null;
 
@@ -92,9 +93,11 @@ async function boot(msg) {
   const wasmUrl = url("pyodide/pyodide.asm.wasm");
   const stdlibUrl = url(manifest.stdlib.file);
   const wheelUrl = url(manifest.file);
+  const bytecodeUrl = manifest.bytecode ? url(manifest.bytecode.file) : null;
   const sizes = manifest.runtime ?? {};
-  const total = (sizes["pyodide.mjs"] ?? 0) + (sizes["pyodide.asm.mjs"] ?? 0) + (sizes["pyodide.asm.wasm"] ?? 0) + manifest.stdlib.size + (manifest.size ?? 0);
+  const total = (sizes["pyodide.mjs"] ?? 0) + (sizes["pyodide.asm.mjs"] ?? 0) + (sizes["pyodide.asm.wasm"] ?? 0) + manifest.stdlib.size + (manifest.size ?? 0) + (manifest.bytecode?.size ?? 0);
   const progress = makeProgress(total, total - (sizes["pyodide.asm.mjs"] ?? 0));
+  const marks = {}; // ms since the start, for the bench and Details
   progress.phase("download");
 
   await probeWasm();
@@ -119,7 +122,7 @@ async function boot(msg) {
   failed.catch(() => {});
 
   const nativeFetch = self.fetch.bind(self);
-  const wanted = new Set([wasmUrl, stdlibUrl, wheelUrl]);
+  const wanted = new Set([wasmUrl, stdlibUrl, wheelUrl, bytecodeUrl].filter(Boolean));
   async function runtimeFetch(input, init) {
     const target = typeof input === "string" ? input : input instanceof URL ? input.href : input?.url;
     if (!wanted.has(target)) return nativeFetch(input, init);
@@ -127,6 +130,7 @@ async function boot(msg) {
       const hit = await cache.match(target).catch(() => undefined);
       if (hit) {
         fromCache.push(target);
+        if (target === wasmUrl) marks.wasmRequested = marks.wasmDownloaded = performance.now() - t0;
         progress.add(Number(hit.headers.get("x-luminair-size")) || 0);
         return hit;
       }
@@ -153,7 +157,12 @@ async function boot(msg) {
       headers.set("content-type", "application/wasm");
       res = new Response(res.body, { status: res.status, statusText: res.statusText, headers });
     }
-    count(res.clone(), progress).catch(() => {});
+    const counted = count(res.clone(), progress);
+    counted.catch(() => {});
+    if (target === wasmUrl) {
+      marks.wasmRequested = performance.now() - t0;
+      counted.then(() => (marks.wasmDownloaded = performance.now() - t0));
+    }
     if (cache) toCache.push([target, res.clone()]);
     return res;
   }
@@ -173,11 +182,21 @@ async function boot(msg) {
   };
   const stdlib = pinned(stdlibUrl, manifest.stdlib.sha256, "standard library");
   const wheel = pinned(wheelUrl, manifest.sha256, "wheel");
+  const bytecode = bytecodeUrl ? pinned(bytecodeUrl, manifest.bytecode.sha256, "bytecode") : Promise.resolve(null);
   stdlib.catch(() => {});
   wheel.catch(() => {});
+  bytecode.catch(() => {});
 
+  // With the opt-in cache, a repeat visit restores Python from a memory snapshot taken (in this
+  // browser) on the first visit, after the verifier was imported: no Python start, no imports.
+  const snapshotKey = url("pyodide/luminair-memory-snapshot.bin"); // a cache key, never fetched
+  let snapshot = null;
+  if (cache) {
+    const hit = await cache.match(snapshotKey).catch(() => undefined);
+    if (hit) snapshot = new Uint8Array(await hit.arrayBuffer());
+  }
   const pyodideUrl = url("pyodide/pyodide.mjs");
-  const started = (async () => {
+  const start = async (restore) => {
     let loadPyodide;
     try {
       ({ loadPyodide } = await import(pyodideUrl));
@@ -185,6 +204,7 @@ async function boot(msg) {
       throw fail("load", `could not load the Pyodide runtime from ${pyodideUrl}: ${e?.message ?? e}`, pyodideUrl);
     }
     progress.add(sizes["pyodide.mjs"] ?? 0);
+    marks.loaderImported = performance.now() - t0;
     const stdlibBytes = await stdlib;
     const stdlibFetch = self.fetch;
     self.fetch = (input, init) => {
@@ -192,30 +212,69 @@ async function boot(msg) {
       return target === stdlibUrl ? Promise.resolve(new Response(stdlibBytes)) : stdlibFetch(input, init);
     };
     try {
-      const py = await loadPyodide({
+      return await loadPyodide({
         indexURL: url("pyodide/"),
         stdLibURL: stdlibUrl,
         // Nothing is loaded by package name: an inline lock file saves fetching pyodide-lock.json.
         lockFileContents: { info: manifest.lockInfo ?? {}, packages: {} },
+        ...(restore ? { _loadSnapshot: restore } : cache ? { _makeSnapshot: true } : {}),
       });
-      return py;
     } catch (e) {
       throw fail("load", `Pyodide failed to start: ${e?.message ?? e}`);
     }
-  })();
-  started.catch(() => {});
+  };
 
-  const py = await Promise.race([started, failed]);
+  let py = null;
+  let glue = null;
+  let restored = false;
+  let tPython;
+  let tWheel;
+  if (snapshot) {
+    try {
+      py = await Promise.race([start(snapshot), failed]);
+      glue = installGlue(py, { run: false }); // the glue ran before the snapshot was taken
+      restored = true;
+    } catch (e) {
+      if (e?.kind === "hosting" || e?.kind === "hash") throw e;
+      cache.delete(snapshotKey).catch(() => {}); // a stale or broken snapshot: start normally
+      py = null;
+    }
+  }
+  if (!restored) {
+    const started = start(null);
+    started.catch(() => {});
+    py = await Promise.race([started, failed]);
+  }
+  tPython = performance.now();
   progress.add(sizes["pyodide.asm.mjs"] ?? 0); // imported by Pyodide itself, not through our fetch
   progress.phase("start");
-  await installWheel(py, await Promise.race([wheel, failed]), manifest.sha256);
-  let glue;
-  try {
-    glue = installGlue(py);
-  } catch (e) {
-    throw fail("load", `the verifier failed to import: ${e?.message ?? e}`);
+  let snapshotBytes = null;
+  if (!restored) {
+    await installWheel(py, await Promise.race([wheel, failed]), manifest.sha256);
+    // The verifier's modules compiled at build time from these very sources (pinned together): the
+    // imports below then compile nothing.
+    const pyc = await Promise.race([bytecode, failed]);
+    if (pyc) py.unpackArchive(pyc, "zip");
+    tWheel = performance.now();
+    try {
+      py.runPython(PY_GLUE); // imports every verifier module
+      if (cache) {
+        try {
+          snapshotBytes = py.makeMemorySnapshot();
+        } catch {
+          snapshotBytes = null; // not fatal: the next visit starts normally
+        }
+      }
+      glue = installGlue(py, { run: false });
+    } catch (e) {
+      throw fail("load", `the verifier failed to import: ${e?.message ?? e}`);
+    }
+  } else {
+    tWheel = performance.now();
   }
+  const tGlue = performance.now();
   self.fetch = nativeFetch;
+  if (snapshotBytes) toCache.push([snapshotKey, new Response(snapshotBytes, { headers: { "content-type": "application/octet-stream" } })]);
   if (cache) {
     for (const [u, res] of toCache) {
       const size = Number(res.headers.get("content-length")) || 0;
@@ -232,7 +291,11 @@ async function boot(msg) {
     steps: glue.info.steps,
     minSecurityBits: glue.info.min_security_bits,
     bootMs: performance.now() - t0,
+    // where the start-up went: Pyodide (download, compile, Python's start), the wheel, the imports
+    phasesMs: { pyodide: tPython - t0, wheel: tWheel - tPython, imports: tGlue - tWheel },
+    marksMs: marks,
     cached: fromCache.length,
+    snapshot: restored ? "restored" : snapshotBytes ? "saved" : null,
     warnings,
   });
   return glue;

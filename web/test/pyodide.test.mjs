@@ -21,9 +21,12 @@ const stdlibPath = join(WEB, "assets", basename(MANIFEST.stdlib.file));
 // inline lock file (no package is resolved by name).
 const workerLike = () => loadPyodide({ stdLibURL: stdlibPath, lockFileContents: { info: MANIFEST.lockInfo, packages: {} } });
 
+const bytecodeBytes = new Uint8Array(readFileSync(join(WEB, "assets", basename(MANIFEST.bytecode.file))));
+
 before(async () => {
   py = await workerLike();
   await installWheel(py, wheelBytes, MANIFEST.sha256);
+  py.unpackArchive(bytecodeBytes, "zip"); // as the worker does
   glue = installGlue(py);
 });
 
@@ -72,6 +75,29 @@ json.dumps({"zips": zips, "pyc": sum(f.endswith(".pyc") for f in files), "py": s
 `));
     assert.equal(where.py, 0, "no stdlib source is compiled at start-up");
     assert.ok(where.pyc > 50, JSON.stringify(where));
+  });
+
+  it("the verifier's bytecode is pinned and compiled from exactly the wheel's sources", () => {
+    assert.equal(createHash("sha256").update(bytecodeBytes).digest("hex"), MANIFEST.bytecode.sha256);
+    const r = JSON.parse(py.runPython(`
+import importlib.util, json, pathlib, sys
+out = {"checked": 0, "bad": [], "missing": []}
+for src in sorted(pathlib.Path("luminair").rglob("*.py")):
+    cached = pathlib.Path(importlib.util.cache_from_source(str(src)))
+    if not cached.exists():
+        out["missing"].append(str(src)); continue
+    head = cached.read_bytes()[:16]
+    flags = int.from_bytes(head[4:8], "little")
+    if flags != 0b01 or head[8:16] != importlib.util.source_hash(src.read_bytes()):
+        out["bad"].append(str(src))
+    out["checked"] += 1
+import luminair.verifier.api as api
+out["used"] = api.__cached__ is not None and pathlib.Path(api.__cached__).exists()
+json.dumps(out)
+`));
+    assert.deepEqual(r.bad, []);
+    assert.deepEqual(r.missing, []);
+    assert.ok(r.checked >= 20 && r.used, JSON.stringify(r));
   });
 
   it("reports the verifier version and its six steps", () => {
