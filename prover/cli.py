@@ -332,6 +332,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     from luminair.prover import GenericCompiler, StwoCompiler
     from luminair.prover.graph.model_file import load_model, read_input_json
     from luminair.prover.proving import gen_settings, gen_trace, prove, write_files
+    from luminair.verifier.graph.summary import component_cells
 
     # Everything the user named is checked before any work: labels, model, input, the output folder.
     title, description = check_labels(args.title, args.description)
@@ -398,6 +399,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 "nodes": len(p.nodes),
                 "rows": p.rows,
                 "trace_rows": 1 << p.component.log_size,
+                **component_cells(p.component),
             }
             for p in settings.plans
         ],
@@ -430,6 +432,15 @@ def print_prove_summary(s: dict[str, Any]) -> None:
     say(
         "trace          "
         + ", ".join(f"{c['component']} {c['rows']}/{c['trace_rows']} rows" for c in s["components"])
+    )
+    total = sum(c["cells"] for c in s["components"])
+    say(
+        f"cells          {total} committed trace cells: "
+        + ", ".join(
+            f"{c['component']} {c['cells']} ({c['main_columns']} main + {c['topology_columns']} topology + "
+            f"{c['interaction_columns']} LogUp columns)"
+            for c in s["components"]
+        )
     )
     say("time           " + ", ".join(f"{k} {v:.2f}s" for k, v in s["time_s"].items()))
     say(f"proof          {s['proof_bytes']} bytes (settings {s['settings_bytes']} bytes)")
@@ -519,6 +530,14 @@ def print_inspect(info: dict[str, Any]) -> None:
                 say(f"  {str(o.get('name'))!r} {tuple(o.get('shape') or ())} from {source}")
                 say(f"      view: {o.get('view', '(not given)')}")
                 say(f"      index map: {index_map_text(o.get('index_map'))}")
+        elif key == "components" and isinstance(value, list) and all(isinstance(c, dict) for c in value):
+            say(f"components: {len(value)}, {sum(c.get('cells', 0) for c in value)} committed trace cells")
+            for c in value:
+                say(
+                    f"  {printable(str(c.get('component'))):<14} {c.get('nodes')} nodes, {c.get('rows')} rows of "
+                    f"2^{c.get('log_size')}, {c.get('cells')} cells ({c.get('main_columns')} main + "
+                    f"{c.get('topology_columns')} topology + {c.get('interaction_columns')} LogUp columns)"
+                )
         elif key == "graph":
             say(f"graph: {len(value['nodes'])} nodes, {len(value['edges'])} edges")
             for n in value["nodes"]:

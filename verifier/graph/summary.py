@@ -22,6 +22,20 @@ def model_digest(spec: GraphSpec) -> bytes:
     return hashlib.blake2s(b"luminair model v2" + w.bytes()).digest()
 
 
+def component_cells(comp: Any) -> dict[str, int]:
+    """Committed cells of one component's trace: padded rows times its main, topology and LogUp
+    interaction columns (the table components are not counted)."""
+    from ..air.framework import component_info
+
+    info = component_info(comp)
+    columns = {
+        "main_columns": len(comp.main_columns),
+        "topology_columns": len(comp.topology_columns()),
+        "interaction_columns": 4 * info.n_batches,
+    }
+    return {**columns, "cells": (1 << comp.log_size) * sum(columns.values())}
+
+
 def describe_steps(steps: tuple) -> str:
     return " | ".join(f"{kind}{tuple(arg)}" for kind, arg in steps) or "identity"
 
@@ -64,7 +78,8 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
             for o in spec.outputs
         ],
         "components": [
-            {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, "log_size": p.component.log_size}
+            {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, "log_size": p.component.log_size,
+             **component_cells(p.component)}
             for p in plans
         ],
         "weights": sum(n.numel for n in spec.nodes if n.op == "Constant"),
