@@ -1,0 +1,34 @@
+"""Trace-cell accounting: inspect and the prove summary count the committed cells per component."""
+
+import json
+from pathlib import Path
+
+from luminair.prover.cli import main as cli
+from luminair.verifier.graph.summary import graph_summary
+from luminair.verifier.statement import read_settings
+
+PUBLIC = Path(__file__).resolve().parents[2] / "public"
+
+
+def test_inspect_counts_cells_per_component(capsys):
+    assert cli(["inspect", str(PUBLIC / "settings.bin"), "--json"]) == 0
+    comps = json.loads(capsys.readouterr().out)["components"]
+    for c in comps:
+        width = c["main_columns"] + c["topology_columns"] + c["interaction_columns"]
+        assert c["cells"] == (1 << c["log_size"]) * width > 0
+    spec = read_settings((PUBLIC / "settings.bin").read_bytes()).body
+    by_name = {c["component"]: c for c in graph_summary(spec)["components"]}
+    assert by_name["mul"]["topology_columns"] == 7  # addr, mult, is_real, 2 x (in_addr, in_real)
+    assert cli(["inspect", str(PUBLIC / "settings.bin")]) == 0
+    text = capsys.readouterr().out
+    assert f"{sum(c['cells'] for c in comps)} committed trace cells" in text
+
+
+def test_the_prove_summary_counts_cells(tmp_path, capsys):
+    examples = Path(__file__).resolve().parents[2] / "examples" / "mlp_16_16_4"
+    args = ["prove", str(examples / "network.onnx"), "--input", str(examples / "input.json"),
+            "--out", str(tmp_path), "--preset", "fast", "--quiet", "--json"]
+    assert cli(args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert all(c["cells"] == c["trace_rows"] * (c["main_columns"] + c["topology_columns"] + c["interaction_columns"])
+               for c in summary["components"])
