@@ -24,6 +24,7 @@ def settings_summary(data: bytes) -> dict[str, Any]:
             "log_blowup": s.config.log_blowup,
             "n_queries": s.config.n_queries,
             "log_last_layer": s.config.log_last_layer,
+            "interaction_pow_bits": s.config.interaction_pow_bits,
             "security_bits": s.config.security_bits,
             "label": preset_label(s.config).strip(" []"),
         },
