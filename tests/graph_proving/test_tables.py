@@ -83,8 +83,9 @@ def test_a_graph_too_large_for_the_air_is_a_clear_rejection():
 
     n = 1 << 24
     nodes = [NodeSpec("Input", (n,), private=True), NodeSpec("Contiguous", (n,), [(0, (n,), ())]),
-             NodeSpec("Contiguous", (n,), [(0, (n,), ())])]
-    spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 2, (("slice", ((0, 1, 1),)),))])
+             NodeSpec("Contiguous", (n,), [(1, (n,), ())]),
+             NodeSpec("Contiguous", (1,), [(2, (n,), (("slice", ((0, 1, 1),)),))])]
+    spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 3, ())])
     settings = encode_settings(KIND_GRAPH, PRESETS["default"], spec)
     empty = FriLayerProof(bytes(32), [], Decommitment())
     stark = StarkProof([], [], [], [], [], FriProof(empty, [], []), 0)

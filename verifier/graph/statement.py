@@ -4,11 +4,12 @@ public LogUp terms it computes itself, and the decoded outputs it reports."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import mul
 from typing import TYPE_CHECKING
 
 from ..air.framework import Air, AirDefinitionError, PreprocessedColumn, PreprocessedTree, RelationElements
 from ..errors import FormatError, StatementError
-from ..fields import QM31, P, q_batch_inverse, q_sub
+from ..fields import QM31, QZERO, P, q_batch_inverse, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
 from .components import (
     COMPONENT_ORDER,
@@ -136,13 +137,18 @@ def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[Compone
     return Air(components, trees), plans
 
 
-def _combine(el: RelationElements, values: list[int]) -> QM31:
-    """sum_j alpha^j v_j - z for M31 values, one coordinate at a time (a hot loop for weights)."""
-    powers = el.powers(len(values))
-    acc = []
-    for c in range(4):
-        acc.append(sum(v * pw[c] for v, pw in zip(values, powers)) % P)
-    return q_sub((acc[0], acc[1], acc[2], acc[3]), el.z)
+class _Combiner:
+    """sum_j alpha^j v_j - z for tuples of M31 values, one coordinate at a time with the powers of
+    alpha computed once (a hot loop: one call per 8 weights and per output element)."""
+
+    def __init__(self, el: RelationElements, arity: int) -> None:
+        powers = el.powers(arity)
+        self.columns = [[pw[c] for pw in powers] for c in range(4)]
+        self.z = el.z
+
+    def __call__(self, values: list[int]) -> QM31:
+        a, b, c, d = (sum(map(mul, values, col)) % P for col in self.columns)
+        return q_sub((a, b, c, d), self.z)
 
 
 def _decode(vals: list[int], what: str, scale: int) -> list[float]:
@@ -197,9 +203,9 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
         nums: list[int] = []
         dens: list[QM31] = []
         known = elements.get(KNOWN)
-        for plan in plans:
-            if plan.kind != "Known" or known is None:
-                continue
+        known_plans = [p for p in plans if p.kind == "Known"] if known is not None else []
+        combine_known = _Combiner(known, 1 + KNOWN_LANES) if known is not None else _Combiner(RelationElements(QZERO, QZERO), 1)
+        for plan in known_plans:
             for seg in plan.segments:
                 node = spec.nodes[seg.node]
                 vals = node.values if node.op == "Constant" else public_of[seg.node]
@@ -208,15 +214,16 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
                     chunk = [v % P for v in vals[KNOWN_LANES * t : KNOWN_LANES * (t + 1)]]
                     chunk += [0] * (KNOWN_LANES - len(chunk))
                     nums.append(1)
-                    dens.append(_combine(known, [bases[seg.node] + KNOWN_LANES * t, *chunk]))
+                    dens.append(combine_known([bases[seg.node] + KNOWN_LANES * t, *chunk]))
         data = elements.get(DATA)
         if data is not None:
+            combine_data = _Combiner(data, 2)
             for out, vals in zip(spec.outputs, public[len(pub_inputs) :]):
                 base = bases[out.node]
                 for src, v in zip(out.src_indices, vals):
                     if src >= 0:
                         nums.append(P - 1)
-                        dens.append(_combine(data, [base + src, v]))
+                        dens.append(combine_data([base + src, v]))
         try:
             invs = q_batch_inverse(dens)
         except ZeroDivisionError:
