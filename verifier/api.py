@@ -1,4 +1,17 @@
-"""`verify(proof_bytes, settings_bytes)`: the public entry point. It never raises on any input."""
+"""`verify(proof_bytes, settings_bytes)`: the public entry point. It never raises on any input.
+
+Work is bounded before anything heavy runs (verifier/budget.py, README "Verifier work budget"):
+1. the file sizes (at most 8 MiB of proof.bin, 4 MiB of settings.bin), before decoding;
+2. the codecs' bounds while decoding (counts against the bytes left, nodes, view steps, output
+   maps), the settings digest and the configuration's floor;
+3. the work the files declare (public values, LogUp public terms, topology boundary rows, nodes
+   and view steps, output maps, and the openings: a cost per byte of the STARK proof), estimated
+   from the parsed files and checked against min(max_work, 500,000 + 8 * (proof bytes +
+   settings bytes)) units of about 1 us of CPython;
+4. the proof's shape against the statement, before the LogUp terms, the out-of-domain
+   evaluation, the Merkle openings and FRI.
+A refusal at 1 or 3 is check "work budget". MemoryError and RecursionError (a verifier given
+less memory or stack than the budget assumes) are typed rejections too, never internal errors."""
 
 from __future__ import annotations
 
@@ -6,10 +19,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .budget import MAX_WORK, budget_for, check_file_sizes, check_work, statement_work
 from .config import DEFAULT_MIN_SECURITY_BITS, preset_label
 from .errors import ConfigError, StatementError, VerificationError
-from .security import security_bits, soundness_terms, weakest
 from .formats import read_proof_file
+from .security import security_bits, soundness_terms, weakest
 from .statement import KIND_NAMES, build_statement, read_settings
 from .verify import Progress, report, verify_stark
 
@@ -40,12 +54,15 @@ def verify(
     *,
     progress: Progress | None = None,
     min_security_bits: int = DEFAULT_MIN_SECURITY_BITS,
+    max_work: int = MAX_WORK,
 ) -> VerifyResult:
     """Check that proof_bytes proves the statement in settings_bytes.
 
     `progress(step, of, label)` is called as the verifier moves through its steps (used by the web
     widget). `min_security_bits` is the floor a proof's configuration must reach; lower it only to
-    check development proofs."""
+    check development proofs. `max_work` caps the work units (about 1 us of CPython each) this call
+    may spend on the pair (see the module docstring); the default keeps any pair of files
+    within about 2 s and 256 MiB in CPython; raise it only to check very large models."""
     t0 = time.perf_counter()
     digest = None
     for what, data in (("proof", proof_bytes), ("settings", settings_bytes)):
@@ -55,6 +72,8 @@ def verify(
             )
     try:
         report(progress, 1)
+        check_file_sizes(len(proof_bytes), len(settings_bytes))
+        budget = budget_for(len(proof_bytes), len(settings_bytes), max_work)
         settings = read_settings(settings_bytes)
         digest = settings.model_digest.hex()
         proof = read_proof_file(proof_bytes)
@@ -64,6 +83,7 @@ def verify(
                 f"not for these settings ({settings.digest.hex()[:16]}...): wrong model or tampered settings"
             )
         settings.config.check_floor(min_security_bits)
+        check_work(statement_work(settings.kind, settings.body, proof.public_values, len(proof_bytes)), budget)
         st = build_statement(settings, proof.public_values)
         terms = soundness_terms(settings.config, st.air, st.public_terms)
         bits = security_bits(terms)
@@ -95,7 +115,10 @@ def verify(
             verification_time_ms=(time.perf_counter() - t0) * 1000,
         )
     except RecursionError:
-        return VerifyResult(False, "malformed file: nesting too deep", "malformed file")
+        return VerifyResult(
+            False, "malformed file: nesting too deep", "malformed file",
+            model_digest=digest, verification_time_ms=(time.perf_counter() - t0) * 1000,
+        )
     except MemoryError:
         return VerifyResult(
             False, "malformed file: the files need more memory than this verifier has", "malformed file",

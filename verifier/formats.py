@@ -23,7 +23,7 @@ SETTINGS_MAGIC = b"LMNRSETT"
 FORMAT_VERSION = 2  # 2: no model root (the verifier derives the topology), labels apart from identity
 
 MAX_TREES = 16
-MAX_COLUMNS = 1 << 16
+MAX_COLUMNS = 1 << 12  # a graph AIR's largest tree has a few hundred; example AIRs at most 256
 MAX_MASKS = 8
 MAX_OPENED = 1 << 12
 MAX_WITNESS = 1 << 20

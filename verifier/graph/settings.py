@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import struct
+
 from ..errors import FormatError
 from ..formats import Reader, Writer
 from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
-from .topology import is_affine
-from .spec import N_INPUTS, OPS, OP_CODE, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_indices, view_shape
+from .spec import N_INPUTS, OP_CODE, OPS, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_shape
+from .topology import AffineView, ViewError, is_affine
 
-MAX_NODES = 1 << 16
+MAX_NODES = 1 << 13  # decoding costs ~15 us a node; a component of ~1000 nodes reaches the work budget
 MAX_DIMS = 8
 MAX_NUMEL = 1 << 24
 MAX_OUTPUT_NUMEL = 1 << 20
+# Work bounds of the output index maps (README "Verifier work budget"): an output reads a node of at
+# most MAX_OUTPUT_SOURCE elements, and a view that is not affine over its node costs one pass over
+# the output per affine piece, at most MAX_VIEW_PASSES element passes over all outputs.
+MAX_OUTPUT_SOURCE = 1 << 20
+MAX_VIEW_PASSES = 1 << 18
 MAX_STEPS = 64
+MAX_GRAPH_STEPS = 1 << 15  # view steps of all node inputs and outputs together (each is decoded and
+# made affine a few times: ~20 us)
 # Labels shown to people: printable text of bounded length (no control, format or private-use
 # characters, so no terminal escapes or bidi overrides can disguise a verdict).
 MAX_TITLE = 200
@@ -40,14 +49,11 @@ def _read_label(r: Reader, what: str, maximum: int) -> str:
 
 def _write_ints(w: Writer, vals: list[int] | tuple[int, ...]) -> None:
     w.u32(len(vals))
-    for v in vals:
-        w.i32(v)
+    w.raw(struct.pack(f"<{len(vals)}i", *vals))  # one object for a whole weight tensor (model digest)
 
 
 def _read_ints(r: Reader, what: str, maximum: int) -> list[int]:
     n = r.count(what, maximum, 4)
-    import struct
-
     return list(struct.unpack(f"<{n}i", r.take(4 * n, what)))
 
 
@@ -103,9 +109,15 @@ def _write_steps(w: Writer, steps: tuple) -> None:
         _write_ints(w, _flatten(kind, arg))
 
 
-def _read_steps(r: Reader, where: str) -> tuple:
+def _read_steps(r: Reader, where: str, budget: list[int] | None = None) -> tuple:
+    """A view's steps; `budget` ([steps left]) bounds the steps of the whole graph."""
     steps = []
-    for s in range(r.count(f"{where} view", MAX_STEPS, 5)):
+    n = r.count(f"{where} view", MAX_STEPS, 5)
+    if budget is not None:
+        budget[0] -= n
+        if budget[0] < 0:
+            raise r.fail(f"{where} view", f"the graph's views take more than {MAX_GRAPH_STEPS} steps in all")
+    for s in range(n):
         kind_code = r.u8(f"{where} view step {s}")
         if kind_code >= len(STEP_KINDS):
             raise r.fail(f"{where} view step {s}", f"unknown view step {kind_code}")
@@ -129,6 +141,7 @@ def read_graph(r: Reader) -> GraphSpec:
     if not MIN_SCALE_BITS <= scale <= MAX_SCALE_BITS:
         raise r.fail("numeric format scale_bits", f"{scale} outside [{MIN_SCALE_BITS}, {MAX_SCALE_BITS}]")
     nodes: list[NodeSpec] = []
+    steps_left = [MAX_GRAPH_STEPS]
     for i in range(r.count("graph nodes", MAX_NODES, 8)):
         where = f"node {i}"
         code = r.u8(f"{where} op")
@@ -149,7 +162,7 @@ def read_graph(r: Reader) -> GraphSpec:
             src = r.u32(f"{where} input {k}")
             if src >= i:
                 raise r.fail(f"{where} input {k}", f"refers to node {src}, which is not earlier in the graph")
-            srcs.append((src, nodes[src].shape, _read_steps(r, f"{where} input {k}")))
+            srcs.append((src, nodes[src].shape, _read_steps(r, f"{where} input {k}", steps_left)))
         axis = None if axis_raw == 0xFF else axis_raw
         node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1))
         _check_node_shapes(node, where, r)
@@ -173,14 +186,14 @@ def read_graph(r: Reader) -> GraphSpec:
     if len(seen_inputs) != sum(1 for n in nodes if n.op == "Input"):
         raise r.fail("graph inputs", "every Input node must be listed exactly once")
     outputs = []
-    total = 0
+    total = passes = 0
     for i in range(r.count("graph outputs", MAX_NODES, 12)):
         where = f"output {i}"
         name = _read_label(r, f"{where} name", MAX_NAME)
         idx = r.u32(f"{where} node")
         if idx >= len(nodes):
             raise r.fail(f"{where} node", f"no node {idx}")
-        steps = _read_steps(r, where)
+        steps = _read_steps(r, where, steps_left)
         try:
             shape = view_shape(nodes[idx].shape, steps)
         except ValueError as e:
@@ -188,7 +201,14 @@ def read_graph(r: Reader) -> GraphSpec:
         total += _numel(shape)
         if total > MAX_OUTPUT_NUMEL:
             raise r.fail(f"{where} view", f"the outputs hold more than {MAX_OUTPUT_NUMEL} elements")
-        outputs.append(OutputSpec(name, idx, steps, shape, view_indices(nodes[idx].shape, steps)))
+        if nodes[idx].numel > MAX_OUTPUT_SOURCE:
+            raise r.fail(f"{where} node", f"node {idx} has {nodes[idx].numel} elements; an output reads at most {MAX_OUTPUT_SOURCE}")
+        pieces = affine_pieces(nodes[idx].shape, steps)
+        passes += _numel(shape) * (len(pieces) - 1)
+        if passes > MAX_VIEW_PASSES:
+            raise r.fail(f"{where} view", "the output views are too costly to map (reshapes of permuted or padded views "
+                         f"over more than {MAX_VIEW_PASSES} elements in all); materialize them in the graph")
+        outputs.append(OutputSpec(name, idx, steps, shape, pieces_indices(pieces)))
     if not outputs:
         raise FormatError("settings.bin: the graph has no outputs")
     return GraphSpec(scale, nodes, inputs, outputs, title, description)
@@ -214,3 +234,73 @@ def _check_node_shapes(node: NodeSpec, where: str, r: Reader) -> None:
     elif node.op not in ("Input", "Constant"):
         if in_shapes[0] != node.shape:
             raise r.fail(where, f"{node.op} input shape {in_shapes[0]} does not match output {node.shape}")
+
+
+# --- output index maps ----------------------------------------------------------------------------
+
+
+def affine_pieces(src_shape: tuple[int, ...], steps: tuple) -> list[AffineView]:
+    """A view's steps cut into affine pieces: a piece ends where a reshape is not affine over it (it
+    merges permuted or padded axes), and the next piece starts contiguous over that intermediate
+    shape. Piece i maps its elements (row-major over its sizes) to flat indices of piece i - 1."""
+    pieces = []
+    shape = tuple(src_shape)
+    v = AffineView.contiguous(shape)
+    for kind, arg in steps:
+        try:
+            v = v.apply(kind, arg)
+        except ViewError:
+            pieces.append(v)
+            v = AffineView.contiguous(shape).apply(kind, arg)
+        shape = view_shape(shape, ((kind, arg),))
+    pieces.append(v)
+    return pieces
+
+
+def _expand(v: AffineView) -> list[int]:
+    """Every element's flat source index (-1: padding), axis by axis with ranges (no digit loop)."""
+    cur: list[int | None] = [v.offset]
+    for d, s, (lo, hi) in zip(v.sizes, v.strides, v.masks):
+        lo, hi = max(lo, 0), min(hi, d)
+        nxt: list[int | None] = []
+        if lo >= hi:
+            nxt = [None] * (len(cur) * d)
+        else:
+            pre, post = [None] * lo, [None] * (d - hi)
+            for b in cur:
+                if b is None:
+                    nxt.extend([None] * d)
+                    continue
+                nxt.extend(pre)
+                nxt.extend(range(b + lo * s, b + hi * s, s) if s else [b] * (hi - lo))
+                nxt.extend(post)
+        cur = nxt
+    return [-1 if x is None else x for x in cur]
+
+
+def _map_back(v: AffineView, flat: list[int]) -> list[int]:
+    """Flat indices of v's elements to flat indices of v's source (-1 stays -1, padding gives -1)."""
+    axes = list(zip(v.sizes, v.strides, v.masks))[::-1]
+    out = []
+    for x in flat:
+        if x < 0:
+            out.append(-1)
+            continue
+        addr = v.offset
+        for d, s, (lo, hi) in axes:
+            x, digit = divmod(x, d)
+            if not lo <= digit < hi:
+                addr = -1
+                break
+            addr += digit * s
+        out.append(addr)
+    return out
+
+
+def pieces_indices(pieces: list[AffineView]) -> list[int]:
+    """The flat source index each output element reads (-1: padding): spec.view_indices without
+    materializing the source node or any intermediate view."""
+    idx = _expand(pieces[-1])
+    for v in reversed(pieces[:-1]):
+        idx = _map_back(v, idx)
+    return idx

@@ -1,0 +1,560 @@
+"""Hostile file pairs against the verifier's work budget (issue 10; README "Verifier work budget").
+
+    python bench/hostile_bench.py [--cases NAME ...] [--fast] [--calibrate] [--keep DIR]
+
+Builds each pair (an attacker holds both files: the settings digest always matches), then runs
+`verify()` on it in a fresh `python` whose address space is limited to 256 MiB (RLIMIT_AS; the
+verifier imports no numpy), and prints one JSON document: per case, the file sizes, the time of the
+verify() call, the child's peak RSS and the verdict (check and message). The target: every pair is
+rejected or verified within 2 s and 256 MiB. `--fast` runs the subset tests/verifier/test_hostile_files.py
+asserts; `--calibrate` adds the budget's estimate (work units) beside each time; `--keep DIR`
+writes each pair to DIR/<case>/.
+
+Cases at the limits ("... at the budget") are the largest pairs the budget accepts: they are
+found by bisection on the verifier's own estimate, and their proofs are forged with exactly the
+statement's shape, claimed sums that cancel the public LogUp terms, and composition samples that
+satisfy the out-of-domain check, so the verifier does every statement-sized step (public terms,
+topology, constraints at the OODS point, quotients) before a Merkle path fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from luminair.verifier.budget import (
+    MAX_PROOF_BYTES,
+    MAX_SETTINGS_BYTES,
+    budget_for,
+    statement_work,
+)
+from luminair.verifier.config import PcsConfig
+from luminair.verifier.fields import QM31
+from luminair.verifier.formats import (
+    FORMAT_VERSION,
+    PROOF_MAGIC,
+    Decommitment,
+    FriLayerProof,
+    FriProof,
+    ProofFile,
+    StarkProof,
+    Writer,
+)
+from luminair.verifier.graph.settings import MAX_GRAPH_STEPS, MAX_NODES, MAX_OUTPUT_NUMEL, MAX_STEPS
+from luminair.verifier.graph.spec import GraphSpec, InputSpec, NodeSpec, OutputSpec, Step, view_shape
+from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT_BYTES = 256 << 20
+TIME_LIMIT_S = 2.0
+# pow 0 so that a forged proof passes both grinding checks; 2 x 48 = 96 bits (the default floor)
+HOSTILE = PcsConfig(pow_bits=0, log_blowup=2, n_queries=48, interaction_pow_bits=0)
+ZERO: QM31 = (0, 0, 0, 0)
+
+Pair = tuple[bytes, bytes]  # (proof, settings)
+
+
+# --- building files -------------------------------------------------------------------------------
+
+
+def graph_settings(
+    nodes: list[NodeSpec],
+    inputs: list[tuple[str, int]],
+    outputs: list[tuple[str, int, tuple[Step, ...]]],
+    scale: int = 10,
+    config: PcsConfig = HOSTILE,
+) -> bytes:
+    outs = [OutputSpec(name, node, steps, view_shape(nodes[node].shape, steps)) for name, node, steps in outputs]
+    return encode_settings(KIND_GRAPH, config, GraphSpec(scale, nodes, [InputSpec(n, i) for n, i in inputs], outs))
+
+
+def empty_stark() -> StarkProof:
+    d = Decommitment([], [])
+    return StarkProof([], [], [], [], [], FriProof(FriLayerProof(b"\0" * 32, [], d), [], []), 0, 0)
+
+
+def proof_file(settings: bytes, public: list[list[int]], stark: StarkProof | None = None) -> bytes:
+    return ProofFile(hashlib.blake2s(settings).digest(), public, stark or empty_stark()).to_bytes()
+
+
+def shaped_stark(settings: bytes, public: list[list[int]]) -> StarkProof:
+    """A proof with exactly the shape the statement needs that passes the LogUp sum and the OODS
+    check (an attacker may choose the claimed sums and the sampled values after seeing the
+    challenges) and fails at the first Merkle path. Needs pow_bits = interaction_pow_bits = 0."""
+    from luminair.verifier.air.point import composition_at_oods
+    from luminair.verifier.channel import Channel
+    from luminair.verifier.circle import qpoint_from_t
+    from luminair.verifier.fields import q_neg
+    from luminair.verifier.fri import n_inner_layers
+    from luminair.verifier.statement import build_statement
+    from luminair.verifier.verify import draw_elements, mix_statement
+
+    parsed = read_settings(settings)
+    cfg = parsed.config
+    assert cfg.pow_bits == 0 and cfg.interaction_pow_bits == 0
+    st = build_statement(parsed, public)
+    air, lay = st.air, st.air.layout
+    n_pre = sum(t.from_proof for t in air.preprocessed)
+    n_commit = n_pre + 2 + (lay.interaction_tree is not None)
+    commitments = [bytes([i + 1]) * 32 for i in range(n_commit)]
+    sampled = [[[(1, 2, 3, 4)] * len(slot.masks) for slot in cols] for cols in lay.columns]
+
+    ch = Channel()
+    mix_statement(ch, cfg, st.statement_bytes, air)
+    own = iter(commitments)
+    for tree in air.preprocessed:
+        ch.mix_root(next(own) if tree.from_proof else tree.root)
+    ch.mix_root(next(own))  # main
+    ch.mix_u64(0)  # interaction nonce
+    elements = draw_elements(ch, air)
+    total = st.public_sum(elements) if st.public_sum is not None else air.public_logup_sum(elements)
+    with_sums = [ci for ci, info in enumerate(air.infos) if info.n_batches]
+    sums = [ZERO] * len(with_sums)
+    if sums:
+        sums[-1] = q_neg(total)
+    ch.mix_felts(sums)
+    if lay.interaction_tree is not None:
+        ch.mix_root(next(own))
+    alpha = ch.draw_felt()
+    ch.mix_root(commitments[-1])
+    oods = qpoint_from_t(ch.draw_felt())
+    claimed = dict(zip(with_sums, sums))
+    expected = composition_at_oods(air, sampled, oods, alpha, elements, claimed)
+    comp = sampled[lay.composition_tree]
+    comp[0] = [expected]  # left half = expected, right half = 0: C(z) = left + pi(x) * right
+    for c in range(1, len(comp)):
+        comp[c] = [ZERO]
+    ch.mix_felts([v for tree in sampled for col in tree for v in col])
+    ch.draw_felt()  # DEEP alpha
+    sizes = sorted({slot.log_size + cfg.log_blowup for cols in lay.columns for slot in cols}, reverse=True)
+    n_inner = max(0, n_inner_layers(sizes[0], cfg))
+    last = [ZERO] * (1 << cfg.log_last_layer)
+    for _ in range(n_inner + 1):
+        ch.mix_root(b"\0" * 32)
+        ch.draw_felt()
+    ch.mix_felts(last)
+    ch.mix_u64(0)  # proof-of-work nonce
+    queries = ch.draw_queries(cfg.n_queries, sizes[0])
+    pairs = {s: len({(q >> (sizes[0] - s)) >> 1 for q in queries}) for s in sizes}
+    queried = [[[0] * (2 * pairs[slot.log_size + cfg.log_blowup]) for slot in cols] for cols in lay.columns]
+    decs = [Decommitment([b"\0" * 32], []) for _ in lay.columns]
+    d = Decommitment([], [])
+    fri = FriProof(FriLayerProof(b"\0" * 32, [], d), [FriLayerProof(b"\0" * 32, [], d) for _ in range(n_inner)], last)
+    return StarkProof(commitments, sums, sampled, queried, decs, fri, 0, 0)
+
+
+def forged(settings: bytes, public: list[list[int]]) -> Pair:
+    return proof_file(settings, public, shaped_stark(settings, public)), settings
+
+
+def estimate(proof: bytes, settings: bytes) -> tuple[int, int]:
+    """(estimated work units, budget) of a pair, as verify() computes them."""
+    from luminair.verifier.formats import read_proof_file
+
+    parsed = read_settings(settings)
+    public = read_proof_file(proof).public_values
+    work = statement_work(parsed.kind, parsed.body, public, len(proof))
+    return sum(work.values()), budget_for(len(proof), len(settings))
+
+
+def largest(make: Callable[[int], tuple[bytes, list[list[int]]]], lo: int, hi: int) -> int:
+    """The largest n in [lo, hi] whose pair (settings, public) fits the budget (bisection on the
+    verifier's own estimate)."""
+    def fits(n: int) -> bool:
+        settings, public = make(n)
+        proof = proof_file(settings, public)  # without the stark part: a forged proof only adds bytes
+        work, budget = estimate(proof, settings)
+        return work <= budget
+
+    assert fits(lo), "the smallest case already exceeds the budget"
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo
+
+
+# --- graphs ---------------------------------------------------------------------------------------
+
+
+def add_of(src: int, shape: tuple[int, ...], steps: tuple[Step, ...], out_shape: tuple[int, ...]) -> NodeSpec:
+    return NodeSpec("Add", out_shape, [(src, shape, steps), (src, shape, steps)])
+
+
+def first_element(shape: tuple[int, ...]) -> tuple[Step, ...]:
+    return (("slice", tuple((0, 1, 1) for _ in shape)),)
+
+
+def public_input_graph(n: int) -> tuple[bytes, list[list[int]]]:
+    """A public input of n elements, one Add of its first element: n known values to decode."""
+    nodes = [NodeSpec("Input", (n,), name="x"), add_of(0, (n,), first_element((n,)), (1,))]
+    return graph_settings(nodes, [("x", 0)], [("y", 1, ())]), [[0] * n, [0]]
+
+
+def output_graph(n: int) -> tuple[bytes, list[list[int]]]:
+    """A private scalar broadcast to n elements, all of them a public output."""
+    x = (0, (1,), (("expand", (n,)),))
+    nodes = [NodeSpec("Input", (1,), name="x", private=True), NodeSpec("Add", (n,), [x, x])]
+    return graph_settings(nodes, [("x", 0)], [("y", 1, ())]), [[0] * n]
+
+
+def weights_graph(n: int) -> tuple[bytes, list[list[int]]]:
+    """n weights (n / 8 known rows), one Add of the first."""
+    nodes = [NodeSpec("Input", (1,), name="x", private=True), NodeSpec("Constant", (n,), values=[(7 * i) % 2000 for i in range(n)]),
+             add_of(1, (n,), first_element((n,)), (1,))]
+    return graph_settings(nodes, [("x", 0)], [("y", 2, ())]), [[0]]
+
+
+def sparse_graph(n: int) -> tuple[bytes, list[list[int]]]:
+    """A private (2, n/2) input read transposed: an address run every 2 rows, n boundary rows."""
+    h = n // 2
+    v = (0, (2, h), (("permute", (1, 0)),))
+    nodes = [NodeSpec("Input", (2, h), name="x", private=True), NodeSpec("Add", (h, 2), [v, v]),
+             add_of(1, (h, 2), first_element((h, 2)), (1, 1))]
+    return graph_settings(nodes, [("x", 0)], [("y", 2, ())]), [[0]]
+
+
+def many_nodes_graph(n: int) -> tuple[bytes, list[list[int]]]:
+    """n one-element Add nodes in one component (n segments to scan)."""
+    nodes = [NodeSpec("Input", (1,), name="x", private=True)]
+    nodes += [add_of(0, (1,), (), (1,)) for _ in range(n)]
+    return graph_settings(nodes, [("x", 0)], [("y", 1, ())]), [[0]]
+
+
+def deep_views_graph(n: int) -> tuple[bytes, list[list[int]]]:
+    """n Add nodes whose two inputs each take MAX_STEPS view steps (permutes of 8 axes)."""
+    shape = (2, 1, 2, 1, 2, 1, 2, 1)
+    rot = tuple(range(1, 8)) + (0,)
+    steps: list[Step] = []
+    cur = shape
+    for _ in range(MAX_STEPS):
+        steps.append(("permute", rot))
+        cur = tuple(cur[a] for a in rot)
+    nodes = [NodeSpec("Input", shape, name="x", private=True)]
+    nodes += [NodeSpec("Add", cur, [(0, shape, tuple(steps)), (0, shape, tuple(steps))]) for _ in range(n)]
+    return graph_settings(nodes, [("x", 0)], [("y", 1, first_element(cur))]), [[0]]
+
+
+def huge_node_graph() -> tuple[bytes, list[list[int]]]:
+    """A private scalar broadcast to 2^24 elements (the largest node), reduced to 512 outputs."""
+    n = 1 << 24
+    x = (0, (1,), (("expand", (n,)),))
+    nodes = [
+        NodeSpec("Input", (1,), name="x", private=True),
+        NodeSpec("Add", (n,), [x, x]),
+        NodeSpec("SumReduce", (1 << 9,), [(1, (n,), (("reshape", (1 << 9, 1 << 15)),))], axis=1),
+    ]
+    return graph_settings(nodes, [("x", 0)], [("y", 2, ())]), [[0] * (1 << 9)]
+
+
+def huge_output_source_graph() -> tuple[bytes, list[list[int]]]:
+    """One element of a 2^24-element node as the output (its index map reads a huge node)."""
+    n = 1 << 24
+    x = (0, (1,), (("expand", (n,)),))
+    nodes = [NodeSpec("Input", (1,), name="x", private=True), NodeSpec("Add", (n,), [x, x])]
+    return graph_settings(nodes, [("x", 0)], [("y", 1, first_element((n,)))]), [[0]]
+
+
+def non_affine_output_graph(side: int) -> tuple[bytes, list[list[int]]]:
+    """An output that flattens a transposed (side, side) node: not affine, mapped in two passes."""
+    n = side * side
+    x = (0, (1, 1), (("expand", (side, side)),))
+    nodes = [NodeSpec("Input", (1, 1), name="x", private=True), NodeSpec("Add", (side, side), [x, x])]
+    steps: tuple[Step, ...] = (("permute", (1, 0)), ("reshape", (n,)))
+    return graph_settings(nodes, [("x", 0)], [("y", 1, steps)]), [[0] * n]
+
+
+def two_files_graph(n_public: int, n_weights: int) -> tuple[bytes, list[list[int]]]:
+    """The issue's pair: n_public public input values (proof.bin) and n_weights weights
+    (settings.bin), one Add of the first of each."""
+    nodes = [
+        NodeSpec("Input", (n_public,), name="p"),
+        NodeSpec("Constant", (n_weights,), values=[(7 * i) % 2000 for i in range(n_weights)]),
+        NodeSpec("Add", (1,), [(0, (n_public,), first_element((n_public,))), (1, (n_weights,), first_element((n_weights,)))]),
+    ]
+    return graph_settings(nodes, [("p", 0)], [("y", 2, ())]), [[0] * n_public, [0]]
+
+
+def table_graph(scale: int, log_blowup: int) -> tuple[bytes, list[list[int]]]:
+    """One Sin of a private input: the sin table at this scale and blowup (the issue's 405-byte pair
+    is scale 9, blowup 3)."""
+    cfg = PcsConfig(pow_bits=0, log_blowup=log_blowup, n_queries=-(-96 // log_blowup), interaction_pow_bits=0)
+    nodes = [NodeSpec("Input", (1,), name="x", private=True), NodeSpec("Sin", (1,), [(0, (1,), ())])]
+    return graph_settings(nodes, [("x", 0)], [("y", 1, ())], scale=scale, config=cfg), [[0]]
+
+
+# --- raw proof bodies -----------------------------------------------------------------------------
+
+
+def raw_proof(settings: bytes, body: Callable[[Writer], None]) -> bytes:
+    w = Writer()
+    w.raw(PROOF_MAGIC)
+    w.u16(FORMAT_VERSION)
+    w.raw(hashlib.blake2s(settings).digest())
+    body(w)
+    return w.bytes()
+
+
+def proof_with_sampled_values(settings: bytes, public: list[list[int]], size: int) -> bytes:
+    """A well-formed proof of exactly `size` bytes (if it fits) whose sampled values take all the
+    room: 16 trees x 4096 columns, up to 8 QM31 values each."""
+    from luminair.verifier.formats import MAX_COLUMNS, MAX_MASKS, MAX_TREES
+
+    def build(n_values: int) -> bytes:
+        def body(w: Writer) -> None:
+            w.u32(len(public))
+            for t in public:
+                w.m31_list(t)
+            w.hashes([])
+            w.u64(0)
+            w.qm31_list([])
+            left = n_values
+            w.u32(MAX_TREES)
+            for _ in range(MAX_TREES):
+                w.u32(MAX_COLUMNS)
+                for _ in range(MAX_COLUMNS):
+                    k = min(MAX_MASKS, left)
+                    left -= k
+                    w.qm31_list([(P_1, P_1, P_1, P_1)] * k)
+            w.u32(0)  # queried values
+            w.u32(0)  # decommitments
+            w.raw(b"\0" * 32)  # FRI first layer: root, siblings, decommitment
+            w.qm31_list([])
+            w.hashes([])
+            w.m31_list([])
+            w.u32(0)  # inner layers
+            w.qm31_list([])  # last layer
+            w.u64(0)
+
+        return raw_proof(settings, body)
+
+    base = len(build(0))
+    return build(min(MAX_TREES * MAX_COLUMNS * MAX_MASKS, (size - base) // 16))
+
+
+P_1 = (1 << 31) - 2  # the largest canonical M31 (no small-int caching)
+
+
+def proof_with_hashes(settings: bytes, public: list[list[int]], size: int) -> bytes:
+    """A well-formed proof whose first decommitment holds `size` bytes of hashes."""
+    def body(w: Writer) -> None:
+        w.u32(len(public))
+        for t in public:
+            w.m31_list(t)
+        w.hashes([])
+        w.u64(0)
+        w.qm31_list([])
+        w.u32(0)
+        w.u32(0)
+        w.u32(1)
+        n = (size - 200) // 32
+        w.hashes([i.to_bytes(32, "little") for i in range(n)])
+        w.m31_list([])
+        w.raw(b"\0" * 32)
+        w.qm31_list([])
+        w.hashes([])
+        w.m31_list([])
+        w.u32(0)
+        w.qm31_list([])
+        w.u64(0)
+
+    return raw_proof(settings, body)
+
+
+def huge_count_proof(settings: bytes) -> bytes:
+    def body(w: Writer) -> None:
+        w.u32(0xFFFFFFFF)
+
+    return raw_proof(settings, body)
+
+
+# --- the cases ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    name: str
+    build: Callable[[], Pair]
+    expect: frozenset[str]  # the checks that may refuse it ("" = verified)
+    fast: bool = False  # in the subset the tests run (cheap to build)
+    floor: int = 96
+
+
+def _at_budget(make: Callable[[int], tuple[bytes, list[list[int]]]], lo: int, hi: int) -> Callable[[], Pair]:
+    def build() -> Pair:
+        n = largest(make, lo, hi)
+        while True:  # the forged STARK part adds bytes (and work): step down until the pair fits
+            pair = forged(*make(n))
+            work, budget = estimate(*pair)
+            if work <= budget:
+                return pair
+            n = max(lo, n - max(1, n // 100))
+
+    return build
+
+
+def _fit(n_bytes: int, per_element: int, overhead: int) -> int:
+    return (n_bytes - overhead) // per_element
+
+
+BUDGET = frozenset({"work budget"})
+MALFORMED = frozenset({"malformed file"})
+OPENINGS = frozenset({"Merkle path"})
+
+
+def cases() -> list[Case]:
+    max_public = _fit(MAX_PROOF_BYTES, 4, 300)
+    max_weights = _fit(MAX_SETTINGS_BYTES, 4, 300)
+    return [
+        # the issue's list
+        Case("two 4 MB files: 1M weights, 1M public inputs", lambda: _pair(two_files_graph(1_000_000, 1_000_000)), BUDGET),
+        Case("unpinned table: scale 9, log blowup 4", lambda: _pair(table_graph(9, 4)), frozenset({"statement mismatch"}), fast=True),
+        Case("issue's 405-byte pair: sin, scale 9, log blowup 3 (pinned), forged", lambda: forged(*table_graph(9, 3)), OPENINGS, fast=True),
+        # declared sizes at the codec's and the budget's limits
+        Case("public input at the proof cap (8 MiB)", lambda: _pair(public_input_graph(max_public)), BUDGET),
+        Case("weights at the settings cap (4 MiB)", lambda: _pair(weights_graph(max_weights)), BUDGET),
+        Case("settings over the cap (4 MiB + 1 byte)", lambda: (proof_file(b"", [[0]]), b"\0" * (MAX_SETTINGS_BYTES + 1)), BUDGET, fast=True),
+        Case("proof over the cap (8 MiB + 1 byte)", lambda: (b"\0" * (MAX_PROOF_BYTES + 1), b""), BUDGET, fast=True),
+        Case("outputs of 2^20 elements", lambda: _pair(output_graph(MAX_OUTPUT_NUMEL)), BUDGET, fast=True),
+        Case("huge nodes (2^24 elements), tiny files", lambda: _pair(huge_node_graph()), frozenset({"config below floor"}), fast=True),
+        Case("huge nodes (2^24 elements), forged, floor 0", lambda: forged(*huge_node_graph()), OPENINGS, floor=0),
+        Case("one output element of a 2^24-element node", lambda: _pair(huge_output_source_graph()), MALFORMED, fast=True),
+        Case("non-affine output of 2^18 elements", lambda: _pair(non_affine_output_graph(512)), BUDGET, fast=True),
+        Case("topology of 2^23 boundary rows", lambda: _pair(sparse_graph(1 << 23)), BUDGET, fast=True),
+        Case(f"{MAX_NODES} nodes", lambda: _pair(many_nodes_graph(MAX_NODES - 1)), BUDGET, fast=True),
+        Case(f"{MAX_NODES + 1} nodes", lambda: _pair(many_nodes_graph(MAX_NODES)), MALFORMED, fast=True),
+        Case("deep views: 64 steps per input up to the settings cap", lambda: _pair(deep_views_graph(MAX_SETTINGS_BYTES // (2 * MAX_STEPS * 41))),
+             MALFORMED, fast=True),
+        Case("deep views at the graph's step cap, forged", lambda: forged(*deep_views_graph((MAX_GRAPH_STEPS - 1) // (2 * MAX_STEPS))),
+             OPENINGS, floor=0),
+        Case("proof count 2^32 - 1", lambda: (huge_count_proof(public_input_graph(1)[0]), public_input_graph(1)[0]), MALFORMED, fast=True),
+        Case("proof cap of sampled values (16 trees x 4096 columns x 8)", lambda: _raw(proof_with_sampled_values, MAX_PROOF_BYTES), BUDGET),
+        Case("proof cap of Merkle hashes", lambda: _raw(proof_with_hashes, MAX_PROOF_BYTES), BUDGET),
+        # the largest pairs the budget accepts, forged through every statement-sized step
+        Case("weights at the budget, forged", _at_budget(weights_graph, 8, max_weights), OPENINGS),
+        Case("public inputs at the budget, forged", _at_budget(public_input_graph, 8, max_public), OPENINGS),
+        Case("outputs at the budget, forged", _at_budget(output_graph, 8, MAX_OUTPUT_NUMEL), OPENINGS, fast=True),
+        Case("boundary rows at the budget, forged", _at_budget(sparse_graph, 16, 1 << 23), OPENINGS, fast=True),
+        Case("nodes at the budget, forged", _at_budget(many_nodes_graph, 1, MAX_NODES - 1), OPENINGS, fast=True),
+        # honest proofs (the prover is needed to build them)
+        Case("honest: the demo MLP 64-64-10 (public/)", _demo_pair, frozenset({""}), fast=True),
+        Case("honest: every op, 256 queries, log blowup 3", _every_op_pair, frozenset({""}), floor=0),
+    ]
+
+
+def _demo_pair() -> Pair:
+    return (ROOT / "public" / "proof.bin").read_bytes(), (ROOT / "public" / "settings.bin").read_bytes()
+
+
+def _every_op_pair() -> Pair:
+    """An honest proof of a graph using every op, at the most queries the config allows."""
+    import numpy as np
+    from luminair.prover import Graph
+
+    rng = np.random.default_rng(3)
+    cx = Graph(scale_bits=7)
+    x = cx.input("x", (32, 32))
+    w = cx.constant(rng.uniform(0.1, 0.9, (32, 32)), "w")
+    h = x * w + w
+    a = h.exp2() + h.log2() + h.sin() + h.sqrt() + h.recip() + (h % 0.75) + (h < w)
+    (a.sum_reduce(1) + a.max_reduce(1)).output("y")
+    cfg = PcsConfig(pow_bits=0, log_blowup=3, n_queries=256, interaction_pow_bits=0)
+    settings = cx.gen_settings(config=cfg)
+    proof = cx.prove(cx.gen_trace({"x": rng.uniform(0.2, 0.8, (32, 32))}), settings)
+    return proof.data, settings.data
+
+
+def _pair(made: tuple[bytes, list[list[int]]]) -> Pair:
+    settings, public = made
+    return proof_file(settings, public), settings
+
+
+def _raw(make: Callable[[bytes, list[list[int]], int], bytes], size: int) -> Pair:
+    settings, public = public_input_graph(1)
+    return make(settings, public, size), settings
+
+
+# --- running --------------------------------------------------------------------------------------
+
+CHILD = r"""
+import json, resource, sys, time
+limit = int(sys.argv[3])
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+from luminair.verifier import verify
+proof = open(sys.argv[1], "rb").read()
+settings = open(sys.argv[2], "rb").read()
+t = time.perf_counter()
+r = verify(proof, settings, min_security_bits=int(sys.argv[4]))
+dt = time.perf_counter() - t
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
+print(json.dumps({"time_s": round(dt, 3),
+                  "peak_rss_mib": round(int(hwm[0].split()[1]) / 1024, 1),
+                  "success": r.success, "check": r.check, "message": r.error_message}))
+"""
+
+
+def run_pair(proof: bytes, settings: bytes, floor: int = 96, limit: int = LIMIT_BYTES, timeout: float = 60) -> dict:
+    """verify() in a fresh python under an address-space limit: time, peak RSS, verdict."""
+    with tempfile.TemporaryDirectory() as d:
+        p, s = Path(d) / "proof.bin", Path(d) / "settings.bin"
+        p.write_bytes(proof)
+        s.write_bytes(settings)
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, str(p), str(s), str(limit), str(floor)],
+            check=False, capture_output=True, text=True, timeout=timeout, env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+    if out.returncode != 0:
+        return {"time_s": None, "peak_rss_mib": None, "success": False, "check": "crashed",
+                "message": f"exit {out.returncode}: {out.stderr.strip()[-500:]}"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(case: Case, calibrate: bool = False, keep: Path | None = None) -> dict:
+    proof, settings = case.build()
+    if keep is not None:
+        folder = keep / "".join(c if c.isalnum() else "_" for c in case.name)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "proof.bin").write_bytes(proof)
+        (folder / "settings.bin").write_bytes(settings)
+    row = {"case": case.name, "proof_bytes": len(proof), "settings_bytes": len(settings), **run_pair(proof, settings, case.floor)}
+    row["verdict"] = "verified" if row["success"] else "rejected"
+    row["as_expected"] = (row["check"] or "") in case.expect
+    row["within_bounds"] = row["time_s"] is not None and row["time_s"] <= TIME_LIMIT_S and row["peak_rss_mib"] <= LIMIT_BYTES / 2**20
+    if calibrate:
+        try:
+            work, row["budget_units"] = estimate(proof, settings)
+            row["work_units"] = round(work)
+        except Exception as e:  # noqa: BLE001 - files the codec refuses have no estimate
+            row["work_units"] = f"no estimate: {type(e).__name__}"
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", nargs="*", help="substrings of case names to run")
+    ap.add_argument("--fast", action="store_true", help="only the subset the tests run")
+    ap.add_argument("--calibrate", action="store_true", help="add the budget's estimate of each pair")
+    ap.add_argument("--keep", type=Path, help="write each pair to KEEP/<case>/")
+    args = ap.parse_args()
+    rows = []
+    for case in cases():
+        if args.fast and not case.fast:
+            continue
+        if args.cases and not any(c in case.name for c in args.cases):
+            continue
+        rows.append(measure(case, args.calibrate, args.keep))
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    doc = {"limit": {"time_s": TIME_LIMIT_S, "address_space_mib": LIMIT_BYTES >> 20}, "cases": rows,
+           "all_within_bounds": all(r["within_bounds"] for r in rows), "all_as_expected": all(r["as_expected"] for r in rows)}
+    print(json.dumps(doc, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""The verifier's work budget (README "Verifier work budget"): what a pair of files may cost, checked
+before anything heavy runs. Target: any pair is refused or verified within 2 s and 256 MiB in
+CPython (bench/hostile_bench.py measures it; tests/verifier/test_hostile_files.py asserts it).
+
+`verify` checks, in this order:
+1. the file sizes, before decoding anything: at most MAX_PROOF_BYTES and MAX_SETTINGS_BYTES. They
+   bound memory: every decoder below is bounded by the bytes it reads (counts are checked against
+   the bytes left before anything is allocated), at most ~16 bytes of Python objects per byte;
+2. the codecs' own bounds while decoding (verifier/formats.py: trees, columns, masks, openings;
+   verifier/graph/settings.py: nodes, view steps, output index maps), the settings digest and the
+   configuration's floor;
+3. the declared work (this module), before the statement is built: each step whose cost grows with
+   a declared size is estimated from the parsed graph, the proof's public values and the size of
+   its STARK part, in work units of about one microsecond of CPython, and the total must fit the
+   budget of these files, min(max_work, BASE_WORK + WORK_PER_BYTE * (proof bytes + settings
+   bytes)): any pair may cost BASE_WORK, larger files a little more per byte they hold, never
+   more than max_work (MAX_WORK by default, about 1 s);
+4. the proof's shape against the statement (verifier/verify.py check_shape), before the LogUp
+   terms, the out-of-domain evaluation, the Merkle openings and FRI.
+
+Each estimate is an upper bound of what the current code does, calibrated on CPython:
+* public values: decoding every element of proof.bin's public tensors;
+* LogUp public terms: one per row of the known component (8 weights or public inputs) and one per
+  output element, each a QM31 combination and a share of one batch inversion;
+* topology: the boundary rows of every view (where an address run starts or a padding mask
+  changes; verifier/graph/topology.py topology_cost, the bound plan_components also checks
+  against MAX_SPARSE_ENTRIES), each derived and evaluated at the out-of-domain point;
+* nodes: a fixed cost per node and per view step of its inputs; output maps: one pass over each
+  output's source node;
+* openings: Merkle paths, DEEP quotients and FRI folds, which work on what the STARK part of
+  proof.bin holds (opened values, hash witnesses, fold siblings), so a cost per byte of it.
+Table roots are pinned or recomputed within a fixed bound (verifier/graph/tables.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import VerificationError
+
+MAX_PROOF_BYTES = 8 << 20
+MAX_SETTINGS_BYTES = 4 << 20
+MAX_WORK = 1_000_000  # work units (about 1 us of CPython each): about 1 s, half the 2 s target
+BASE_WORK = 500_000  # what any pair of files may cost
+WORK_PER_BYTE = 8  # plus this much per byte the two files hold (every backed element costs < 6)
+
+# Unit costs, measured (bench/hostile_bench.py --calibrate prints estimate against time).
+PUBLIC_VALUE_UNITS = 1
+KNOWN_ROW_UNITS = 35  # a known row: 9 values combined, a share of the batch inversion
+OUTPUT_TERM_UNITS = 14  # an output element: 2 values combined, a share of the batch inversion
+BOUNDARY_UNITS = 30  # a boundary row: its values, its selector at the out-of-domain point
+NODE_UNITS = 40
+STEP_UNITS = 10  # a view step of a node's input (its affine form is derived a few times)
+OUTPUT_SOURCE_UNITS = 0.05  # per element of an output's source node
+# Merkle paths, DEEP quotients and FRI folds work on what the proof holds (opened values, hash
+# witnesses, fold siblings): about 0.25 us per byte of the STARK proof in CPython.
+OPENING_UNITS_PER_BYTE = 0.4
+
+
+class BudgetError(VerificationError):
+    """The files declare more work than this verifier spends on one pair."""
+
+    check = "work budget"
+
+
+def budget_for(proof_size: int, settings_size: int, max_work: int = MAX_WORK) -> int:
+    """The work units a pair of files of these sizes may cost."""
+    return min(max_work, BASE_WORK + WORK_PER_BYTE * (proof_size + settings_size))
+
+
+def check_file_sizes(proof_size: int, settings_size: int) -> None:
+    for name, size, cap in (("proof.bin", proof_size, MAX_PROOF_BYTES), ("settings.bin", settings_size, MAX_SETTINGS_BYTES)):
+        if size > cap:
+            raise BudgetError(f"{name} is {size} bytes, more than this verifier reads ({cap} bytes)")
+
+
+def check_work(work: dict[str, float], budget: int) -> None:
+    """Refuse the pair if the estimated work exceeds the budget, naming the largest part."""
+    total = sum(work.values())
+    if total > budget:  # the same float sum as bench/hostile_bench.py's bisection
+        part = max(work, key=lambda k: work[k])
+        raise BudgetError(
+            f"these files declare about {int(total)} units of verifier work ({part}: {int(work[part])}), "
+            f"more than the {budget} this verifier spends on a pair of files of their size"
+        )
+
+
+def statement_work(kind: int, body: Any, public: list[list[int]], proof_size: int) -> dict[str, float]:
+    """Estimated work units of checking a pair, by part: the statement (from the settings and the
+    public values) and the openings (from the bytes of the STARK proof itself)."""
+    n_public = sum(len(t) for t in public)
+    work = {
+        "public values": float(PUBLIC_VALUE_UNITS * n_public),
+        "openings": OPENING_UNITS_PER_BYTE * max(0, proof_size - 4 * n_public),
+    }
+    if kind == 2:  # a graph (statement.KIND_GRAPH)
+        work.update(graph_work(body))
+    return work
+
+
+def graph_work(spec: Any) -> dict[str, float]:
+    """Work units of a graph statement, from the graph's shapes alone (nothing is enumerated)."""
+    from .graph.spec import REDUCE
+    from .graph.statement import node_kind, rows_of
+    from .graph.topology import KNOWN_LANES, layout_segments, topology_cost
+
+    by_kind: dict[str, list[int]] = {}
+    for i in range(len(spec.nodes)):
+        by_kind.setdefault(node_kind(spec, i), []).append(i)
+    boundaries = 0
+    for kind, nodes in by_kind.items():
+        segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
+        if kind in ("Known", "PrivateInput"):
+            boundaries += 4 * len(segs)
+        else:  # the bound plan_components checks against topology.MAX_SPARSE_ENTRIES
+            boundaries += topology_cost(spec, segs, len(spec.nodes[nodes[0]].srcs), kind in REDUCE)
+    known_rows = sum(-(-spec.nodes[i].numel // KNOWN_LANES) for i in by_kind.get("Known", []))
+    steps = sum(len(steps) for node in spec.nodes for _, _, steps in node.srcs)
+    return {
+        "LogUp public terms": float(KNOWN_ROW_UNITS * known_rows + OUTPUT_TERM_UNITS * sum(len(o.src_indices) for o in spec.outputs)),
+        "topology": float(BOUNDARY_UNITS * boundaries),
+        "nodes": float(NODE_UNITS * len(spec.nodes) + STEP_UNITS * steps),
+        "output maps": OUTPUT_SOURCE_UNITS * sum(spec.nodes[o.node].numel for o in spec.outputs),
+    }
