@@ -161,7 +161,7 @@ def estimate(proof: bytes, settings: bytes) -> tuple[int, int]:
 
     parsed = read_settings(settings)
     public = read_proof_file(proof).public_values
-    work = statement_work(parsed.kind, parsed.body, public, len(proof))
+    work = statement_work(parsed, public, len(proof))
     return sum(work.values()), budget_for(len(proof), len(settings))
 
 

@@ -5,9 +5,9 @@ Work is bounded before anything heavy runs (verifier/budget.py, README "Verifier
 2. the codecs' bounds while decoding (counts against the bytes left, nodes, view steps, output
    maps), the settings digest and the configuration's floor;
 3. the work the files declare (public values, LogUp public terms, topology boundary rows, nodes
-   and view steps, output maps, and the openings: a cost per byte of the STARK proof), estimated
-   from the parsed files and checked against min(max_work, 500,000 + 8 * (proof bytes +
-   settings bytes)) units of about 1 us of CPython;
+   and view steps, output maps, recomputed tables, and the openings: a cost per byte of the STARK
+   proof), estimated from the parsed files and checked against
+   min(max_work, 500,000 + 8 * (proof bytes + settings bytes)) units of about 1 us of CPython;
 4. the proof's shape against the statement, before the LogUp terms, the out-of-domain
    evaluation, the Merkle openings and FRI.
 A refusal at 1 or 3 is check "work budget". MemoryError and RecursionError (a verifier given
@@ -83,7 +83,7 @@ def verify(
                 f"not for these settings ({settings.digest.hex()[:16]}...): wrong model or tampered settings"
             )
         settings.config.check_floor(min_security_bits)
-        check_work(statement_work(settings.kind, settings.body, proof.public_values, len(proof_bytes)), budget)
+        check_work(statement_work(settings, proof.public_values, len(proof_bytes)), budget)
         st = build_statement(settings, proof.public_values)
         terms = soundness_terms(settings.config, st.air, st.public_terms)
         bits = security_bits(terms)

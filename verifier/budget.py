@@ -28,8 +28,10 @@ Each estimate is an upper bound of what the current code does, calibrated on CPy
 * nodes: a fixed cost per node and per view step of its inputs; output maps: one pass over each
   output's source node;
 * openings: Merkle paths, DEEP quotients and FRI folds, which work on what the STARK part of
-  proof.bin holds (opened values, hash witnesses, fold siblings), so a cost per byte of it.
-Table roots are pinned or recomputed within a fixed bound (verifier/graph/tables.py).
+  proof.bin holds (opened values, hash witnesses, fold siblings), so a cost per byte of it;
+* tables: the rows of each function table the graph looks up, and each table root the verifier
+  recomputes (range8 and pow2, an unpinned function table, the square-lookup example's table),
+  per point of its extended domain.
 """
 
 from __future__ import annotations
@@ -53,8 +55,10 @@ NODE_UNITS = 40
 STEP_UNITS = 10  # a view step of a node's input (its affine form is derived a few times)
 OUTPUT_SOURCE_UNITS = 0.05  # per element of an output's source node
 # Merkle paths, DEEP quotients and FRI folds work on what the proof holds (opened values, hash
-# witnesses, fold siblings): about 0.25 us per byte of the STARK proof in CPython.
-OPENING_UNITS_PER_BYTE = 0.4
+# witnesses, fold siblings): 0.15 to 0.25 us per byte of the STARK proof in CPython.
+OPENING_UNITS_PER_BYTE = 0.3
+TABLE_POINT_UNITS = 26  # a recomputed table root: per point of its extended domain (FFT, leaf hashes)
+TABLE_ROW_UNITS = 3  # a function table's rows, generated with integer arithmetic
 
 
 class BudgetError(VerificationError):
@@ -85,17 +89,59 @@ def check_work(work: dict[str, float], budget: int) -> None:
         )
 
 
-def statement_work(kind: int, body: Any, public: list[list[int]], proof_size: int) -> dict[str, float]:
-    """Estimated work units of checking a pair, by part: the statement (from the settings and the
-    public values) and the openings (from the bytes of the STARK proof itself)."""
+def statement_work(settings: Any, public: list[list[int]], proof_size: int) -> dict[str, float]:
+    """Estimated work units of checking a pair, by part: the statement (from the parsed settings
+    and the public values) and the openings (from the bytes of the STARK proof itself)."""
     n_public = sum(len(t) for t in public)
     work = {
         "public values": float(PUBLIC_VALUE_UNITS * n_public),
         "openings": OPENING_UNITS_PER_BYTE * max(0, proof_size - 4 * n_public),
     }
-    if kind == 2:  # a graph (statement.KIND_GRAPH)
-        work.update(graph_work(body))
+    blowup = settings.config.log_blowup
+    if settings.kind == 2:  # a graph (statement.KIND_GRAPH)
+        work.update(graph_work(settings.body))
+        work["tables"] = float(graph_table_work(settings.body, blowup))
+    elif getattr(settings.body, "name", "") == "square_lookup":  # its table's root is recomputed
+        work["tables"] = float(TABLE_POINT_UNITS << (settings.body.params.get("table_log_size", 0) + blowup))
     return work
+
+
+def graph_table_work(spec: Any, log_blowup: int) -> int:
+    """Tables: the rows of every function table the graph looks up (generated even when its root is
+    pinned, to know its size), and every root recomputed here: range8 and pow2 always, a function
+    table when no root is pinned for its scale and blowup (at most 2^MAX_RECOMPUTE_LOG points)."""
+    from .graph.components import make_component
+    from .graph.statement import node_kind
+    from .graph.table_roots import PINNED_ROOTS
+    from .graph.tables import MAX_RECOMPUTE_LOG
+
+    kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput"}
+    components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
+    needed = {t for c in components for t in c.tables} | ({"range8"} if any(c.uses_range for c in components) else set())
+    units = 0
+    for table in needed:
+        if table == "range8":
+            units += TABLE_POINT_UNITS << (8 + log_blowup)
+        elif table == "pow2":
+            units += TABLE_POINT_UNITS << (4 + log_blowup)
+        else:
+            units += TABLE_ROW_UNITS * _function_table_rows(table, spec.scale_bits)
+            if (table, spec.scale_bits, log_blowup) not in PINNED_ROOTS:
+                units += TABLE_POINT_UNITS << MAX_RECOMPUTE_LOG
+    return units
+
+
+def _function_table_rows(name: str, scale_bits: int) -> int:
+    """Rows of a function table before padding (verifier/graph/tables.py table_rows), from its
+    domain alone."""
+    from .graph.tables import LOG2_MANTISSA_BITS
+    from .numeric import exp2_nonzero_start, table_domain
+
+    if name == "exp2":
+        return len(range(exp2_nonzero_start(scale_bits), table_domain("exp2", scale_bits).stop))
+    if name == "log2":
+        return 1 << LOG2_MANTISSA_BITS
+    return 1 << 15  # sin: |x| in [0, 2^15)
 
 
 def graph_work(spec: Any) -> dict[str, float]:

@@ -25,11 +25,10 @@ import time
 
 import numpy as np
 import pytest
-from proving_helpers import prove_graph
-
 from luminair.prover import Graph
 from luminair.verifier import verify
 from luminair.verifier.formats import read_proof_file
+from proving_helpers import prove_graph
 
 FUZZ_SECONDS = float(os.environ.get("LUMINAIR_FUZZ_SECONDS", "6"))
 FUZZ_SEED = int(os.environ.get("LUMINAIR_FUZZ_SEED", "10"))
