@@ -290,6 +290,21 @@ def table_graph(scale: int, log_blowup: int) -> tuple[bytes, list[list[int]]]:
     return graph_settings(nodes, [("x", 0)], [("y", 1, ())], scale=scale, config=cfg), [[0]]
 
 
+def square_lookup_settings(table_log_size: int, log_blowup: int) -> bytes:
+    """The square-lookup example AIR, whose table root the verifier recomputes."""
+    from luminair.verifier.statement import KIND_AIR, ExampleAirSpec
+
+    cfg = PcsConfig(pow_bits=0, log_blowup=log_blowup, n_queries=-(-96 // log_blowup), interaction_pow_bits=0)
+    return encode_settings(KIND_AIR, cfg, ExampleAirSpec("square_lookup", {"log_size": 20, "table_log_size": table_log_size}))
+
+
+def range8_blowup_graph(log_blowup: int) -> tuple[bytes, list[list[int]]]:
+    """One Mul (range-checked) at a large blowup: the range8 table root recomputed on 2^(8+b) points."""
+    cfg = PcsConfig(pow_bits=0, log_blowup=log_blowup, n_queries=-(-96 // log_blowup), interaction_pow_bits=0)
+    nodes = [NodeSpec("Input", (1,), name="x", private=True), NodeSpec("Mul", (1,), [(0, (1,), ()), (0, (1,), ())])]
+    return graph_settings(nodes, [("x", 0)], [("y", 1, ())], config=cfg), [[0]]
+
+
 # --- raw proof bodies -----------------------------------------------------------------------------
 
 
@@ -417,6 +432,9 @@ def cases() -> list[Case]:
         Case("two 4 MB files: 1M weights, 1M public inputs", lambda: _pair(two_files_graph(1_000_000, 1_000_000)), BUDGET),
         Case("unpinned table: scale 9, log blowup 4", lambda: _pair(table_graph(9, 4)), frozenset({"statement mismatch"}), fast=True),
         Case("issue's 405-byte pair: sin, scale 9, log blowup 3 (pinned), forged", lambda: forged(*table_graph(9, 3)), OPENINGS, fast=True),
+        Case("square-lookup example: 2^10 table recomputed at log blowup 6", lambda: (proof_file(square_lookup_settings(10, 6), [[0]]),
+             square_lookup_settings(10, 6)), BUDGET, fast=True),
+        Case("range8 recomputed at log blowup 6, forged", lambda: forged(*range8_blowup_graph(6)), OPENINGS),
         # declared sizes at the codec's and the budget's limits
         Case("public input at the proof cap (8 MiB)", lambda: _pair(public_input_graph(max_public)), BUDGET),
         Case("weights at the settings cap (4 MiB)", lambda: _pair(weights_graph(max_weights)), BUDGET),

@@ -22,6 +22,7 @@ import hashlib
 import os
 import random
 import time
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -129,6 +130,7 @@ def test_mutated_files_never_verify_never_crash_and_stay_fast(model_files: tuple
     rng = random.Random(f"{FUZZ_SEED}:{name}")
     deadline = time.perf_counter() + FUZZ_SECONDS / len(MODELS)
     calls = changed = 0
+    checks: Counter[str] = Counter()
     while time.perf_counter() < deadline or calls < 20:
         mode = rng.choice(MODES)
         p, s = proof, settings
@@ -155,4 +157,6 @@ def test_mutated_files_never_verify_never_crash_and_stay_fast(model_files: tuple
         else:
             changed += 1
             assert not r.success, f"a changed pair verified ({where})"
+        checks[r.check or "verified"] += 1
+    print(f"{name}: {calls} calls, {changed} changed pairs, checks {dict(checks.most_common())}")  # shown with -s
     assert changed >= calls // 2, (changed, calls)

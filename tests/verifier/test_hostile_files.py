@@ -170,3 +170,14 @@ print(r.check, '|', r.error_message)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "malformed file | malformed file: the files need more memory than this verifier has"
+
+
+def test_an_example_air_with_absurd_parameters_is_a_typed_rejection() -> None:
+    """The budget reads the square-lookup table size before statement.py validates it (the fuzzer
+    found an OverflowError here)."""
+    from luminair.verifier.statement import KIND_AIR, ExampleAirSpec, encode_settings
+
+    for log in (11, 40, (1 << 32) - 1):
+        settings = encode_settings(KIND_AIR, hb.HOSTILE, ExampleAirSpec("square_lookup", {"log_size": 20, "table_log_size": log}))
+        r = verify(hb.proof_file(settings, [[0]]), settings)
+        assert r.check in ("work budget", "malformed file"), r.error_message
