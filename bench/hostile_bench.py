@@ -221,6 +221,17 @@ def sparse_graph(n: int) -> tuple[bytes, list[list[int]]]:
     return graph_settings(nodes, [("x", 0)], [("y", 2, ())]), [[0]]
 
 
+def sparse_padded_graph(n: int, pad: int = 24_000) -> tuple[bytes, list[list[int]]]:
+    """sparse_graph plus a public input of `pad` elements: bytes that lift the budget to its cap, so
+    the topology can reach topology.MAX_SPARSE_ENTRIES."""
+    h = n // 2
+    v = (0, (2, h), (("permute", (1, 0)),))
+    nodes = [NodeSpec("Input", (2, h), name="x", private=True), NodeSpec("Add", (h, 2), [v, v]),
+             NodeSpec("Input", (pad,), name="p"), add_of(2, (pad,), first_element((pad,)), (1,)),
+             add_of(1, (h, 2), first_element((h, 2)), (1, 1))]
+    return graph_settings(nodes, [("x", 0), ("p", 2)], [("y", 4, ())]), [[0] * pad, [0]]
+
+
 def many_nodes_graph(n: int) -> tuple[bytes, list[list[int]]]:
     """n one-element Add nodes in one component (n segments to scan)."""
     nodes = [NodeSpec("Input", (1,), name="x", private=True)]
@@ -460,6 +471,8 @@ def cases() -> list[Case]:
         Case("public inputs at the budget, forged", _at_budget(public_input_graph, 8, max_public), OPENINGS),
         Case("outputs at the budget, forged", _at_budget(output_graph, 8, MAX_OUTPUT_NUMEL), OPENINGS, fast=True),
         Case("boundary rows at the budget, forged", _at_budget(sparse_graph, 16, 1 << 23), OPENINGS, fast=True),
+        Case("boundary rows at the budget, lifted by public inputs, forged", _at_budget(sparse_padded_graph, 16, 1 << 23),
+             OPENINGS),
         Case("nodes at the budget, forged", _at_budget(many_nodes_graph, 1, MAX_NODES - 1), OPENINGS, fast=True),
         # honest proofs (the prover is needed to build them)
         Case("honest: the demo MLP 64-64-10 (public/)", _demo_pair, frozenset({""}), fast=True),
