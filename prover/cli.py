@@ -501,7 +501,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     proof = read_file(args.proof, "proof")
     settings = read_file(args.settings, "settings")
-    r = verifier.verify(proof, settings, min_security_bits=args.min_security_bits)
+    r = verifier.verify(proof, settings, min_security_bits=args.min_security_bits, max_work=args.max_work)
     hint = _floor_hint(args, settings) if r.check == "config below floor" else None
     if args.json:
         if hint:
@@ -605,6 +605,7 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from luminair.verifier.budget import MAX_WORK
     from luminair.verifier.config import DEFAULT_MIN_SECURITY_BITS
 
     ap = argparse.ArgumentParser(
@@ -661,6 +662,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BITS",
         help=f"the floor a proof's configuration must reach (default {DEFAULT_MIN_SECURITY_BITS}); "
         "lower it only to check development proofs, e.g. 20 for --preset fast",
+    )
+    v.add_argument(
+        "--max-work",
+        type=int,
+        default=MAX_WORK,
+        metavar="UNITS",
+        help=f"the verifier's work cap in units of about 1 us (default {MAX_WORK}, about 1 s): raise it to "
+        "check models larger than the default budget admits (README, 'Verifier work budget')",
     )
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_verify)

@@ -1,4 +1,5 @@
-"""Writes the publisher forgeries of test_statement_forgery.py as file pairs, for checking them in
+"""The models of the publisher forgeries (test_statement_forgery.py uses them), and a writer of the
+forgeries as file pairs, for checking them in
 other verifiers (the Pyodide worker's test in web/test/forgery.test.mjs):
 
     python tests/graph_proving/make_forgeries.py OUT_DIR

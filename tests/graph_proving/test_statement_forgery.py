@@ -5,19 +5,10 @@ named check; nothing is taken from a root, count or map written by the publisher
 
 import numpy as np
 
-from luminair.prover import Graph
 from luminair.verifier.fields import P
 
+from make_forgeries import X, _maps, _mlp, _reads, _two
 from proving_helpers import check, component_index, forge, forge_as, prove_graph
-
-X = {"x": np.array([[1.0, 2.0, 3.0, 4.0]])}
-
-
-def _mlp(w: np.ndarray) -> Graph:
-    cx = Graph()
-    x = cx.input("x", (1, 4))
-    (x @ cx.constant(w, "w")).output("y")
-    return cx
 
 
 def test_a_changed_weight_is_rejected():
@@ -51,38 +42,21 @@ def test_known_rows_that_show_the_displayed_weight_but_feed_another_are_rejected
     assert not r.success
 
 
-def _two_constants(read_second: bool) -> Graph:
-    cx = Graph()
-    x = cx.input("x", (1, 4))
-    c1 = cx.constant(np.array([[0.5, 0.5, 0.5, 0.5]]), "c1")
-    c2 = cx.constant(np.array([[1.5, -1.0, 0.25, 2.0]]), "c2")
-    ((x * (c2 if read_second else c1)) + (c1 if read_second else c2)).output("y")
-    return cx
-
-
 def test_a_rewired_edge_is_rejected():
     """The file shows y = x * c1 + c2; the prover computes y = x * c2 + c1 (same shapes, same
     layout): the addresses the product rows read are pinned by the displayed graph."""
-    displayed, _, honest = prove_graph(_two_constants(False), X)
+    displayed, _, honest = prove_graph(_two(False), X)
     assert check(displayed, honest).success
-    r = check(displayed, forge_as(displayed, _two_constants(True), X))
+    r = check(displayed, forge_as(displayed, _two(True), X))
     assert r.check == "OODS mismatch", r.error_message
 
 
 def test_an_input_the_proven_graph_never_reads_is_rejected():
     """The file shows y = x * z; the proof is of y = z * z, which never reads the input x."""
-
-    def graph(reads_x: bool) -> Graph:
-        cx = Graph()
-        x = cx.input("x", (1, 4))
-        z = cx.input("z", (1, 4))
-        (x * z if reads_x else z * z).output("y")
-        return cx
-
     feed = {"x": np.array([[1.0, 2.0, 3.0, 4.0]]), "z": np.array([[0.5, -0.5, 1.0, 2.0]])}
-    displayed, _, honest = prove_graph(graph(True), feed)
+    displayed, _, honest = prove_graph(_reads(True), feed)
     assert check(displayed, honest).success
-    r = check(displayed, forge_as(displayed, graph(False), feed))
+    r = check(displayed, forge_as(displayed, _reads(False), feed))
     assert r.check == "OODS mismatch", r.error_message
 
 
@@ -128,18 +102,10 @@ def test_a_topology_column_that_departs_from_the_graph_is_rejected(mlp_case):
 
 def test_permuted_output_maps_are_rejected():
     """The file maps y to the transpose of the product; the proof claims the untransposed values."""
-
-    def graph(transposed: bool) -> Graph:
-        cx = Graph()
-        x = cx.input("x", (2, 2))
-        p = x * cx.constant(np.array([[1.0, 2.0], [3.0, 4.0]]), "w")
-        (p.permute((1, 0)) if transposed else p).output("y")
-        return cx
-
     feed = {"x": np.array([[0.5, 1.0], [1.5, 2.0]])}
-    displayed, _, honest = prove_graph(graph(True), feed)
+    displayed, _, honest = prove_graph(_maps(True), feed)
     assert check(displayed, honest).success
-    r = check(displayed, forge_as(displayed, graph(False), feed))
+    r = check(displayed, forge_as(displayed, _maps(False), feed))
     assert r.check == "LogUp sum", r.error_message
 
 

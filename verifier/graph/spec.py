@@ -85,6 +85,14 @@ class GraphSpec:
         return node.numel
 
 
+def is_identity_map(spec: GraphSpec, out: OutputSpec) -> bool:
+    """Whether an output reads its node unchanged (checked without building the node's range)."""
+    node = spec.nodes[out.node]
+    if tuple(out.shape) != tuple(node.shape) or len(out.src_indices) != node.numel:
+        return False
+    return all(i == j for j, i in enumerate(out.src_indices))
+
+
 def _numel(shape: tuple[int, ...]) -> int:
     n = 1
     for d in shape:

@@ -20,7 +20,7 @@ from .components import (
     RangeTableComponent,
     make_component,
 )
-from .spec import REDUCE, GraphSpec
+from .spec import REDUCE, GraphSpec, is_identity_map
 from .tables import TABLE_ORDER, table_log_size, table_root
 from .topology import (
     KNOWN_LANES,
@@ -183,7 +183,7 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
             if src < 0 and v != 0:
                 raise StatementError(f"output {out.name!r} element {i} reads padding but is not 0")
         src_node = spec.nodes[out.node]
-        identity = out.src_indices == list(range(src_node.numel)) and tuple(out.shape) == tuple(src_node.shape)
+        identity = is_identity_map(spec, out)
         outputs[out.name] = {
             "shape": list(out.shape),
             "values": _decode(vals, f"output {out.name!r}", spec.scale_bits),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..numeric import NumericFormat
-from .spec import GraphSpec
+from .spec import GraphSpec, is_identity_map
 from .statement import plan_components
 
 
@@ -40,11 +40,6 @@ def describe_steps(steps: tuple) -> str:
     return " | ".join(f"{kind}{tuple(arg)}" for kind, arg in steps) or "identity"
 
 
-def _is_identity(spec: GraphSpec, out) -> bool:  # noqa: ANN001
-    node = spec.nodes[out.node]
-    return tuple(out.shape) == tuple(node.shape) and out.src_indices == list(range(node.numel))
-
-
 def graph_summary(spec: GraphSpec) -> dict[str, Any]:
     nodes = []
     edges = []
@@ -74,7 +69,7 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
         "outputs": [
             {"name": o.name, "node": o.node, "shape": list(o.shape), "source_op": spec.nodes[o.node].op,
              "source_name": spec.nodes[o.node].name, "view": describe_steps(o.steps),
-             "index_map": "identity" if _is_identity(spec, o) else list(o.src_indices)}
+             "index_map": "identity" if is_identity_map(spec, o) else list(o.src_indices)}
             for o in spec.outputs
         ],
         "components": [
