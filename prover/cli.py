@@ -666,10 +666,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--max-work",
         type=int,
-        default=MAX_WORK,
+        default=None,
         metavar="UNITS",
-        help=f"the verifier's work cap in units of about 1 us (default {MAX_WORK}, about 1 s): raise it to "
-        "check models larger than the default budget admits (README, 'Verifier work budget')",
+        help=f"the verifier's work budget in units of about 1 us (default: what the files' bytes back, at "
+        f"most {MAX_WORK}, about 1 s); name it to check models larger than that (README, 'Verifier work budget')",
     )
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_verify)

@@ -7,7 +7,8 @@ Work is bounded before anything heavy runs (verifier/budget.py, README "Verifier
 3. the work the files declare (public values, LogUp public terms, topology boundary rows, nodes
    and view steps, output maps, recomputed tables, and the openings: a cost per byte of the STARK
    proof), estimated from the parsed files and checked against
-   min(max_work, 500,000 + 8 * (proof bytes + settings bytes)) units of about 1 us of CPython;
+   min(1,000,000, 500,000 + 8 * (proof bytes + settings bytes)) units of about 1 us of CPython,
+   or `max_work` when the caller names it;
 4. the proof's shape against the statement, before the LogUp terms, the out-of-domain
    evaluation, the Merkle openings and FRI.
 A refusal at 1 or 3 is check "work budget". MemoryError and RecursionError (a verifier given
@@ -19,7 +20,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .budget import MAX_WORK, budget_for, check_file_sizes, check_work, statement_work
+from .budget import budget_for, check_file_sizes, check_work, statement_work
 from .config import DEFAULT_MIN_SECURITY_BITS, preset_label
 from .errors import ConfigError, StatementError, VerificationError
 from .formats import read_proof_file
@@ -54,15 +55,16 @@ def verify(
     *,
     progress: Progress | None = None,
     min_security_bits: int = DEFAULT_MIN_SECURITY_BITS,
-    max_work: int = MAX_WORK,
+    max_work: int | None = None,
 ) -> VerifyResult:
     """Check that proof_bytes proves the statement in settings_bytes.
 
     `progress(step, of, label)` is called as the verifier moves through its steps (used by the web
     widget). `min_security_bits` is the floor a proof's configuration must reach; lower it only to
-    check development proofs. `max_work` caps the work units (about 1 us of CPython each) this call
-    may spend on the pair (see the module docstring); the default keeps any pair of files
-    within about 2 s and 256 MiB in CPython; raise it only to check very large models."""
+    check development proofs. `max_work` sets the work units (about 1 us of CPython each) this call
+    may spend on the pair (see the module docstring); without it the budget is what the files'
+    bytes back, at most MAX_WORK, which keeps any pair within about 2 s and 256 MiB in CPython;
+    name it only to check models larger than that."""
     t0 = time.perf_counter()
     digest = None
     for what, data in (("proof", proof_bytes), ("settings", settings_bytes)):

@@ -67,9 +67,13 @@ class BudgetError(VerificationError):
     check = "work budget"
 
 
-def budget_for(proof_size: int, settings_size: int, max_work: int = MAX_WORK) -> int:
-    """The work units a pair of files of these sizes may cost."""
-    return min(max_work, BASE_WORK + WORK_PER_BYTE * (proof_size + settings_size))
+def budget_for(proof_size: int, settings_size: int, max_work: int | None = None) -> int:
+    """The work units a pair of files of these sizes may cost: by default what their bytes back,
+    up to MAX_WORK; a caller that names `max_work` sets the budget itself (a model whose topology
+    or outputs cost more than its bytes, a large convolution say, needs that)."""
+    if max_work is not None:
+        return max_work
+    return min(MAX_WORK, BASE_WORK + WORK_PER_BYTE * (proof_size + settings_size))
 
 
 def check_file_sizes(proof_size: int, settings_size: int) -> None:

@@ -36,10 +36,11 @@ from .spec import REDUCE, GraphSpec, Step
 
 KNOWN_LANES = 8  # elements of a constant or public input held by one row of the known component
 MAX_ADDRESS = 1 << 30
-# The verifier's own budget: boundary rows it is willing to derive and evaluate (each costs about
-# 30 us in CPython at the out-of-domain point, ~2.5x that in Pyodide), estimated from the shapes
-# before any of that work (topology_cost). A graph above it is refused before the proof is read.
-MAX_SPARSE_ENTRIES = 1 << 15
+# The hard bound on boundary rows the verifier derives and evaluates (each costs about 16 us in
+# CPython at the out-of-domain point, ~2.5x that in Pyodide), estimated from the shapes before any
+# of that work (topology_cost). The default work budget (verifier/budget.py) admits about 30,000;
+# a caller's max_work can admit more, up to this bound.
+MAX_SPARSE_ENTRIES = 1 << 20
 
 
 class ViewError(ValueError):
