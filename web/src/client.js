@@ -419,13 +419,13 @@ export function toJsResult(r) {
  * when no verdict could be reached. `timeoutMs` covers the start-up and the verification.
  */
 export async function verify(proofBytes, settingsBytes, options = {}) {
-  const { timeoutMs = DEFAULT_TIMEOUT_MS, onProgress, onBootProgress, signal, minSecurityBits } = options;
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, onProgress, onBootProgress, signal, minSecurityBits, maxWork } = options;
   const proof = copyBytes(proofBytes, "proofBytes");
   const settings = copyBytes(settingsBytes, "settingsBytes");
   const deadline = deadlineSignal(timeoutMs, signal, "the verification");
   try {
     const raw = await request(
-      { type: "verify", proof, settings, minSecurityBits },
+      { type: "verify", proof, settings, minSecurityBits, maxWork },
       [proof, settings],
       { signal: deadline.signal, onProgress, onBootProgress, what: "the verification" },
     );

@@ -63,6 +63,8 @@ export declare class LuminairVerifyElement extends HTMLElement {
   variant: string;
   timeoutMs: number;
   minSecurityBits: number | undefined;
+  /** The verifier's work budget (the `max-work` attribute); undefined: the default. */
+  maxWork: number | undefined;
   /** proof.bin as bytes; takes precedence over the proof URL. */
   proofBytes: Uint8Array | null;
   /** settings.bin as bytes; takes precedence over the settings URL. */

@@ -16,7 +16,7 @@ import { makeZip } from "./zip.js";
 
 const OBSERVED = [
   "proof", "settings", "title", "button-text", "author", "author-url", "model-description",
-  "theme", "preload", "mode", "label-text", "variant", "timeout-ms", "min-security-bits", "cache",
+  "theme", "preload", "mode", "label-text", "variant", "timeout-ms", "min-security-bits", "max-work", "cache",
 ];
 
 const DEFAULTS = {
@@ -328,6 +328,13 @@ export class LuminairVerifyElement extends Base {
     return this.hasAttribute("min-security-bits") && Number.isInteger(v) && v >= 0 ? v : undefined;
   }
   set minSecurityBits(v) { this.#setAttr("min-security-bits", v == null ? null : String(v)); }
+  /** The verifier's work budget (units of about 1 us); unset: what the files' bytes back, at most
+   * about 1 s. Set it to check a model larger than that (a large convolution, say). */
+  get maxWork() {
+    const v = Number(this.getAttribute("max-work"));
+    return this.hasAttribute("max-work") && Number.isInteger(v) && v > 0 ? v : undefined;
+  }
+  set maxWork(v) { this.#setAttr("max-work", v == null ? null : String(v)); }
 
   /** proof.bin as bytes; takes precedence over the `proof` URL. */
   get proofBytes() { return this.#proofBytes; }
@@ -677,6 +684,7 @@ export class LuminairVerifyElement extends Base {
         timeoutMs: Infinity, // the deadline covers the whole path
         signal: deadline.signal,
         minSecurityBits: this.minSecurityBits,
+        maxWork: this.maxWork,
         onProgress: ({ step, of, label }) => {
           if (stale()) return;
           for (let i = 1; i < step; i++) this.#setStep(`v${i}`, "completed");

@@ -103,6 +103,9 @@ export interface VerifyOptions {
   signal?: AbortSignal;
   /** Lower the verifier's security floor (default 96 bits) to check development proofs. */
   minSecurityBits?: number;
+  /** The verifier's work budget in units of about 1 us (default: what the files' bytes back, at
+   * most about 1 s); set it to check models larger than that. */
+  maxWork?: number;
 }
 
 export interface VerifierInfo {

@@ -43,8 +43,10 @@ def luminair_info():
     return _dumps({"verifier": getattr(_lv, "__version__", None), "steps": list(_STEPS), "min_security_bits": _FLOOR})
 
 
-def luminair_verify(proof, settings, progress=None, min_security_bits=None):
+def luminair_verify(proof, settings, progress=None, min_security_bits=None, max_work=None):
     kwargs = {}
+    if max_work is not None:
+        kwargs["max_work"] = int(max_work)
     if progress is not None:
         kwargs["progress"] = lambda step, of, label: progress(int(step), int(of), str(label))
     if min_security_bits is not None:
@@ -88,10 +90,10 @@ export function installGlue(py, { run = true } = {}) {
   const info = JSON.parse(py.globals.get("luminair_info")());
   return {
     info,
-    verify(proof, settings, { onProgress, minSecurityBits } = {}) {
+    verify(proof, settings, { onProgress, minSecurityBits, maxWork } = {}) {
       const fn = py.globals.get("luminair_verify");
       try {
-        return JSON.parse(fn(proof, settings, onProgress ?? undefined, minSecurityBits ?? undefined));
+        return JSON.parse(fn(proof, settings, onProgress ?? undefined, minSecurityBits ?? undefined, maxWork ?? undefined));
       } finally {
         fn.destroy();
       }

@@ -26,6 +26,8 @@ interface CommonProps {
   timeoutMs?: number;
   /** Lower the security floor (default 96) to check development proofs; they stay labelled. */
   minSecurityBits?: number;
+  /** The verifier's work budget (units of about 1 us); unset: the default (about 1 s at most). */
+  maxWork?: number;
   /** The hosted luminair folder (worker, wheel, Pyodide) when it is not next to the bundle. */
   baseUrl?: string;
   variant?: "default" | "secondary" | "destructive" | "outline";

@@ -68,6 +68,7 @@ function attributes(props, extra) {
     cache: props.cache ? "" : undefined,
     "timeout-ms": props.timeoutMs == null ? undefined : String(props.timeoutMs),
     "min-security-bits": props.minSecurityBits == null ? undefined : String(props.minSecurityBits),
+    "max-work": props.maxWork == null ? undefined : String(props.maxWork),
     id: props.id,
     style: props.style,
     ...extra,

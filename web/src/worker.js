@@ -2,7 +2,7 @@
 // id-tagged requests. Started by client.js as `new Worker(url, { type: "module" })`.
 //
 // main -> worker  {id, type: "boot", baseUrl, manifest, cache}
-//                 {id, type: "verify", proof, settings, minSecurityBits}
+//                 {id, type: "verify", proof, settings, minSecurityBits, maxWork}
 //                 {id, type: "inspect", bytes}
 // worker -> main  {type: "boot-progress", phase, loaded, total}     (throttled; phase: download | start)
 //                 {type: "ready", pyodideVersion, verifierVersion, steps, minSecurityBits, bootMs, cached, warnings}
@@ -335,6 +335,7 @@ self.onmessage = async (event) => {
       const result = glue.verify(toBytes(msg.proof), toBytes(msg.settings), {
         onProgress,
         minSecurityBits: msg.minSecurityBits,
+        maxWork: msg.maxWork,
       });
       self.postMessage({ id, type: "result", result });
     } else if (msg.type === "inspect") {

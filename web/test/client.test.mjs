@@ -87,6 +87,10 @@ describe("client protocol", () => {
     const sent = FakeWorker.all[0].sent[1];
     assert.equal(sent.transfer.length, 2);
     assert.ok(sent.transfer.includes(sent.msg.proof));
+    await verify(proof, new Uint8Array([4]), { maxWork: 123456, minSecurityBits: 20 });
+    const again = FakeWorker.all[0].sent[2].msg;
+    assert.equal(again.maxWork, 123456, "maxWork reaches the worker");
+    assert.equal(again.minSecurityBits, 20);
   });
 
   it("a rejected proof resolves (success false); a worker error rejects with its kind", async () => {

@@ -158,6 +158,13 @@ describe("same verdict and message as CPython", () => {
     assert.equal(r.check, "config below floor");
   });
 
+  it("max_work is passed through (a budget below the files' declared work rejects them by name)", () => {
+    const r = glue.verify(proof, settings, { maxWork: 1000 });
+    assert.equal(r.success, false);
+    assert.equal(r.check, "work budget");
+    assert.equal(glue.verify(proof, settings, { maxWork: 50_000_000 }).success, true);
+  });
+
   it("inspect reads both files without verifying", () => {
     const s = glue.inspect(settings);
     assert.equal(s.ok, true);
