@@ -62,6 +62,27 @@ def _version(data: bytes, version: int) -> bytes:
     return bytes(b)
 
 
+HOSTILE_TITLE = '<img src=x onerror="window.__pwned=1">'
+HOSTILE_OUTPUT = "<script>window.__pwned=4</script>"
+
+
+def _hostile_names(folder: Path) -> None:
+    """A valid development proof whose publisher's labels and output name are HTML (printable text,
+    so the codec takes it): the element must show it as text, never as markup."""
+    import numpy as np
+
+    from luminair.prover import Graph
+
+    cx = Graph()
+    x = cx.input("x", (1, 4))
+    (x * cx.constant(np.array([[0.5, -1.0, 0.25, 2.0]]), "w")).output(HOSTILE_OUTPUT)
+    settings = cx.gen_settings(preset="fast", title=HOSTILE_TITLE, description="<b>bold</b> & <i>more</i>")
+    proof = cx.prove(cx.gen_trace({"x": np.array([[1.0, 2.0, 3.0, 4.0]])}), settings)
+    folder.mkdir()
+    proof.write(folder / "proof.bin")
+    settings.write(folder / "settings.bin")
+
+
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory) -> Path:
     """public/ (linked, not copied) plus fixtures/ with test pages and bad files."""
@@ -79,6 +100,7 @@ def site_dir(tmp_path_factory) -> Path:
     from luminair.prover.demo import make_demo_files
 
     make_demo_files(fx / "fast", "fast")
+    _hostile_names(fx / "hostile")
     for page in (Path(__file__).parent / "pages").iterdir():
         shutil.copy(page, fx / page.name)
     return site

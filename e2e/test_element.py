@@ -440,3 +440,20 @@ def test_byte_properties_take_precedence_and_changes_reset_the_state(page):
     assert got["afterReset"] == "idle"
     assert got["ok"] is True and got["afterOk"] == "verified"
     assert got["afterAttr"] == "idle" and got["result"] is None and got["error"] is None
+
+
+def test_names_chosen_by_the_publisher_are_shown_as_text_never_as_markup(page):
+    """Title, author, description attributes and the labels and output names inside settings.bin
+    are HTML here; the element puts every one in through textContent: no element is created from
+    them, no script runs, and the text shows literally."""
+    from conftest import HOSTILE_OUTPUT, HOSTILE_TITLE
+
+    assert run(page, "hostile") == "development"
+    el = page.locator("#hostile")
+    for tag in ("img", "script", "i"):
+        assert el.locator(f"dialog {tag}").count() == 0, tag
+    assert page.evaluate("window.__pwned") is None
+    dialog = el.locator("dialog")
+    expect(dialog).to_contain_text("<img src=x onerror=window.__pwned=2>")  # the title attribute
+    expect(dialog).to_contain_text(HOSTILE_TITLE)  # the publisher's label inside settings.bin
+    expect(dialog).to_contain_text(HOSTILE_OUTPUT)
