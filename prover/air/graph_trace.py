@@ -1,5 +1,6 @@
-"""Trace generation for graph proofs: the statement (GraphSpec), the preprocessed model columns
-(topology, fan-outs, weights) and the main trace of every component, from a compiled Graph and its
+"""Trace generation for graph proofs: the statement (GraphSpec), the topology tree (addresses,
+flags and fan-outs, independent of the inputs, each checked against the verifier's own derivation
+in verifier/graph/topology.py) and the main trace of every component, from a compiled Graph and its
 exact fixed-point values. The constraints these columns satisfy are in verifier/graph/components.py;
 lookup multiplicities are counted by running those same components' LogUp entries over the trace,
 so what is looked up is never written twice."""
