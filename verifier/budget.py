@@ -48,8 +48,8 @@ WORK_PER_BYTE = 8  # plus this much per byte the two files hold (every backed el
 
 # Unit costs, measured (bench/hostile_bench.py --calibrate prints estimate against time).
 PUBLIC_VALUE_UNITS = 1
-KNOWN_ROW_UNITS = 20  # a known row: 9 values combined, a share of the batch inversion
-OUTPUT_TERM_UNITS = 12  # an output element: 2 values combined, a share of the batch inversion
+KNOWN_ROW_UNITS = 15  # a known row: 9 values combined, two QM31 products of the running fraction
+OUTPUT_TERM_UNITS = 9  # an output element: 2 values combined, two QM31 products of the running fraction
 BOUNDARY_UNITS = 30  # a boundary row: its values, its selector at the out-of-domain point
 NODE_UNITS = 40
 STEP_UNITS = 10  # a view step of a node's input (its affine form is derived a few times)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..air.framework import Air, AirDefinitionError, PreprocessedColumn, PreprocessedTree, RelationElements
 from ..errors import FormatError, StatementError
-from ..fields import QM31, QZERO, P, q_batch_inverse, q_sub
+from ..fields import QM31, QONE, QZERO, P, q_add, q_inv, q_mul, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
 from .components import (
     COMPONENT_ORDER,
@@ -200,21 +200,25 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
     def public_sum(elements: dict[str, RelationElements]) -> QM31:
         """+1 for every known row (weights from settings.bin, public inputs from proof.bin), -1 for
         every public output element: the terms the trace's LogUp sums must cancel."""
-        nums: list[int] = []
-        dens: list[QM31] = []
+        # The terms are summed as one fraction num / den (two products a term, one inversion at
+        # the end), cheaper than inverting every denominator.
+        num, den = QZERO, QONE
         known = elements.get(KNOWN)
-        known_plans = [p for p in plans if p.kind == "Known"] if known is not None else []
-        combine_known = _Combiner(known, 1 + KNOWN_LANES) if known is not None else _Combiner(RelationElements(QZERO, QZERO), 1)
-        for plan in known_plans:
-            for seg in plan.segments:
-                node = spec.nodes[seg.node]
-                vals = node.values if node.op == "Constant" else public_of[seg.node]
-                assert vals is not None
-                for t in range(seg.rows):
-                    chunk = [v % P for v in vals[KNOWN_LANES * t : KNOWN_LANES * (t + 1)]]
-                    chunk += [0] * (KNOWN_LANES - len(chunk))
-                    nums.append(1)
-                    dens.append(combine_known([bases[seg.node] + KNOWN_LANES * t, *chunk]))
+        if known is not None:
+            combine_known = _Combiner(known, 1 + KNOWN_LANES)
+            for plan in plans:
+                if plan.kind != "Known":
+                    continue
+                for seg in plan.segments:
+                    node = spec.nodes[seg.node]
+                    vals = node.values if node.op == "Constant" else public_of[seg.node]
+                    assert vals is not None
+                    for t in range(seg.rows):
+                        chunk = [v % P for v in vals[KNOWN_LANES * t : KNOWN_LANES * (t + 1)]]
+                        chunk += [0] * (KNOWN_LANES - len(chunk))
+                        d = combine_known([bases[seg.node] + KNOWN_LANES * t, *chunk])
+                        num = q_add(q_mul(num, d), den)  # + 1 / d
+                        den = q_mul(den, d)
         data = elements.get(DATA)
         if data is not None:
             combine_data = _Combiner(data, 2)
@@ -222,17 +226,12 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
                 base = bases[out.node]
                 for src, v in zip(out.src_indices, vals):
                     if src >= 0:
-                        nums.append(P - 1)
-                        dens.append(combine_data([base + src, v]))
-        try:
-            invs = q_batch_inverse(dens)
-        except ZeroDivisionError:
-            raise StatementError("degenerate LogUp challenge for the public terms") from None
-        acc = [0, 0, 0, 0]
-        for n, d in zip(nums, invs):
-            for c in range(4):
-                acc[c] += d[c] * n
-        return (acc[0] % P, acc[1] % P, acc[2] % P, acc[3] % P)
+                        d = combine_data([base + src, v])
+                        num = q_sub(q_mul(num, d), den)  # - 1 / d
+                        den = q_mul(den, d)
+        if den == QZERO:
+            raise StatementError("degenerate LogUp challenge for the public terms")
+        return q_mul(num, q_inv(den))
 
     n_ops = sum(len(p.nodes) for p in plans if p.kind not in ("Known", "PrivateInput"))
     desc = f"graph of {len(spec.nodes)} nodes ({n_ops} proven ops), {len(air.components)} AIR components"
