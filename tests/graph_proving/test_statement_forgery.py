@@ -100,6 +100,19 @@ def test_a_topology_column_that_departs_from_the_graph_is_rejected(mlp_case):
         assert not r.success and r.check in ("OODS mismatch", "LogUp sum"), (key, r.error_message)
 
 
+def test_a_topology_column_shifted_as_a_whole_is_rejected(mlp_case):
+    """Shifting every row of a column by a constant keeps its differences: only the anchor at row 0
+    (and what the shifted addresses or flags then read) can catch it."""
+    cx, settings, trace, _ = mlp_case
+    for key in ("mul.in1_addr", "sum_reduce.addr", "add.in0_real", "known.is_real"):
+
+        def tamper(topo, key=key):
+            topo[key] += 1
+
+        r = check(settings, forge(cx, trace, settings, tamper_topology=tamper))
+        assert not r.success and r.check in ("OODS mismatch", "LogUp sum"), (key, r.error_message)
+
+
 def test_permuted_output_maps_are_rejected():
     """The file maps y to the transpose of the product; the proof claims the untransposed values."""
     feed = {"x": np.array([[0.5, 1.0], [1.5, 2.0]])}
