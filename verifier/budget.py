@@ -151,7 +151,7 @@ def _function_table_rows(name: str, scale_bits: int) -> int:
 
 def graph_work(spec: Any) -> dict[str, float]:
     """Work units of a graph statement, from the graph's shapes alone (nothing is enumerated)."""
-    from .graph.spec import REDUCE
+    from .graph.spec import GROUPED
     from .graph.statement import node_kind, rows_of
     from .graph.topology import KNOWN_LANES, layout_segments, topology_cost
 
@@ -164,7 +164,7 @@ def graph_work(spec: Any) -> dict[str, float]:
         if kind in ("Known", "PrivateInput"):
             boundaries += 4 * len(segs)
         else:  # the bound plan_components checks against topology.MAX_SPARSE_ENTRIES
-            boundaries += topology_cost(spec, segs, len(spec.nodes[nodes[0]].srcs), kind in REDUCE)
+            boundaries += topology_cost(spec, segs, len(spec.nodes[nodes[0]].srcs), spec.nodes[nodes[0]].op in GROUPED)
     known_rows = sum(-(-spec.nodes[i].numel // KNOWN_LANES) for i in by_kind.get("Known", []))
     steps = sum(len(steps) for node in spec.nodes for _, _, steps in node.srcs)
     return {

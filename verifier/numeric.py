@@ -119,6 +119,26 @@ def op_mul(a: int, b: int, s: int) -> int:
     return (a * b + (1 << (s - 1))) >> s
 
 
+# A fused dot product (Dot) accumulates exact integer products and rounds once. Its accumulator
+# is range-checked on every trace row to [-DOT_ACC_BOUND, DOT_ACC_BOUND), which, with the operand
+# bounds, keeps every row's integer relation below P (verifier/graph/components.DotComponent).
+DOT_ACC_BITS = 29
+DOT_ACC_BOUND = 1 << (DOT_ACC_BITS - 1)
+
+
+def op_dot(a: list[int], b: list[int], s: int) -> int:
+    """Round half up of the exact sum of products: sum(a_k b_k) + 2^(s-1) = out*2^s + rem with
+    0 <= rem < 2^s. Every prefix sum must stay in [-DOT_ACC_BOUND, DOT_ACC_BOUND) (the AIR checks the
+    accumulator after every chunk of lanes; requiring it of every prefix is a little stricter and
+    independent of the lane count)."""
+    acc = 0
+    for x, y in zip(a, b, strict=True):
+        acc += x * y
+        if not -DOT_ACC_BOUND <= acc < DOT_ACC_BOUND:
+            raise NumericError(f"dot product partial sum {acc} leaves the accumulator range +-2^{DOT_ACC_BITS - 1}")
+    return (acc + (1 << (s - 1))) >> s
+
+
 def op_recip(x: int, s: int) -> int:
     """sign(x) * floor(2^(2s) / |x|): 2^(2s) = |out|*|x| + rem with 0 <= rem < |x|."""
     if x == 0:

@@ -14,12 +14,12 @@ import numpy as np
 
 from ...verifier.fields import P
 from ...verifier.graph.components import DATA, HALF, KNOWN, limb_names
-from ...verifier.graph.spec import REDUCE, GraphSpec, InputSpec, NodeSpec, OutputSpec
+from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.statement import ComponentPlan, build_graph_air
-from ...verifier.graph.topology import KNOWN_LANES, AffineView, node_bases, row_order_view
+from ...verifier.graph.topology import KNOWN_LANES, AffineView, dot_lane_stride, node_bases, row_order_view
 from ...verifier.graph.tables import table_columns as table_tree_columns
 from ...verifier.graph.tables import table_rows, table_start
-from ...verifier.numeric import VALUE_MIN, NumericError, exp2_nonzero_start, table_domain
+from ...verifier.numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_MIN, NumericError, exp2_nonzero_start, table_domain
 from ..stark.circle_fft import row_to_storage
 from ..stark.constraints import BV, DomainEvaluator
 
@@ -97,8 +97,9 @@ def _affine_rows(v: AffineView, count: int) -> tuple[np.ndarray, np.ndarray]:
 class _Rows:
     """Per-row topology and input values of one component (length = padded rows)."""
 
-    topology: dict[str, np.ndarray]  # addr, mult, is_real, in{k}_addr, in{k}_real
-    values_in: list[np.ndarray]  # the input values per row (0 on padding and on padding reads)
+    topology: dict[str, np.ndarray]  # addr, mult, is_real, in{k}_addr, in{k}_real (Dot: in{k}_step)
+    values_in: list[np.ndarray]  # the input values per row (0 on padding and on padding reads);
+    # Dot: (lanes, rows) per input
     node_rows: list[tuple[int, int, int]]  # (graph node id, first row, rows)
     is_first: np.ndarray | None = None
     is_last: np.ndarray | None = None
@@ -122,8 +123,11 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
     bases = node_bases(spec)
     z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
     topo = {name: z() for name in comp.topology_columns()}
-    rows = _Rows(topo, [z() for _ in range(n_in)], [])
-    reduce = plan.kind in REDUCE
+    op = spec.nodes[plan.nodes[0]].op
+    lanes = getattr(comp, "lanes", 1) if op in CONTRACT else 1
+    shape = (lanes, n_rows) if op in CONTRACT else (n_rows,)
+    rows = _Rows(topo, [np.zeros(shape, dtype=I64) for _ in range(n_in)], [])
+    reduce = op in GROUPED
     if reduce:
         rows.is_first = _dense(comp.sparse_columns["first"], n_rows)
         rows.is_last = _dense(comp.sparse_columns["last"], n_rows)
@@ -147,13 +151,18 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
             v = row_order_view(spec, seg.node, k)
             offset, valid = _affine_rows(v, seg.rows)
             src_idx = view.src_indices() if not reduce else view.src_indices()[_reduce_order(view, node.axis)]
+            step = dot_lane_stride(spec, seg.node, k) if op in CONTRACT else 0
+            lane_offsets = offset[None, :] + step * np.arange(lanes, dtype=I64)[:, None]
             # twin check: the verifier's affine form of the view against the ShapeTracker's indices
-            if not np.array_equal(np.where(valid, offset, -1), src_idx):
+            if not np.array_equal(np.where(valid, lane_offsets, -1), src_idx.reshape(seg.rows, lanes).T):
                 raise TraceError(f"node {seg.node} input {k}: the affine view disagrees with the view's indices")
             topo[f"in{k}_addr"][sl] = bases[src.id] + offset
             topo[f"in{k}_real"][sl] = valid
+            if op in CONTRACT:
+                topo[f"in{k}_step"][sl] = step
             if values is not None:
-                rows.values_in[k][sl] = np.where(valid, values[src.id][np.where(valid, offset, 0)], 0)
+                got = np.where(valid, values[src.id][np.where(valid, lane_offsets, 0)], 0)
+                rows.values_in[k][..., sl] = got if op in CONTRACT else got[0]
     return rows
 
 
@@ -325,6 +334,13 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
         acc = csum - base
         cols.update(x=x, acc=acc)
         _limbs(cols, "out", 16, acc + HALF, gate=rows.is_last)
+    elif kind.startswith("Dot"):
+        a, b = ins  # (lanes, rows)
+        cols = dot_columns(a, b, rows.is_first, rows.is_last, s)
+        acc = cols["acc"]
+        bad = (acc < -DOT_ACC_BOUND) | (acc >= DOT_ACC_BOUND)
+        if np.any(bad):
+            _fail(plan, rows, bad, "a partial sum leaves the dot accumulator range")
     elif kind == "MaxReduce":
         (x,) = ins
         first = rows.is_first.astype(bool)
@@ -338,6 +354,31 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
         _limbs(cols, "diff", 16, diff, gate=1 - rows.is_first)
     else:
         raise AssertionError(kind)
+    return cols
+
+
+def dot_columns(a: np.ndarray, b: np.ndarray, is_first: np.ndarray, is_last: np.ndarray, s: int) -> dict[str, np.ndarray]:
+    """Main columns of a Dot component from its operand lanes ((lanes, rows) each) and its sparse
+    group starts and ends: the running integer sum, and on each group's last row the output
+    rounded half up with its remainder."""
+    x = (a * b).sum(axis=0)
+    return accumulate_dot({f"a{j}": a[j] for j in range(a.shape[0])} | {f"b{j}": b[j] for j in range(b.shape[0])},
+                          x, is_first, is_last, s)
+
+
+def accumulate_dot(cols: dict[str, np.ndarray], x: np.ndarray, is_first: np.ndarray, is_last: np.ndarray, s: int) -> dict[str, np.ndarray]:
+    """acc, out, rem and their range limbs from each row's sum of products x."""
+    starts = np.flatnonzero(is_first)
+    csum = np.cumsum(x)
+    acc = csum - np.repeat(csum[starts] - x[starts], np.diff(np.append(starts, len(x))))
+    last = is_last.astype(bool)
+    half = 1 << (s - 1)
+    out = np.where(last, (acc + half) >> s, 0)
+    rem = np.where(last, acc + half - (out << s), 0)
+    cols.update(acc=acc, out=out, rem=rem)
+    _limbs(cols, "acc", DOT_ACC_BITS, acc + DOT_ACC_BOUND)
+    _limbs(cols, "out", 16, out + HALF, gate=is_last)
+    _limbs(cols, "rem", s, rem, gate=is_last)
     return cols
 
 
@@ -393,13 +434,14 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
 
 def _check_outputs(plan: ComponentPlan, rows: _Rows, cols: dict[str, np.ndarray], values: dict[int, np.ndarray]) -> None:
     """The AIR's computation must reproduce the executor's exact values (a twin check)."""
+    kind = "Dot" if plan.kind.startswith("Dot") else plan.kind
     key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "Exp2": "y", "Log2": "y",
-           "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt"}[plan.kind]
+           "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out"}[kind]
     for nid, r0, count in rows.node_rows:
         got = cols[key][r0 : r0 + count]
         if plan.kind == "LessThan":
             got = got << plan.component.s
-        if plan.kind in ("SumReduce", "MaxReduce"):
+        if kind in ("SumReduce", "MaxReduce", "Dot"):
             got = got[rows.is_last[r0 : r0 + count].astype(bool)]
         if not np.array_equal(got, values[nid]):
             raise TraceError(f"{plan.kind} node {nid}: trace disagrees with the fixed-point executor")

@@ -1,10 +1,11 @@
 """Stackable compilers: anything with ``compile(graph)``; tuples of compilers run in order."""
 
 from .base import Compiler, Looped, Sequence
+from .fuse import FuseOpCompiler
 from .generic import CSE, ArithmeticSimplify, ConstantFold, GenericCompiler, RemoveUnused
 from .stwo import StwoCompiler
 
 __all__ = [
-    "ArithmeticSimplify", "CSE", "Compiler", "ConstantFold", "GenericCompiler", "Looped", "RemoveUnused",
+    "ArithmeticSimplify", "CSE", "Compiler", "ConstantFold", "FuseOpCompiler", "GenericCompiler", "Looped", "RemoveUnused",
     "Sequence", "StwoCompiler",
 ]

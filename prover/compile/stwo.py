@@ -11,6 +11,8 @@ from luminair.prover.graph.shape import ShapeTracker
 from luminair.verifier.graph.spec import view_shape
 from luminair.verifier.graph.topology import is_affine
 
+from .fuse import FuseOpCompiler
+
 MAX_REDUCE_LENGTH = 1 << 15  # accumulators stay below P/2 and the 16-bit checks stay sound
 
 COMPONENT_OF = {
@@ -28,6 +30,7 @@ COMPONENT_OF = {
     Op.SUM_REDUCE: "sum_reduce",
     Op.MAX_REDUCE: "max_reduce",
     Op.CONTIGUOUS: "contiguous",
+    Op.DOT: "dot (fused multiply-accumulate, 1 to 16 products a row)",
 }
 
 
@@ -63,18 +66,30 @@ def materialize_views(graph: Graph) -> bool:
 
 
 class StwoCompiler:
-    """Removes nodes no output depends on, materializes views the AIR cannot address, then checks
-    every node is provable."""
+    """Removes nodes no output depends on, materializes views the AIR cannot address, fuses
+    primitive patterns into fused components (FuseOpCompiler; `fuse=False` keeps every primitive),
+    then checks every node is provable."""
+
+    def __init__(self, fuse: bool = True):
+        self.fuse = fuse
+        self.fused: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        return "StwoCompiler()" if self.fuse else "StwoCompiler(fuse=False)"
 
     def compile(self, graph: Graph) -> None:
         graph.remove_unused()
         materialize_views(graph)
+        if self.fuse:
+            fuser = FuseOpCompiler()
+            fuser.compile(graph)
+            self.fused = dict(fuser.fused)
         if not graph.outputs():
             raise CompileError("the graph has no outputs: mark at least one tensor with .output(name)")
         for node in graph.nodes():
             if node.op not in COMPONENT_OF:
                 raise CompileError(f"node {node.id} ({node.label()}): no AIR component proves {node.op.value}")
-            if node.op in GroupOp.REDUCE:
+            if node.op in GroupOp.AXIS:
                 length = node.srcs[0][1].shape[node.axis]
                 if length > MAX_REDUCE_LENGTH:
                     raise CompileError(

@@ -32,7 +32,7 @@ def summary(graph: "Graph") -> str:
         srcs = ", ".join(f"{s.id}{_view_text(v)}" for s, v in n.srcs)
         if len(srcs) > 32:
             srcs = srcs[:29] + "..."
-        op = n.op.value + (f"({n.axis})" if n.op in GroupOp.REDUCE else "")
+        op = n.op.value + (f"({n.axis})" if n.op in GroupOp.AXIS else "")
         extra = []
         if n.name:
             extra.append(repr(n.name))
@@ -62,7 +62,7 @@ def _kind(n: "Node") -> str:
         return "table"
     if n.op in GroupOp.BINARY:
         return "binary"
-    if n.op in GroupOp.REDUCE:
+    if n.op in GroupOp.AXIS:
         return "reduce"
     if n.op is Op.CONTIGUOUS:
         return "contiguous"

@@ -19,6 +19,7 @@ from .errors import BoundsError
 from .fixed import (
     DomainViolation,
     fx_add,
+    fx_dot,
     fx_less_than,
     fx_mod,
     fx_mul,
@@ -63,6 +64,8 @@ def eval_float(node: Node, args: list[np.ndarray]) -> np.ndarray:
             return args[0].reshape(node.srcs[0][1].shape).max(axis=node.axis).reshape(-1)
         if op is Op.CONTIGUOUS:
             return args[0].copy()
+        if op is Op.DOT:
+            return (args[0] * args[1]).reshape(node.srcs[0][1].shape).sum(axis=node.axis).reshape(-1)
     raise ValueError(f"{node.where()}: no float kernel for {op}")  # sources are handled by the walker
 
 
@@ -92,6 +95,8 @@ def eval_exact(node: Node, args: list[np.ndarray], s: int) -> np.ndarray:
         return args[0].reshape(node.srcs[0][1].shape).max(axis=node.axis).reshape(-1)
     if op is Op.CONTIGUOUS:
         return args[0].copy()
+    if op is Op.DOT:
+        return fx_dot(args[0], args[1], node.srcs[0][1].shape, node.axis, s)
     raise ValueError(f"{node.where()}: no exact kernel for {op}")
 
 
@@ -130,7 +135,7 @@ def overflow_error(what: str, shape: tuple[int, ...], i: int, raw: float, fmt: N
 
 
 def domain_error(node: Node, v: DomainViolation, fmt: NumericFormat) -> BoundsError:
-    in_shape = node.srcs[0][1].shape if node.srcs else node.shape
+    in_shape = node.srcs[0][1].shape if node.srcs and node.op is not Op.DOT else node.shape  # Dot: per output
     return BoundsError(
         f"{node.where()}: {v.reason}: input raw value {v.raw} (= {v.raw / fmt.one:g}) at "
         f"{_element(in_shape, v.index)}. Remedy: {v.remedy}."

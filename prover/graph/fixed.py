@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from luminair.verifier.numeric import TABLE_FUNCTIONS, VALUE_MAX, VALUE_MIN, table_domain
+from luminair.verifier.numeric import DOT_ACC_BITS, DOT_ACC_BOUND, TABLE_FUNCTIONS, VALUE_MAX, VALUE_MIN, table_domain
 
 
 class DomainViolation(Exception):
@@ -75,6 +75,24 @@ def fx_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         i = _first(zero)
         raise DomainViolation(i, 0, "modulo by zero", "make sure the divisor is never zero")
     return np.mod(a, b)
+
+
+def fx_dot(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...], axis: int, s: int) -> np.ndarray:
+    """Twin of op_dot over one axis of two flat operands of ``shape``: the exact integer sum of
+    products, rounded once (half up); every prefix sum must stay within the accumulator range."""
+    prod = np.moveaxis((a * b).reshape(shape), axis, -1)
+    prefix = np.cumsum(prod, axis=-1)
+    bad = ((prefix < -DOT_ACC_BOUND) | (prefix >= DOT_ACC_BOUND)).any(axis=-1).reshape(-1)
+    if bad.any():
+        i = _first(bad)
+        raise DomainViolation(
+            i, int(prefix.reshape(-1, prefix.shape[-1])[i][-1]) if prefix.size else 0,
+            f"a partial sum of this dot product leaves the accumulator range +-2^{DOT_ACC_BITS - 1} "
+            "(the value shown is the output element's full sum of raw products)",
+            "scale the inputs or weights down, or use a smaller scale",
+        )
+    total = prefix[..., -1] if prefix.shape[-1] else np.zeros(prefix.shape[:-1], dtype=np.int64)
+    return ((total + (1 << (s - 1))) >> s).reshape(-1)
 
 
 def fx_less_than(a: np.ndarray, b: np.ndarray, s: int) -> np.ndarray:

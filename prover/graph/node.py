@@ -53,7 +53,7 @@ class Node:
     def label(self) -> str:
         """Short text: 'SumReduce(axis=1)', 'Input x', 'Constant w'."""
         text = self.op.value
-        if self.op in GroupOp.REDUCE:
+        if self.op in GroupOp.AXIS:
             text += f"(axis={self.axis})"
         if self.name:
             text += f" {self.name!r}"
@@ -97,9 +97,11 @@ def check_node(node: Node) -> None:
     elif op in GroupOp.BINARY:
         if len(srcs) != 2 or any(v.shape != node.shape for _, v in srcs):
             raise ValueError(f"{node.where()}: binary op needs two sources of shape {node.shape}")
-    elif op in GroupOp.REDUCE:
-        if len(srcs) != 1 or node.axis is None:
-            raise ValueError(f"{node.where()}: reduction needs one source and an axis")
+    elif op in GroupOp.AXIS:
+        if len(srcs) != (2 if op in GroupOp.CONTRACT else 1) or node.axis is None:
+            raise ValueError(f"{node.where()}: {op.value} needs {2 if op in GroupOp.CONTRACT else 1} source(s) and an axis")
+        if op in GroupOp.CONTRACT and srcs[0][1].shape != srcs[1][1].shape:
+            raise ValueError(f"{node.where()}: {op.value} needs two sources of one shape")
         in_shape = srcs[0][1].shape
         if not 0 <= node.axis < len(in_shape) or reduced_shape(in_shape, node.axis) != node.shape:
             raise ValueError(f"{node.where()}: reducing axis {node.axis} of {in_shape} does not give {node.shape}")

@@ -24,6 +24,7 @@ class Op(Enum):
     SUM_REDUCE = "SumReduce"
     MAX_REDUCE = "MaxReduce"
     CONTIGUOUS = "Contiguous"
+    DOT = "Dot"  # fused: sum over an axis of a * b, rounded once (made by FuseOpCompiler)
 
     def __repr__(self) -> str:
         return f"Op.{self.name}"
@@ -39,6 +40,10 @@ class GroupOp:
     BINARY = frozenset({Op.ADD, Op.MUL, Op.MOD, Op.LESS_THAN})
     # one source, one axis removed
     REDUCE = frozenset({Op.SUM_REDUCE, Op.MAX_REDUCE})
+    # two sources of equal shape, one axis contracted (fused ops, prover/compile/fuse.py)
+    CONTRACT = frozenset({Op.DOT})
+    # ops with an axis attribute
+    AXIS = REDUCE | CONTRACT
     # ops computed through a lookup table of verifier.numeric.TABLE_FUNCTIONS
     TABLE = frozenset({Op.EXP2, Op.LOG2, Op.SIN})
     # a op b == b op a, in float and in fixed point

@@ -29,14 +29,15 @@ def small_model():
     return cx
 
 
-def test_op_enum_and_groups_are_the_twelve_primitives_plus_sources():
+def test_op_enum_and_groups_are_the_twelve_primitives_plus_sources_and_fused_ops():
     assert {o.name for o in Op} == {
         "INPUT", "CONSTANT", "LOG2", "EXP2", "SIN", "SQRT", "RECIP", "ADD", "MUL", "MOD", "LESS_THAN",
-        "SUM_REDUCE", "MAX_REDUCE", "CONTIGUOUS",
+        "SUM_REDUCE", "MAX_REDUCE", "CONTIGUOUS", "DOT",
     }
     assert GroupOp.TABLE == {Op.EXP2, Op.LOG2, Op.SIN}
     assert GroupOp.REDUCE == {Op.SUM_REDUCE, Op.MAX_REDUCE}
-    assert GroupOp.SOURCE | GroupOp.UNARY | GroupOp.BINARY | GroupOp.REDUCE == GroupOp.ALL
+    assert GroupOp.CONTRACT == {Op.DOT}  # made by FuseOpCompiler, never by the graph API
+    assert GroupOp.SOURCE | GroupOp.UNARY | GroupOp.BINARY | GroupOp.REDUCE | GroupOp.CONTRACT == GroupOp.ALL
 
 
 def test_nodes_are_topological_with_dense_ids_and_consistent_views():

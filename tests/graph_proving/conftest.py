@@ -3,12 +3,11 @@
 import numpy as np
 import pytest
 
-from luminair.prover import Graph
+from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from proving_helpers import prove_graph
 
 
-@pytest.fixture(scope="session")
-def mlp_case():
+def _mlp_case(fuse: bool):
     """A small MLP with bias and ReLU: (cx, settings, trace, proof)."""
     rng = np.random.default_rng(7)
     cx = Graph()
@@ -19,5 +18,18 @@ def mlp_case():
     h = (x @ w1 + b1).relu()
     (h @ w2).max_reduce(1).output("m")
     (h @ w2).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler(fuse=fuse))
     settings, trace, proof = prove_graph(cx, {"x": rng.uniform(-1, 1, (2, 6))})
     return cx, settings, trace, proof
+
+
+@pytest.fixture(scope="session")
+def mlp_fused_case():
+    return _mlp_case(True)
+
+
+@pytest.fixture(scope="session", params=("fused", "primitives"))
+def mlp_case(request, mlp_fused_case):
+    """The small MLP proven with the fused Dot components (the default) and with the primitives
+    only (StwoCompiler(fuse=False))."""
+    return mlp_fused_case if request.param == "fused" else _mlp_case(False)

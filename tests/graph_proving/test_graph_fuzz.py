@@ -67,7 +67,7 @@ def model_files(request: pytest.FixtureRequest) -> tuple[bytes, bytes]:
     if name == "square-lookup AIR":
         return request.getfixturevalue("lookup_files")
     if name == "MLP":
-        _, settings, _, proof = request.getfixturevalue("mlp_case")
+        _, settings, _, proof = request.getfixturevalue("mlp_fused_case")
         return settings.data, proof.data
     return request.getfixturevalue("views_case")
 

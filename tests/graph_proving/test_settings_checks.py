@@ -4,7 +4,7 @@ statement checks refuse public values that do not fit the model."""
 import numpy as np
 import pytest
 
-from luminair.prover import Graph
+from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.verifier import verify
 from luminair.verifier.formats import read_proof_file
 from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
@@ -18,7 +18,20 @@ def case():
     x = cx.input("x", (2, 3))
     w = cx.constant(np.array([[0.5, -1.0, 0.25], [1.0, 0.5, -0.5]]), "w")
     (x * w).sum_reduce(1).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler(fuse=False))  # node 2 a Mul, node 3 a SumReduce
     settings, trace, proof = prove_graph(cx, {"x": np.array([[1.0, 2, 3], [4, 5, 6]]) / 8})
+    assert check(settings, proof).success
+    return settings, proof
+
+
+@pytest.fixture(scope="module")
+def fused_case():
+    cx = Graph()
+    x = cx.input("x", (2, 8))
+    w = cx.constant(np.linspace(-1, 1, 24).reshape(8, 3), "w")
+    (x @ w).output("y")
+    settings, trace, proof = prove_graph(cx, {"x": np.linspace(-1, 1, 16).reshape(2, 8)})
+    assert [n.op for n in settings.spec.nodes] == ["Input", "Constant", "Dot"]
     assert check(settings, proof).success
     return settings, proof
 
@@ -58,6 +71,26 @@ EDITS = {
 def test_malformed_graph_settings_are_rejected_with_the_field_named(case, name):
     settings, proof = case
     edit, needle = EDITS[name]
+    bad = _respec(settings, edit)
+    r = verify(proof.data, bad, min_security_bits=0)
+    assert r.check == "malformed file" and needle in r.error_message, r.error_message
+
+
+DOT_EDITS = {
+    "dot axis": (lambda g: setattr(g.nodes[2], "axis", 7), "Dot over axis 7"),
+    "dot output shape": (lambda g: setattr(g.nodes[2], "shape", (2, 4)), "cannot give (2, 4)"),
+    "dot operand shapes": (
+        lambda g: g.nodes[2].srcs.__setitem__(1, (1, (8, 3), (("permute", (1, 0)), ("reshape", (1, 3, 8))))),
+        "Dot input shapes",
+    ),
+    "dot input count": (lambda g: g.nodes[2].srcs.pop(), "Dot takes 2 inputs"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOT_EDITS))
+def test_malformed_fused_nodes_are_rejected_with_the_field_named(fused_case, name):
+    settings, proof = fused_case
+    edit, needle = DOT_EDITS[name]
     bad = _respec(settings, edit)
     r = verify(proof.data, bad, min_security_bits=0)
     assert r.check == "malformed file" and needle in r.error_message, r.error_message

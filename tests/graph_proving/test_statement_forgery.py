@@ -5,6 +5,7 @@ named check; nothing is taken from a root, count or map written by the publisher
 
 import numpy as np
 
+from luminair.prover import GenericCompiler, StwoCompiler
 from luminair.verifier.fields import P
 
 from make_forgeries import X, _maps, _mlp, _reads, _two
@@ -26,6 +27,7 @@ def test_known_rows_that_show_the_displayed_weight_but_feed_another_are_rejected
     """The patched prover keeps the displayed weight in its known rows and feeds the product rows
     another value: the data flow no longer balances."""
     cx = _mlp(np.array([[0.5], [0.25], [-1.0], [2.0]]))
+    cx.compile(GenericCompiler(), StwoCompiler(fuse=False))  # test_fused_forgery.py: the Dot twin
     settings, trace, _ = prove_graph(cx, X)
     k = component_index(settings, "Mul")
 
@@ -72,15 +74,26 @@ def test_a_changed_fan_out_is_rejected(mlp_case):
         assert r.check == "LogUp sum", (key, r.error_message)
 
 
+def _grouped(settings) -> int:
+    """The first component whose rows form groups: SumReduce (primitives) or a Dot (fused)."""
+    return next(i for i, p in enumerate(settings.plans) if p.kind == "SumReduce" or p.kind.startswith("Dot"))
+
+
+def _product(settings) -> str:
+    """The name of the component computing x @ w's products: mul, or a fused dot."""
+    return next(p.component.name for p in settings.plans if p.kind == "Mul" or p.kind.startswith("Dot"))
+
+
 def test_a_fan_out_on_a_row_that_yields_nothing_is_rejected(mlp_case):
     """A padding row (or a reduction row that is not a group's last) must not yield anything."""
     cx, settings, trace, _ = mlp_case
-    k = component_index(settings, "SumReduce")
-    last = settings.plans[k].component.sparse_columns["last"]
+    k = _grouped(settings)
+    comp = settings.plans[k].component
+    last = comp.sparse_columns["last"]
     row = next(r for r in range(1, 64) if r not in last)
 
     def tamper(topo):
-        topo["sum_reduce.mult"][row] = 1
+        topo[f"{comp.name}.mult"][row] = 1
 
     r = check(settings, forge(cx, trace, settings, tamper_topology=tamper))
     assert not r.success and r.check in ("OODS mismatch", "LogUp sum"), r.error_message
@@ -91,7 +104,10 @@ def test_a_topology_column_that_departs_from_the_graph_is_rejected(mlp_case):
     difference constraints against the verifier's own sparse columns fail (OODS) or the reads it
     redirects find no matching element (LogUp), whichever the verifier meets first."""
     cx, settings, trace, _ = mlp_case
-    for key in ("mul.in1_addr", "mul.in0_real", "sum_reduce.addr", "known.addr", "add.is_real"):
+    p, g = _product(settings), settings.plans[_grouped(settings)].component.name
+    keys = [f"{p}.in1_addr", f"{p}.in0_real", f"{g}.addr", "known.addr", "add.is_real"]
+    keys += [f"{p}.in0_step", f"{p}.in1_step"] if p.startswith("dot") else []
+    for key in keys:
 
         def tamper(topo, key=key):
             topo[key][3] += 1
@@ -104,7 +120,10 @@ def test_a_topology_column_shifted_as_a_whole_is_rejected(mlp_case):
     """Shifting every row of a column by a constant keeps its differences: only the anchor at row 0
     (and what the shifted addresses or flags then read) can catch it."""
     cx, settings, trace, _ = mlp_case
-    for key in ("mul.in1_addr", "sum_reduce.addr", "add.in0_real", "known.is_real"):
+    p, g = _product(settings), settings.plans[_grouped(settings)].component.name
+    keys = [f"{p}.in1_addr", f"{g}.addr", "add.in0_real", "known.is_real"]
+    keys += [f"{p}.in1_step"] if p.startswith("dot") else []
+    for key in keys:
 
         def tamper(topo, key=key):
             topo[key] += 1
@@ -161,7 +180,7 @@ def test_every_shifted_mask_point_is_checked(monkeypatch, mlp_case):
     drawn = []
     real_draw = verify_module.qpoint_from_t
     monkeypatch.setattr(verify_module, "qpoint_from_t", lambda t: drawn.append(real_draw(t)) or drawn[-1])
-    n = settings.air.components[component_index(settings, "SumReduce")].log_size
+    n = settings.air.components[_grouped(settings)].log_size
     monkeypatch.setattr(verify_module, "degenerate", lambda p: bool(drawn) and p == shifted_point(drawn[-1], -1, n))
     r = check(settings, proof)
     assert r.check == "OODS mismatch" and "mask offset -1" in r.error_message, r.error_message

@@ -26,8 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..air.framework import Component
-from ..numeric import VALUE_BITS
-from .topology import KNOWN_LANES
+from ..numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_BITS
+from .topology import DOT_LANE_CHOICES, KNOWN_LANES
 
 DATA = "data"
 KNOWN = "known"
@@ -112,9 +112,12 @@ class GraphComponent(Component):
             ev.add_constraint(diff - ev.sparse(f"d.{col}"))
             ev.add_constraint(first * (c - self.anchors.get(col, 0)))
 
-    def consume(self, ev: Any, k: int, value: Any) -> None:
+    def consume(self, ev: Any, k: int, value: Any, lane: int = 0) -> None:
         real = self.t(ev, f"in{k}_real")
-        ev.add_to_relation(DATA, -real, [self.t(ev, f"in{k}_addr"), value])
+        addr = self.t(ev, f"in{k}_addr")
+        if lane:
+            addr = addr + lane * self.t(ev, f"in{k}_step")
+        ev.add_to_relation(DATA, -real, [addr, value])
         # a real row that reads padding of a view reads the value 0
         ev.add_constraint((self.t(ev, "is_real") - real) * value)
 
@@ -365,6 +368,55 @@ class MaxReduceComponent(GraphComponent):
         self.produce(ev, m)
 
 
+class DotComponent(GraphComponent):
+    """A fused dot product (MatMul, Gemm, Conv): out = round(sum_k a_k b_k / 2^s), one group of
+    rows per output element, `lanes` products a row. Lane j of a row reads input k at
+    in{k}_addr + j * in{k}_step (in{k}_step: the reduced axis' stride, a topology column).
+    acc = (1 - first) acc[row - 1] + sum_j a_j b_j, with acc + 2^28 range-checked to [0, 2^29) on
+    every row; the verifier chose `lanes` so that lanes * max|a| * max|b| + 2^29 < P
+    (verifier/graph/topology.dot_lanes), so the relation holds over the integers and acc is the
+    exact integer sum so far. A group's last row proves acc + 2^(s-1) = out 2^s + rem with
+    0 <= rem < 2^s and out a 16-bit value, and yields out: one rounding per output element."""
+
+    n_inputs = 2
+    reduce = True
+
+    def __init__(self, log_size: int, scale_bits: int, lanes: int) -> None:
+        self.lanes = lanes
+        self.name = f"dot{lanes}"
+        ab = tuple(f"a{j}" for j in range(lanes)) + tuple(f"b{j}" for j in range(lanes))
+        self.op_columns = ab + ("acc", "out", "rem") + range_limbs(
+            [("acc", DOT_ACC_BITS), ("out", 16), ("rem", scale_bits)]
+        )
+        super().__init__(log_size, scale_bits)
+
+    @classmethod
+    def topology_kinds(cls) -> dict[str, str]:
+        kinds = super().topology_kinds()
+        kinds.update({f"in{k}_step": "step" for k in range(cls.n_inputs)})
+        return kinds
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return super().topology_columns() + tuple(f"in{k}_step" for k in range(cls.n_inputs))
+
+    def evaluate_op(self, ev: Any) -> None:
+        first, last = ev.sparse("first"), ev.sparse("last")
+        total = 0
+        for j in range(self.lanes):
+            a, b = ev.main(f"a{j}"), ev.main(f"b{j}")
+            self.consume(ev, 0, a, j)
+            self.consume(ev, 1, b, j)
+            total = total + a * b
+        acc, out, rem = ev.main("acc"), ev.main("out"), ev.main("rem")
+        ev.add_constraint(acc - (1 - first) * ev.main("acc", -1) - total)
+        check_range(ev, acc + DOT_ACC_BOUND, "acc", DOT_ACC_BITS)
+        ev.add_constraint(last * (acc + (1 << (self.s - 1)) - out * (1 << self.s) - rem))
+        check_range(ev, out + HALF, "out", 16, mult=last, gate=last)
+        check_range(ev, rem, "rem", self.s, mult=last, gate=last)
+        self.produce(ev, out)
+
+
 class KnownComponent(GraphComponent):
     """Values the verifier knows: the model's weights (from settings.bin) and the public inputs
     (from proof.bin), KNOWN_LANES consecutive elements per row. Each real row consumes its whole
@@ -449,9 +501,10 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
 }
 
 # Component order in the AIR: fixed, independent of the graph.
+DOT_KINDS = tuple(f"Dot{lanes}" for lanes in DOT_LANE_CHOICES)
 COMPONENT_ORDER = (
     "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt",
-    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce",
+    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", *DOT_KINDS,
 )  # fmt: skip
 
 
@@ -460,4 +513,6 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
         return KnownComponent(log_size, scale_bits)
     if kind == "PrivateInput":
         return PrivateInputComponent(log_size, scale_bits)
+    if kind in DOT_KINDS:
+        return DotComponent(log_size, scale_bits, int(kind[len("Dot"):]))
     return OP_COMPONENTS[kind](log_size, scale_bits)

@@ -225,8 +225,10 @@ def _check_node_shapes(node: NodeSpec, where: str, r: Reader) -> None:
     if node.op in ("Add", "Mul", "Mod", "LessThan"):
         if in_shapes[0] != in_shapes[1] or in_shapes[0] != node.shape:
             raise r.fail(where, f"{node.op} input shapes {in_shapes} do not match output {node.shape}")
-    elif node.op in ("SumReduce", "MaxReduce"):
+    elif node.op in ("SumReduce", "MaxReduce", "Dot"):
         s = in_shapes[0]
+        if node.op == "Dot" and in_shapes[1] != s:
+            raise r.fail(where, f"Dot input shapes {in_shapes} differ")
         if node.axis is None or node.axis >= len(s) or s[: node.axis] + s[node.axis + 1 :] != node.shape:
             raise r.fail(where, f"{node.op} over axis {node.axis} of {s} cannot give {node.shape}")
         if s[node.axis] > 1 << 15:

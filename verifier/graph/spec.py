@@ -20,12 +20,20 @@ OPS = (
     "SumReduce",
     "MaxReduce",
     "Contiguous",
+    "Dot",
 )
 OP_CODE = {name: i for i, name in enumerate(OPS)}
 UNARY = ("Log2", "Exp2", "Sin", "Sqrt", "Recip", "Contiguous")
 BINARY = ("Add", "Mul", "Mod", "LessThan")
 REDUCE = ("SumReduce", "MaxReduce")
-N_INPUTS = {**{op: 1 for op in UNARY}, **{op: 2 for op in BINARY}, **{op: 1 for op in REDUCE}, "Input": 0, "Constant": 0}
+# Fused ops (prover/compile/fuse.py): Dot is sum over `axis` of a * b, rounded once.
+CONTRACT = ("Dot",)
+# Ops whose rows form groups (one output element per group of consecutive rows).
+GROUPED = REDUCE + CONTRACT
+N_INPUTS = {
+    **{op: 1 for op in UNARY}, **{op: 2 for op in BINARY}, **{op: 1 for op in REDUCE}, "Dot": 2,
+    "Input": 0, "Constant": 0,
+}
 
 # View steps, as the prover's ShapeTracker records them.
 STEP_KINDS = ("reshape", "permute", "expand", "slice", "pad")
@@ -78,11 +86,22 @@ class GraphSpec:
     description: str = ""
 
     def rows_of(self, index: int) -> int:
-        """Trace rows a node occupies in its component."""
+        """Trace rows a node occupies in its component (Dot: one row per chunk of `lanes`)."""
         node = self.nodes[index]
         if node.op in REDUCE:
             return _numel(view_shape(node.srcs[0][1], node.srcs[0][2]))
+        if node.op in CONTRACT:
+            return _numel(view_shape(node.srcs[0][1], node.srcs[0][2])) // self.lanes(index)
         return node.numel
+
+    def lanes(self, index: int) -> int:
+        """Products one Dot row accumulates: derived from the graph and weights, never stored."""
+        cache = self.__dict__.setdefault("_lanes", {})
+        if index not in cache:
+            from .topology import dot_lanes
+
+            cache[index] = dot_lanes(self, index)
+        return cache[index]
 
 
 def is_identity_map(spec: GraphSpec, out: OutputSpec) -> bool:

@@ -20,7 +20,7 @@ from .components import (
     RangeTableComponent,
     make_component,
 )
-from .spec import REDUCE, GraphSpec, is_identity_map
+from .spec import CONTRACT, GROUPED, GraphSpec, is_identity_map
 from .tables import TABLE_ORDER, table_log_size, table_root
 from .topology import (
     KNOWN_LANES,
@@ -52,6 +52,8 @@ def node_kind(spec: GraphSpec, index: int) -> str:
         return "Known"
     if node.op == "Input":
         return "PrivateInput"
+    if node.op in CONTRACT:
+        return f"{node.op}{spec.lanes(index)}"
     return node.op
 
 
@@ -85,10 +87,11 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
             continue
         segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
         rows = sum(seg.rows for seg in segs)
+        op = spec.nodes[nodes[0]].op
         if kind in ("Known", "PrivateInput"):
             n_sparse += 4 * len(segs)
         else:
-            n_sparse += topology_cost(spec, segs, len(spec.nodes[nodes[0]].srcs), kind in REDUCE)
+            n_sparse += topology_cost(spec, segs, len(spec.nodes[nodes[0]].srcs), op in GROUPED)
         if n_sparse > MAX_SPARSE_ENTRIES:
             raise FormatError(
                 f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
@@ -101,10 +104,10 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
         elif kind == "PrivateInput":
             patterns = value_topology(spec, segs, n_rows)
         else:
-            patterns = op_topology(spec, segs, n_rows, comp.n_inputs, kind in REDUCE)
+            patterns = op_topology(spec, segs, n_rows, comp.n_inputs, op in GROUPED, op in CONTRACT)
         for col, pattern in patterns.items():
             comp.sparse_columns[f"d.{col}"], comp.anchors[col] = pattern.sparse()
-        if kind in REDUCE:
+        if op in GROUPED:
             comp.sparse_columns["first"], comp.sparse_columns["last"] = reduce_groups(spec, segs, n_rows)
         plans.append(ComponentPlan(kind, nodes, rows, comp, segs))
     return plans

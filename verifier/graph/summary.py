@@ -45,7 +45,7 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
     edges = []
     for i, node in enumerate(spec.nodes):
         label = node.op
-        if node.op in ("SumReduce", "MaxReduce"):
+        if node.op in ("SumReduce", "MaxReduce", "Dot"):
             label += f"(axis={node.axis})"
         if node.name:
             label += f" {node.name}"

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 from ..errors import FormatError
 from ..fields import P
-from .spec import REDUCE, GraphSpec, Step
+from ..numeric import DOT_ACC_BOUND, VALUE_BITS
+from .spec import CONTRACT, GROUPED, GraphSpec, Step, view_shape
 
 KNOWN_LANES = 8  # elements of a constant or public input held by one row of the known component
 MAX_ADDRESS = 1 << 30
@@ -190,11 +191,62 @@ def row_order_view(spec: GraphSpec, node_index: int, k: int) -> AffineView:
         v = affine_view(src_shape, steps)
     except ViewError as e:
         raise FormatError(f"settings.bin: node {node_index} input {k}: {e}; the AIR needs affine views") from None
-    if node.op in REDUCE:
+    if node.op in GROUPED:
         axis = node.axis if node.axis is not None else 0
         order = tuple(a for a in range(len(v.sizes)) if a != axis) + (axis,)
         v = v.permute(order)
+    if node.op in CONTRACT:  # the reduced axis split into (chunks, lanes): a row reads one chunk
+        lanes = spec.lanes(node_index)
+        lo, hi = v.masks[-1]
+        v = AffineView(
+            v.sizes[:-1] + [v.sizes[-1] // lanes], v.strides[:-1] + [v.strides[-1] * lanes], v.offset,
+            v.masks[:-1] + [(lo // lanes, hi // lanes)],
+        )
     return v
+
+
+# --- fused dot products ----------------------------------------------------------------------------
+
+DOT_LANE_CHOICES = (16, 8, 4, 2, 1)
+
+
+def operand_bound(spec: GraphSpec, node_index: int) -> int:
+    """max |v| over a Dot operand: a constant's weights (known to the verifier), else the bound of
+    every value in the data relation (16-bit signed)."""
+    node = spec.nodes[node_index]
+    if node.op == "Constant" and node.values:
+        return max(abs(v) for v in node.values)
+    return 1 << (VALUE_BITS - 1)
+
+
+def dot_lanes(spec: GraphSpec, node_index: int) -> int:
+    """Products per Dot row: the most lanes L such that the reduced length and the padding masks
+    along it split into whole rows, and L * max|a| * max|b| < P - 2 DOT_ACC_BOUND (so a row's
+    accumulator relation, with both accumulators range-checked, holds over the integers)."""
+    node = spec.nodes[node_index]
+    axis = node.axis if node.axis is not None else 0
+    masks = []
+    for k, (_, src_shape, steps) in enumerate(node.srcs):
+        try:
+            v = affine_view(src_shape, steps)
+        except ViewError as e:
+            raise FormatError(f"settings.bin: node {node_index} input {k}: {e}; the AIR needs affine views") from None
+        masks.append(v.masks[axis])
+    length = view_shape(node.srcs[0][1], node.srcs[0][2])[axis]
+    bound = operand_bound(spec, node.srcs[0][0]) * operand_bound(spec, node.srcs[1][0])
+    for lanes in DOT_LANE_CHOICES:
+        if length % lanes or lanes * bound >= P - 2 * DOT_ACC_BOUND:
+            continue
+        if all(lo % lanes == 0 and hi % lanes == 0 for lo, hi in masks):
+            return lanes
+    return 1
+
+
+def dot_lane_stride(spec: GraphSpec, node_index: int, k: int) -> int:
+    """Address step from one lane to the next for input k of a Dot node (the reduced axis' stride)."""
+    node = spec.nodes[node_index]
+    _, src_shape, steps = node.srcs[k]
+    return affine_view(src_shape, steps).strides[node.axis if node.axis is not None else 0]
 
 
 def _digits(local: int, sizes: list[int]) -> list[int]:
@@ -247,7 +299,7 @@ def _mask_change_count(v: AffineView) -> int:
     return count
 
 
-def topology_cost(spec: GraphSpec, segs: list["Segment"], n_inputs: int, reduce: bool) -> int:
+def topology_cost(spec: GraphSpec, segs: list["Segment"], n_inputs: int, grouped: bool) -> int:
     """An upper bound on the boundary rows op_topology will enumerate, computed from the shapes
     alone, so a graph over the verifier's budget is refused before any of that work is done."""
     cost = 0
@@ -258,8 +310,10 @@ def topology_cost(spec: GraphSpec, segs: list["Segment"], n_inputs: int, reduce:
             cost += 2 * (seg.rows // _run_length(v) + 1)
             if v.masked():
                 cost += _mask_change_count(v)
-        if reduce:
+        if grouped:
             cost += 3 * (seg.rows // max(1, row_order_view(spec, seg.node, 0).sizes[-1]) + 1)
+        if spec.nodes[seg.node].op in CONTRACT:
+            cost += 2 * n_inputs
     return cost
 
 
@@ -346,19 +400,28 @@ def layout_segments(spec: GraphSpec, nodes: list[int], rows_of) -> list[Segment]
     return segs
 
 
-def op_topology(spec: GraphSpec, segs: list[Segment], n_rows: int, n_inputs: int, reduce: bool) -> dict[str, ColumnPattern]:
-    """Topology columns of an op component: addr, is_real, and per input in{k}_addr, in{k}_real.
-    (Reductions: also the sparse group starts/ends, see reduce_groups.)"""
+def op_topology(
+    spec: GraphSpec, segs: list[Segment], n_rows: int, n_inputs: int, grouped: bool, lanes: bool = False
+) -> dict[str, ColumnPattern]:
+    """Topology columns of an op component: addr, is_real, and per input in{k}_addr, in{k}_real
+    (and in{k}_step, the address step between lanes, for Dot). (Grouped ops: also the sparse group
+    starts/ends, see reduce_groups.)"""
     bases = node_bases(spec)
-    cols = {"addr": ColumnPattern("step" if reduce else "affine", n_rows), "is_real": ColumnPattern("step", n_rows)}
+    cols = {"addr": ColumnPattern("step" if grouped else "affine", n_rows), "is_real": ColumnPattern("step", n_rows)}
     for k in range(n_inputs):
         cols[f"in{k}_addr"] = ColumnPattern("affine", n_rows)
         cols[f"in{k}_real"] = ColumnPattern("step", n_rows)
+        if lanes:
+            cols[f"in{k}_step"] = ColumnPattern("step", n_rows)
     for seg in segs:
         node = spec.nodes[seg.node]
         base = bases[seg.node]
         cols["is_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
-        if reduce:
+        if lanes:
+            for k in range(n_inputs):
+                step = dot_lane_stride(spec, seg.node, k)
+                cols[f"in{k}_step"].add(seg.start, seg.rows, lambda _l, st=step: st, [0])
+        if grouped:
             length = row_order_view(spec, seg.node, 0).sizes[-1]
             cols["addr"].add(seg.start, seg.rows, lambda l, b=base, L=length: b + l // L, _run_starts(seg.rows, length))
         else:
