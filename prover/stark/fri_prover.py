@@ -12,6 +12,7 @@ from . import circle_fft as cf
 from . import field_vec as fv
 from .backend import U64, Array, xp
 from .merkle_tree import MerkleTree
+from .pow_grind import grind  # noqa: F401  (re-exported: prove.py and tests import it from here)
 
 SecureCol = tuple[Array, Array, Array, Array]
 
@@ -118,22 +119,3 @@ class FriProver:
                 if member not in known:
                     out.append(tuple(int(c[member]) for c in col))
         return out  # type: ignore[return-value]
-
-
-def grind(channel: Channel, pow_bits: int) -> int:
-    """Smallest nonce whose proof-of-work hash has `pow_bits` trailing zero bits."""
-    import hashlib
-    import struct
-
-    from ...verifier.channel import trailing_zeros
-
-    prefix = channel.pow_prefix(pow_bits)
-    base = hashlib.blake2s(prefix)
-    nonce = 0
-    while True:
-        h = base.copy()
-        h.update(struct.pack("<Q", nonce))
-        if trailing_zeros(h.digest()) >= pow_bits:
-            return nonce
-        nonce += 1
-
