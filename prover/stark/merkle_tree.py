@@ -8,7 +8,6 @@ small inputs, so threads would not help."""
 from __future__ import annotations
 
 import os
-import pickle
 import tempfile
 
 from ...verifier.formats import Decommitment
@@ -26,10 +25,11 @@ def _row_bytes(columns: list[Array]) -> tuple[bytes, int]:
     return mat.astype("<u4").tobytes(), 4 * len(columns)
 
 
-def _hash_range(height: int, stop: int, rows: list[tuple[bytes, int]], lo: int, hi: int) -> list[list[bytes]]:
-    """Layers height..stop of the subtree over leaves [lo, hi) (aligned, hi - lo = 2^(height - stop)).
-    rows[k] = (row bytes, width) of the columns injected at layer k."""
-    layers: list[list[bytes]] = []
+def _hash_range(height: int, stop: int, rows: list[tuple[bytes, int]], lo: int, hi: int) -> list[bytes]:
+    """Layers height..stop of the subtree over leaves [lo, hi) (aligned, hi - lo = 2^(height - stop)),
+    each as the concatenation of its 32-byte digests. rows[k] = (row bytes, width) of the columns
+    injected at layer k."""
+    layers: list[bytes] = []
     data, width = rows[height]
     mv = memoryview(data)
     leaf = _LEAF_STATE
@@ -38,12 +38,11 @@ def _hash_range(height: int, stop: int, rows: list[tuple[bytes, int]], lo: int, 
         s = leaf.copy()
         s.update(mv[j * width : (j + 1) * width])
         out.append(s.digest())
-    layers.append(out)
+    layers.append(b"".join(out))
     node = _NODE_STATE
     for k in range(height - 1, stop - 1, -1):
         lo, hi = lo >> 1, hi >> 1
-        prev = b"".join(layers[-1])
-        pmv = memoryview(prev)
+        pmv = memoryview(layers[-1])
         data, width = rows[k]
         vmv = memoryview(data)
         out = []
@@ -53,12 +52,14 @@ def _hash_range(height: int, stop: int, rows: list[tuple[bytes, int]], lo: int, 
             if width:
                 s.update(vmv[j * width : (j + 1) * width])
             out.append(s.digest())
-        layers.append(out)
+        layers.append(b"".join(out))
     return layers
 
 
 class MerkleTree:
-    """Commits columns of mixed log sizes; a column of log size k is hashed into layer k."""
+    """Commits columns of mixed log sizes; a column of log size k is hashed into layer k. Layer k
+    is kept as one bytes object of 2^k digests (one object per layer, not per node: cheap to pass
+    between processes and to join)."""
 
     def __init__(self, columns: list[Array]) -> None:
         if not columns:
@@ -69,7 +70,7 @@ class MerkleTree:
         self.by_size: dict[int, list[int]] = {}
         for i, k in enumerate(self.log_sizes):
             self.by_size.setdefault(k, []).append(i)
-        self.layers: list[list[bytes]] = [[] for _ in range(self.height + 1)]
+        self.layers: list[bytes] = [b""] * (self.height + 1)
         self._build()
 
     def _build(self) -> None:
@@ -83,38 +84,46 @@ class MerkleTree:
         for i, layer in enumerate(top):
             self.layers[h - i] = layer
 
-    def _build_in_two_processes(self, rows: list[tuple[bytes, int]]) -> list[list[bytes]]:
-        """Left half here, right half in a forked child; then the root."""
+    def _build_in_two_processes(self, rows: list[tuple[bytes, int]]) -> list[bytes]:
+        """Left half here, right half in a forked child (its layers come back as raw bytes in a
+        shared-memory file); then the root."""
         h = self.height
         n = 1 << h
         with tempfile.TemporaryFile(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as tmp:
             pid = os.fork()
             if pid == 0:  # child: hash the right half, write it, leave without cleanup handlers
                 try:
-                    pickle.dump(_hash_range(h, 1, rows, n // 2, n), tmp, protocol=pickle.HIGHEST_PROTOCOL)
+                    for layer in _hash_range(h, 1, rows, n // 2, n):
+                        tmp.write(layer)
                     tmp.flush()
                     os._exit(0)
                 except BaseException:
                     os._exit(1)
             left = _hash_range(h, 1, rows, 0, n // 2)
             _, status = os.waitpid(pid, 0)
-            if status != 0:
-                right = _hash_range(h, 1, rows, n // 2, n)  # the child failed: do it here
-            else:
-                tmp.seek(0)
-                right = pickle.load(tmp)
+            tmp.seek(0)
+            raw = tmp.read() if status == 0 else b""
+        sizes = [len(layer) for layer in left]
+        if len(raw) != sum(sizes):  # the child failed: do its half here
+            right = _hash_range(h, 1, rows, n // 2, n)
+        else:
+            ends = [sum(sizes[: i + 1]) for i in range(len(sizes))]
+            right = [raw[e - s : e] for e, s in zip(ends, sizes)]
         layers = [a + b for a, b in zip(left, right)]
         root_rows = rows[0]
         s = _NODE_STATE.copy()
-        s.update(layers[-1][0] + layers[-1][1])
+        s.update(layers[-1])
         if root_rows[1]:
             s.update(root_rows[0])
-        layers.append([s.digest()])
+        layers.append(s.digest())
         return layers
+
+    def node(self, layer: int, index: int) -> bytes:
+        return self.layers[layer][32 * index : 32 * index + 32]
 
     @property
     def root(self) -> bytes:
-        return self.layers[0][0]
+        return self.layers[0]
 
     def decommit(self, queries: dict[int, list[int]]) -> tuple[list[list[int]], Decommitment]:
         """Opened values per column at `queries[log size]`, and the witnesses to recompute the root."""
@@ -134,6 +143,6 @@ class MerkleTree:
                 if k < self.height:
                     for child in (2 * j, 2 * j + 1):
                         if child not in prev:
-                            dec.hash_witness.append(self.layers[k + 1][child])
+                            dec.hash_witness.append(self.node(k + 1, child))
             prev = set(need)
         return values, dec
