@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from luminair.prover.graph.fixed import (
-    DomainViolation, fx_add, fx_less_than, fx_mod, fx_mul, fx_recip, fx_sqrt, fx_table, lookup_table,
+    DomainViolation, fx_add, fx_dot, fx_less_than, fx_mod, fx_mul, fx_recip, fx_sqrt, fx_table, lookup_table,
     quantize_floor,
 )
 from luminair.verifier import numeric as num
@@ -117,3 +117,30 @@ def test_quantize_matches_numeric_format_including_ties(rng, s):
     rnd = rng.uniform(fmt.min_real, fmt.max_real, 2000)
     x = np.concatenate([ties, rnd, [0.0, -0.0, fmt.max_real, fmt.min_real]])
     assert quantize_floor(x, s).astype(np.int64).tolist() == [fmt.quantize(float(v)) for v in x]
+
+
+@pytest.mark.parametrize("s", SCALES)
+def test_dot_matches_scalar_op_including_large_sums_and_the_accumulator_edge(rng, s):
+    shape = (7, 5, 40)
+    a = rng.integers(VALUE_MIN, VALUE_MAX + 1, shape).astype(np.int64) // 64
+    b = rng.integers(VALUE_MIN, VALUE_MAX + 1, shape).astype(np.int64) // 64
+    a[0, 0], b[0, 0] = 4000, 1600  # a prefix of 40 * 6.4M = 2^28 - ... near the edge, still in range
+    got = fx_dot(a.reshape(-1), b.reshape(-1), shape, 2, s)
+    want = [num.op_dot(a[i, j].tolist(), b[i, j].tolist(), s) for i in range(7) for j in range(5)]
+    assert got.tolist() == want
+    # the reduced axis may be any axis
+    got1 = fx_dot(a.reshape(-1), b.reshape(-1), shape, 1, s)
+    want1 = [num.op_dot(a[i, :, k].tolist(), b[i, :, k].tolist(), s) for i in range(7) for k in range(40)]
+    assert got1.tolist() == want1
+
+
+def test_dot_refuses_a_prefix_sum_outside_the_accumulator_like_the_scalar_op():
+    a = np.full(16, VALUE_MAX, dtype=np.int64)
+    b = np.full(16, VALUE_MAX, dtype=np.int64)  # every product ~2^30: the first prefix is already out
+    with pytest.raises(DomainViolation, match="accumulator range"):
+        fx_dot(a, b, (16,), 0, 10)
+    with pytest.raises(NumericError, match="accumulator range"):
+        num.op_dot(a.tolist(), b.tolist(), 10)
+    # a sum whose prefixes stay in range while single products are large
+    a2, b2 = np.array([VALUE_MAX, VALUE_MAX // 2]), np.array([4096, -8192])
+    assert fx_dot(a2, b2, (2,), 0, 10).tolist() == [num.op_dot(a2.tolist(), b2.tolist(), 10)]

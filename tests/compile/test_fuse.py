@@ -1,0 +1,124 @@
+"""FuseOpCompiler: which patterns fuse, which do not, and the lane counts the verifier derives."""
+
+import numpy as np
+import pytest
+
+from luminair.prover import FuseOpCompiler, GenericCompiler, Graph, Op, StwoCompiler
+from luminair.prover import graph as G
+from luminair.prover.air.graph_trace import build_spec
+from luminair.prover.graph.error_bound import error_bound
+
+
+def _ops(cx):
+    return [n.op for n in cx.nodes()]
+
+
+def _lanes(cx):
+    spec = build_spec(cx)
+    return [spec.lanes(i) for i, n in enumerate(spec.nodes) if n.op == "Dot"]
+
+
+def test_every_matmul_of_an_mlp_becomes_one_dot(rng):
+    cx = Graph()
+    x = cx.input("x", (1, 12))
+    h = (x @ cx.constant(rng.uniform(-1, 1, (12, 8)), "w1") + cx.constant(np.zeros(8) + 0.1, "b1")).relu()
+    (h @ cx.constant(rng.uniform(-1, 1, (8, 3)), "w2")).output("y")
+    stwo = StwoCompiler()
+    cx.compile(GenericCompiler(), stwo)
+    assert stwo.fused == {"Dot": 2}
+    assert Op.SUM_REDUCE not in _ops(cx) and _ops(cx).count(Op.DOT) == 2
+    assert _ops(cx).count(Op.MUL) == 1  # the relu's product stays a Mul
+    dots = [n for n in cx.nodes() if n.op is Op.DOT]
+    assert all(n.srcs[1][0].op is Op.CONSTANT for n in dots)  # weights second
+    assert _lanes(cx) == [4, 8]  # K = 12 and 8, |w| < 1
+    feed = {"x": rng.uniform(-1, 1, (1, 12))}
+    bound = error_bound(cx, feed)["y"]
+    assert (np.abs(cx.run(feed, exact=True)["y"] - cx.run(feed)["y"]) <= bound).all()
+
+
+def test_weights_on_the_left_are_moved_to_the_second_operand(rng):
+    cx = Graph()
+    x = cx.input("x", (4, 2))
+    (cx.constant(rng.uniform(-1, 1, (3, 4)), "w") @ x).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    (dot,) = [n for n in cx.nodes() if n.op is Op.DOT]
+    assert dot.srcs[0][0].op is Op.INPUT and dot.srcs[1][0].op is Op.CONSTANT
+
+
+def test_a_product_read_elsewhere_or_shown_as_an_output_is_not_fused(rng):
+    cx = Graph()
+    x = cx.input("x", (2, 4))
+    w = cx.constant(rng.uniform(-1, 1, (2, 4)), "w")
+    p = x * w
+    p.sum_reduce(1).output("s")
+    p.max_reduce(1).output("m")  # a second reader of the products
+    cx.compile(GenericCompiler(), StwoCompiler())
+    assert Op.DOT not in _ops(cx)
+
+    cx2 = Graph()
+    x2 = cx2.input("x", (2, 4))
+    p2 = x2 * cx2.constant(rng.uniform(-1, 1, (2, 4)), "w")
+    p2.output("p")
+    p2.sum_reduce(1).output("s")
+    cx2.compile(GenericCompiler(), StwoCompiler())
+    assert Op.DOT not in _ops(cx2)
+
+
+def test_fuse_false_keeps_every_primitive(rng):
+    cx = Graph()
+    x = cx.input("x", (1, 8))
+    (x @ cx.constant(rng.uniform(-1, 1, (8, 2)), "w")).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler(fuse=False))
+    assert Op.DOT not in _ops(cx) and Op.SUM_REDUCE in _ops(cx)
+
+
+def test_fusing_twice_changes_nothing(rng):
+    cx = Graph()
+    x = cx.input("x", (1, 8))
+    (x @ cx.constant(rng.uniform(-1, 1, (8, 2)), "w")).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    before = repr(cx.nodes())
+    assert FuseOpCompiler().compile(cx) is False and repr(cx.nodes()) == before
+
+
+@pytest.mark.parametrize(
+    "k, w_max, lanes",
+    [
+        (32, 0.9, 16),  # 16 * 922 * 2^15 < P - 2^29
+        (32, 2.9, 16),  # 16 * 2970 * 2^15 = 1.56e9 still fits
+        (32, 5.0, 8),   # 16 * 5120 * 2^15 does not; 8 lanes do
+        (32, 31.0, 1),  # 2 * 31744 * 2^15 = 2.08e9 does not fit: one product a row
+        (12, 0.5, 4),
+        (6, 0.5, 2),
+        (7, 0.5, 1),
+    ],
+)
+def test_lanes_follow_the_weights_bound_and_the_reduced_length(k, w_max, lanes):
+    cx = Graph()
+    x = cx.input("x", (1, k))
+    w = np.full((k, 2), 0.25)
+    w[0, 0] = w_max
+    (x @ cx.constant(w, "w")).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    assert _lanes(cx) == [lanes]
+
+
+def test_a_product_of_two_activations_gets_one_lane(rng):
+    cx = Graph()
+    x = cx.input("x", (2, 16))
+    (x * x).sum_reduce(1).output("sq")  # a sum of squares: any 16-bit value may meet any other
+    q = cx.input("q", (4, 8))
+    (q @ q.T).output("att")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    assert _lanes(cx) == [1, 1]
+
+
+def test_a_convolution_fuses_and_matches_its_float_reference(rng):
+    cx = Graph()
+    x = cx.input("x", (1, 3, 6, 6))
+    G.conv2d(x, rng.uniform(-0.5, 0.5, (4, 3, 3, 3)), rng.uniform(-0.1, 0.1, 4), padding=1).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    assert Op.DOT in _ops(cx)
+    feed = {"x": rng.uniform(0, 1, (1, 3, 6, 6))}
+    bound = error_bound(cx, feed)["y"]
+    assert (np.abs(cx.run(feed, exact=True)["y"] - cx.run(feed)["y"]) <= bound).all()

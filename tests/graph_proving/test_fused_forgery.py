@@ -1,0 +1,161 @@
+"""The fused Dot component against a patched prover: the forgeries its primitives (Mul, SumReduce)
+are tested with (a wrong product, a wrong accumulation, a skipped term, a wrong rounding, an
+accumulator outside its range), each rejected with a named check; and the fused and unfused proofs
+of one model attest what their executors compute."""
+
+import numpy as np
+import pytest
+
+from luminair.prover import GenericCompiler, Graph, StwoCompiler
+from luminair.prover.air.graph_trace import accumulate_dot
+from luminair.prover.graph.error_bound import error_bound
+from luminair.verifier.fields import P
+from luminair.verifier.numeric import DOT_ACC_BOUND
+
+from proving_helpers import check, forge, prove_graph
+
+RNG = np.random.default_rng(11)
+W = RNG.uniform(-0.9, 0.9, (32, 3))
+X = {"x": RNG.uniform(-1, 1, (2, 32))}
+
+
+def _model(fuse: bool = True) -> Graph:
+    cx = Graph()
+    x = cx.input("x", (2, 32))
+    (x @ cx.constant(W, "w")).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler(fuse=fuse))
+    return cx
+
+
+@pytest.fixture(scope="module")
+def dot_case():
+    cx = _model()
+    settings, trace, proof = prove_graph(cx, X)
+    assert check(settings, proof).success
+    k = next(i for i, p in enumerate(settings.plans) if p.kind.startswith("Dot"))
+    comp = settings.plans[k].component
+    assert comp.lanes == 16  # |w| < 1: 16 products a row, two rows per output element
+    return cx, settings, trace, k
+
+
+def _dense(comp, key):
+    col = np.zeros(1 << comp.log_size, dtype=np.int64)
+    for r in comp.sparse_columns[key]:
+        col[r] = 1
+    return col
+
+
+def _row_sums(main, comp):
+    return sum(main[f"a{j}"] * main[f"b{j}"] for j in range(comp.lanes))
+
+
+def _forge_consistently(case, edit_sums=None, restart=None, edit_after=None):
+    """A forger that keeps every Dot constraint but the one under test: from the (edited) row sums it
+    recomputes the running sum, the rounding and every range limb, and claims the outputs this
+    forged trace yields, so the data flow balances and only the broken constraint can catch it."""
+    cx, settings, trace, k = case
+    comp = settings.plans[k].component
+    s = settings.spec.scale_bits
+    first, last = _dense(comp, "first"), _dense(comp, "last")
+    forged = {}
+
+    def tamper(main):
+        x = _row_sums(main[k], comp)
+        if edit_sums:
+            x = edit_sums(main[k], x)
+        starts = first.copy()
+        if restart is not None:
+            starts[restart] = 1  # the forger drops the carry into this row
+        accumulate_dot(main[k], x, starts, last, s)
+        if edit_after:
+            edit_after(main[k])
+        forged["out"] = main[k]["out"][np.flatnonzero(last)][: len(trace.public[-1])]
+
+    # the public outputs are fixed before proving: run the tamper once on a scratch copy to learn them
+    from luminair.prover.air.graph_trace import main_columns
+
+    scratch = main_columns(cx, settings.plans, trace.values, settings.air, settings.topology, settings.spec)
+    tamper(scratch)
+    public = [list(v) for v in trace.public[:-1]] + [[int(v) % P for v in forged["out"]]]
+    assert public != trace.public, "the forgery must change an output"
+    return check(settings, forge(cx, trace, settings, tamper, public=public))
+
+
+def test_a_wrong_product_operand_is_rejected(dot_case):
+    """The row multiplies another weight than the one the known rows yield at that address."""
+
+    def edit(main, x):
+        main["b3"][0] += 256  # 0.25 more
+        return x + 256 * main["a3"][0] * (np.arange(len(x)) == 0)
+
+    r = _forge_consistently(dot_case, edit_sums=edit)
+    assert r.check == "LogUp sum", r.error_message
+
+
+def test_a_wrong_accumulation_is_rejected(dot_case):
+    """An output element's second row restarts the sum instead of adding the first row's carry."""
+    r = _forge_consistently(dot_case, restart=1)
+    assert r.check == "OODS mismatch", r.error_message
+
+
+def test_a_skipped_term_is_rejected(dot_case):
+    """The accumulator leaves one lane's product out (the lane still reads its operands)."""
+    r = _forge_consistently(dot_case, edit_sums=lambda main, x: x - main["a5"] * main["b5"])
+    assert r.check == "OODS mismatch", r.error_message
+
+
+def test_a_wrong_rounding_is_rejected(dot_case):
+    """out one raw unit up with the remainder adjusted so the equation holds: the remainder leaves
+    [0, 2^s) and its range lookup finds no table row."""
+    s = dot_case[1].spec.scale_bits
+
+    def edit(main):
+        row = int(np.flatnonzero(main["out"] != 0)[0]) if (main["out"] != 0).any() else 1
+        main["out"][row] += 1
+        main["rem"][row] -= 1 << s
+        for i, name in enumerate(("rem_l0", "rem_l1")):
+            main[name][row] = (main["rem"][row] >> (8 * i)) & 255
+        for i, name in enumerate(("out_l0", "out_l1")):
+            main[name][row] = ((main["out"][row] + (1 << 15)) >> (8 * i)) & 255
+
+    r = _forge_consistently(dot_case, edit_after=edit)
+    assert r.check == "LogUp sum", r.error_message
+
+
+def test_an_accumulator_limb_encoding_past_its_range_is_rejected(dot_case):
+    """The accumulator's limbs encode acc + 2^28 + P (the same field element, so the limb sum
+    constraint holds) with a top limb far above its 5 bits: only the top limb's own lookup stops it."""
+    cx, settings, trace, k = dot_case
+
+    def tamper(main):
+        v = int(main[k]["acc"][0]) + DOT_ACC_BOUND + P
+        assert v < 1 << 32
+        for i in range(4):
+            main[k][f"acc_l{i}"][0] = (v >> (8 * i)) & 255
+        assert main[k]["acc_l3"][0] >= 32
+
+    r = check(settings, forge(cx, trace, settings, tamper))
+    assert r.check == "LogUp sum", r.error_message
+
+
+def test_fused_and_unfused_proofs_attest_their_executors_outputs():
+    """Both proofs verify and attest exactly their graph's fixed-point run, within the error bound of
+    float64. The fused run is the correctly rounded sum of the quantized operands' products (one
+    rounding per output), so it is never further from that exact sum than the unfused run (a
+    rounding per product)."""
+    outs = {}
+    for fuse in (True, False):
+        cx = _model(fuse)
+        settings, trace, proof = prove_graph(cx, X)
+        r = check(settings, proof)
+        assert r.success, r.error_message
+        exact = cx.run(X, exact=True)["y"]
+        np.testing.assert_array_equal(np.array(r.outputs["y"]["values"]).reshape(exact.shape), exact)
+        assert (np.abs(exact - cx.run(X)["y"]) <= error_bound(cx, X)["y"]).all()
+        outs[fuse] = exact
+    q = lambda a: np.floor(a * 1024 + 0.5)  # noqa: E731 - raw values at scale 10
+    exact_sum = (q(X["x"]) @ q(W)) / 1024**2
+    np.testing.assert_array_equal(outs[True], np.floor(exact_sum * 1024 + 0.5) / 1024)
+    assert np.abs(outs[True] - exact_sum).max() <= 0.5 / 1024
+    assert np.abs(outs[True] - exact_sum).max() <= np.abs(outs[False] - exact_sum).max()
+    assert (outs[True] != outs[False]).any()  # the roundings do differ on this model
