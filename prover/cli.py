@@ -332,7 +332,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     from luminair.prover import GenericCompiler, StwoCompiler
     from luminair.prover.graph.model_file import load_model, read_input_json
     from luminair.prover.proving import gen_settings, gen_trace, prove, write_files
-    from luminair.verifier.graph.summary import component_cells
+    from luminair.verifier.graph.summary import plan_cells
 
     # Everything the user named is checked before any work: labels, model, input, the output folder.
     title, description = check_labels(args.title, args.description)
@@ -399,7 +399,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 "nodes": len(p.nodes),
                 "rows": p.rows,
                 "trace_rows": 1 << p.component.log_size,
-                **component_cells(p.component),
+                **plan_cells(settings.spec, p),
             }
             for p in settings.plans
         ],
@@ -422,6 +422,14 @@ def cmd_prove(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def fused_note(c: dict[str, Any]) -> str:
+    """For a fused component: the cells its primitive decomposition would have needed."""
+    if "primitive_cells" not in c:
+        return ""
+    ratio = c["primitive_cells"] / max(1, c["cells"])
+    return f"; as Mul + SumReduce rows: {c['primitive_cells']} cells, {ratio:.1f}x"
+
+
 def print_prove_summary(s: dict[str, Any]) -> None:
     say(f"model          {s['model']}")
     say(f"model digest   {s['model_digest']}  ({IDENTITY_NOTE}; the same whatever the labels)")
@@ -438,7 +446,7 @@ def print_prove_summary(s: dict[str, Any]) -> None:
         f"cells          {total} committed trace cells: "
         + ", ".join(
             f"{c['component']} {c['cells']} ({c['main_columns']} main + {c['topology_columns']} topology + "
-            f"{c['interaction_columns']} LogUp columns)"
+            f"{c['interaction_columns']} LogUp columns{fused_note(c)})"
             for c in s["components"]
         )
     )
@@ -536,7 +544,8 @@ def print_inspect(info: dict[str, Any]) -> None:
                 say(
                     f"  {printable(str(c.get('component'))):<14} {c.get('nodes')} nodes, {c.get('rows')} rows of "
                     f"2^{c.get('log_size')}, {c.get('cells')} cells ({c.get('main_columns')} main + "
-                    f"{c.get('topology_columns')} topology + {c.get('interaction_columns')} LogUp columns)"
+                    f"{c.get('topology_columns')} topology + {c.get('interaction_columns')} LogUp columns"
+                    f"{fused_note(c)})"
                 )
         elif key == "graph":
             say(f"graph: {len(value['nodes'])} nodes, {len(value['edges'])} edges")

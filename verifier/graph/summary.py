@@ -36,6 +36,26 @@ def component_cells(comp: Any) -> dict[str, int]:
     return {**columns, "cells": (1 << comp.log_size) * sum(columns.values())}
 
 
+def plan_cells(spec: GraphSpec, plan: Any) -> dict[str, int]:
+    """component_cells of a planned component; for a fused one also `primitive_cells`, what its
+    primitive decomposition (one Mul and one SumReduce row per product, in components of their
+    own) would have committed for the same nodes."""
+    from .components import make_component
+    from .statement import _log_size
+
+    out = component_cells(plan.component)
+    if plan.kind.startswith("Dot"):
+        products = sum(spec.rows_of(n) * spec.lanes(n) for n in plan.nodes)
+        total = 0
+        for kind in ("Mul", "SumReduce"):
+            comp = make_component(kind, _log_size(products), spec.scale_bits)
+            # the column counts do not depend on the sparse columns' values, only on their names
+            comp.sparse_columns = {f"d.{c}": {} for c in comp.topology_kinds()} | {"first": {}, "last": {}}
+            total += component_cells(comp)["cells"]
+        out["primitive_cells"] = total
+    return out
+
+
 def describe_steps(steps: tuple) -> str:
     return " | ".join(f"{kind}{tuple(arg)}" for kind, arg in steps) or "identity"
 
@@ -74,7 +94,7 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
         ],
         "components": [
             {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, "log_size": p.component.log_size,
-             **component_cells(p.component)}
+             **plan_cells(spec, p)}
             for p in plans
         ],
         "weights": sum(n.numel for n in spec.nodes if n.op == "Constant"),
