@@ -13,6 +13,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from typing import Sequence
 
 from ...verifier.circle import GEN, LOG_ORDER, index_to_point
 from ...verifier.fields import P
@@ -182,11 +183,11 @@ def _layer(buf: Array, shape: tuple[int, ...], w: Array, temps: tuple[Array, Arr
     (_butterfly_inverse if inverse else _butterfly_forward)(a, b, w, t64, t, h)
 
 
-def _transform_block(data: Array, out: Array, kind: str, log_size: int, inverse: bool, skip_top: int = 0) -> None:
-    """Transform the (rows, 2^(n - skip_top)) uint64 block `data` into `out` (rows, 2^n) uint64.
+def _transform_block(data: Sequence[Array], out: Array, kind: str, log_size: int, inverse: bool, skip_top: int = 0) -> None:
+    """Transform the rows of `data` (uint64, 2^(n - skip_top) each) into `out` (rows, 2^n) uint64.
     skip_top > 0 (forward only): data are coefficients zero-padded to 2^n, whose top skip_top
     layers only copy the lower half into the upper one, so the input is tiled instead."""
-    rows = data.shape[0]
+    rows = len(data)
     n = 1 << log_size
     k, tw = _plan(kind, log_size, inverse)
     c = 1 << k
@@ -194,7 +195,8 @@ def _transform_block(data: Array, out: Array, kind: str, log_size: int, inverse:
     x, y, *temps = _scratch(rows, n)
     tmp = tuple(temps)
     if not inverse:
-        xp.copyto(x.reshape(rows, 1 << skip_top, n >> skip_top), data[:, None, :], casting="unsafe")
+        for i, row in enumerate(data):  # row by row: callers pass lists of columns, never stacked
+            xp.copyto(x[i].reshape(1 << skip_top, n >> skip_top), row[None, :], casting="unsafe")
         for j in range(log_size - 1 - skip_top, k - 1, -1):
             _layer(x, (rows, n >> (j + 1), 2, 1 << j), tw[j], tmp, False)
         xp.copyto(y.reshape(rows, c, r), x.reshape(rows, r, c).transpose(0, 2, 1))
@@ -202,7 +204,8 @@ def _transform_block(data: Array, out: Array, kind: str, log_size: int, inverse:
             _layer(y, (rows, c >> (j + 1), 2, 1 << j, r), tw[j], tmp, False)
         xp.copyto(out.reshape(rows, r, c), y.reshape(rows, c, r).transpose(0, 2, 1))
         return
-    xp.copyto(y.reshape(rows, c, r), data.reshape(rows, r, c).transpose(0, 2, 1), casting="unsafe")
+    for i, row in enumerate(data):
+        xp.copyto(y[i].reshape(c, r), row.reshape(r, c).T, casting="unsafe")
     for j in range(k):
         _layer(y, (rows, c >> (j + 1), 2, 1 << j, r), tw[j], tmp, True)
     xp.copyto(x.reshape(rows, r, c), y.reshape(rows, c, r).transpose(0, 2, 1))
@@ -224,11 +227,11 @@ def _threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def _batched(data: Array, kind: str, log_size: int, inverse: bool, skip_top: int = 0) -> Array:
+def _batched(data: Sequence[Array], kind: str, log_size: int, inverse: bool, skip_top: int = 0) -> Array:
     """Transform every row of `data`; groups of rows run as tasks in parallel threads (numpy
     releases the GIL inside each large operation)."""
     global _POOL
-    rows = data.shape[0]
+    rows = len(data)
     out = xp.empty((rows, 1 << log_size), dtype=U64)
     per = max(1, _TASK_VALUES >> log_size)
     if _threads() == 1 or rows <= per or out.size < _PARALLEL_MIN:
@@ -245,45 +248,49 @@ def _batched(data: Array, kind: str, log_size: int, inverse: bool, skip_top: int
     return out
 
 
-def _as2d(data: Array) -> tuple[Array, bool]:
+def _as_rows(data: Array | Sequence[Array]) -> tuple[Sequence[Array], bool]:
+    """A (C, N) array, a list of C vectors of equal length, or one vector -> (rows, was a vector)."""
+    if isinstance(data, (list, tuple)):
+        return [xp.asarray(r, dtype=U64) for r in data], False
     arr = xp.asarray(data, dtype=U64)
     if arr.ndim == 1:
         return arr[None, :], True
     return arr, False
 
 
-def _transform(data: Array, kind: str, inverse: bool) -> Array:
-    arr, flat = _as2d(data)
-    n = arr.shape[1].bit_length() - 1
-    out = _batched(arr, kind, n, inverse) if n else arr.copy()
+def _transform(data: Array | Sequence[Array], kind: str, inverse: bool) -> Array:
+    rows, flat = _as_rows(data)
+    n = rows[0].shape[0].bit_length() - 1
+    out = _batched(rows, kind, n, inverse) if n else xp.array(rows, dtype=U64).reshape(len(rows), 1)
     return out[0] if flat else out
 
 
-def circle_evaluate(coeffs: Array) -> Array:
+def circle_evaluate(coeffs: Array | Sequence[Array]) -> Array:
     """(C, N) coefficients -> evaluations on the circle domain of log size n (storage order)."""
     return _transform(coeffs, "circle", inverse=False)
 
 
-def circle_interpolate(evals: Array) -> Array:
+def circle_interpolate(evals: Array | Sequence[Array]) -> Array:
     return _transform(evals, "circle", inverse=True)
 
 
-def line_evaluate(coeffs: Array) -> Array:
+def line_evaluate(coeffs: Array | Sequence[Array]) -> Array:
     return _transform(coeffs, "line", inverse=False)
 
 
-def line_interpolate(evals: Array) -> Array:
+def line_interpolate(evals: Array | Sequence[Array]) -> Array:
     return _transform(evals, "line", inverse=True)
 
 
-def extend(coeffs: Array, log_size: int) -> Array:
-    """Evaluate (C, N) coefficients on the larger circle domain of log size `log_size`."""
-    arr, flat = _as2d(coeffs)
-    n = arr.shape[1].bit_length() - 1
+def extend(coeffs: Array | Sequence[Array], log_size: int) -> Array:
+    """Evaluate (C, N) coefficients (or a list of C coefficient vectors) on the larger circle
+    domain of log size `log_size`."""
+    rows, flat = _as_rows(coeffs)
+    n = rows[0].shape[0].bit_length() - 1
     if log_size == 0:
-        out = arr.copy()
+        out = xp.array(rows, dtype=U64).reshape(len(rows), 1)
     else:
-        out = _batched(arr, "circle", log_size, inverse=False, skip_top=log_size - n)
+        out = _batched(rows, "circle", log_size, inverse=False, skip_top=log_size - n)
     return out[0] if flat else out
 
 

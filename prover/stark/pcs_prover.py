@@ -54,7 +54,7 @@ def interpolate_columns(columns: list[Array]) -> list[Array]:
     for i, c in enumerate(columns):
         by_size.setdefault(c.shape[0], []).append(i)
     for _, idx in by_size.items():
-        co = cf.circle_interpolate(xp.stack([columns[i] for i in idx]))
+        co = cf.circle_interpolate([columns[i] for i in idx])
         for j, i in enumerate(idx):
             out[i] = co[j]
     return out  # type: ignore[return-value]
@@ -67,7 +67,7 @@ def extend_columns(coeffs: list[Array], log_blowup: int) -> list[Array]:
         by_size.setdefault(c.shape[0], []).append(i)
     for size, idx in by_size.items():
         log = size.bit_length() - 1
-        ev = cf.extend(xp.stack([coeffs[i] for i in idx]), log + log_blowup)
+        ev = cf.extend([coeffs[i] for i in idx], log + log_blowup)
         for j, i in enumerate(idx):
             out[i] = ev[j]
     return out  # type: ignore[return-value]

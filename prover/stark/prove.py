@@ -377,7 +377,7 @@ def _component_composition(
         base = lay.interaction_offset[ci]
         wanted += [("inter", str(base + k), inter_tree.coeffs[base + k]) for k in range(4 * info.n_batches)]
     if wanted:
-        ext = cf.extend(xp.stack([w[2] for w in wanted]), m)
+        ext = cf.extend([w[2] for w in wanted], m)
         for (kind, key, _), col in zip(wanted, ext):
             cache[(kind, key)] = col
             if kind == "pre":
@@ -401,5 +401,5 @@ def _component_composition(
     for _ in range(n - 1):
         z = fv.sub(fv.mul(fv.add(z, z), z), xp.ones_like(z))
     quotient = fv.q_mul_base(acc, fv.batch_inverse(z))
-    return tuple(cf.circle_interpolate(xp.stack(quotient)))  # type: ignore[return-value]
+    return tuple(cf.circle_interpolate(list(quotient)))  # type: ignore[return-value]
 

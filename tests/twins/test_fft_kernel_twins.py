@@ -71,6 +71,16 @@ def test_extend_equals_the_zero_padded_transform(rows, n, blowup):
     tw, _ = cf.circle_twiddles(n + blowup)
     assert np.array_equal(cf.extend(coeffs, n + blowup), _plain(padded, tw, False))
     assert np.array_equal(cf.extend(coeffs[0], n + blowup), _plain(padded[:1], tw, False)[0])
+    strided = [np.repeat(c, 2)[0::2] for c in coeffs]  # lists of (strided) vectors: no stacking
+    assert np.array_equal(cf.extend(strided, n + blowup), _plain(padded, tw, False))
+
+
+@pytest.mark.parametrize("rows,n", [(1, 0), (2, 1), (3, 6), (4, 15)])
+def test_lists_of_columns_transform_like_arrays(rows, n):
+    data = _rand(rows, n, 3 + n)
+    as_list = [np.repeat(r, 2)[1::2] for r in data]
+    for fn in (cf.circle_evaluate, cf.circle_interpolate, cf.line_evaluate, cf.line_interpolate):
+        assert np.array_equal(fn(as_list), fn(data))
 
 
 def test_inputs_are_left_untouched_and_outputs_are_fresh():
