@@ -364,18 +364,29 @@ def _component_composition(
         return got
 
     # Extend every committed column the component reads in one batched FFT (parallel threads);
-    # preprocessed trees keep their extensions, so a model's topology is extended once.
-    wanted = [("main", name, main_tree.coeffs[names[name]]) for name in comp.main_columns]
+    # preprocessed trees keep their extensions, so a model's topology is extended once. A column
+    # committed on a domain of log size m (log blowup = LOG_EXPAND) already is its extension.
+    wanted: list[tuple[str, str, Array]] = []
+
+    def want(kind: str, key: str, tree: CommittedTree, idx: int) -> None:
+        if tree.evals[idx].shape[0] == size:
+            cache[(kind, key)] = tree.evals[idx]
+        else:
+            wanted.append((kind, key, tree.coeffs[idx]))
+
+    for name in comp.main_columns:
+        want("main", name, main_tree, names[name])
     for key in info.pre_masks:
         t, c = lay.pre_index[key]
         kept = _tree_extensions(preprocessed[t]).get((c, m))
         if kept is not None:
             cache[("pre", key)] = kept
         else:
-            wanted.append(("pre", key, preprocessed[t].coeffs[c]))
+            want("pre", key, preprocessed[t], c)
     if inter_tree is not None and info.n_batches:
         base = lay.interaction_offset[ci]
-        wanted += [("inter", str(base + k), inter_tree.coeffs[base + k]) for k in range(4 * info.n_batches)]
+        for k in range(4 * info.n_batches):
+            want("inter", str(base + k), inter_tree, base + k)
     if wanted:
         ext = cf.extend([w[2] for w in wanted], m)
         for (kind, key, _), col in zip(wanted, ext):
