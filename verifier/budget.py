@@ -120,7 +120,7 @@ def graph_table_work(spec: Any, log_blowup: int) -> int:
     from .graph.table_roots import PINNED_ROOTS
     from .graph.tables import MAX_RECOMPUTE_LOG
 
-    kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput"}
+    kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput", "Direct"}
     components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
     needed = {t for c in components for t in c.tables} | ({"range8"} if any(c.uses_range for c in components) else set())
     units = 0
@@ -160,12 +160,19 @@ def graph_work(spec: Any) -> dict[str, float]:
         by_kind.setdefault(node_kind(spec, i), []).append(i)
     boundaries = 0
     for kind, nodes in by_kind.items():
+        if kind == "Direct":
+            continue  # no rows: the Dot reading them counts its terms below
         segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
         if kind in ("Known", "PrivateInput"):
             boundaries += 4 * len(segs)
         else:  # the bound plan_components checks against topology.MAX_SPARSE_ENTRIES
             boundaries += topology_cost(spec, segs, len(spec.nodes[nodes[0]].srcs), spec.nodes[nodes[0]].op in GROUPED)
     known_rows = sum(-(-spec.nodes[i].numel // KNOWN_LANES) for i in by_kind.get("Known", []))
+    # a Dot row that takes its weights from the verifier's terms: one term of 1 + lanes values
+    known_rows += sum(
+        rows_of(spec, i) * (1 + spec.lanes(i)) / (1 + KNOWN_LANES)
+        for kind, nodes in by_kind.items() if kind.startswith("DotW") for i in nodes
+    )
     steps = sum(len(steps) for node in spec.nodes for _, _, steps in node.srcs)
     return {
         "LogUp public terms": float(KNOWN_ROW_UNITS * known_rows + OUTPUT_TERM_UNITS * sum(len(o.src_indices) for o in spec.outputs)),

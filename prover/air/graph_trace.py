@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...verifier.fields import P
-from ...verifier.graph.components import DATA, HALF, KNOWN, limb_names
+from ...verifier.graph.components import DATA, HALF, KNOWN, WEIGHTS, limb_names
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.statement import ComponentPlan, build_graph_air
 from ...verifier.graph.topology import KNOWN_LANES, AffineView, dot_lane_stride, node_bases, row_order_view
@@ -489,7 +489,7 @@ def table_multiplicities(
         ev = DomainEvaluator(comp, 1 << n, source)
         comp.evaluate(ev)
         for rel, mult, vals in ev.entries:
-            if rel in (DATA, KNOWN):
+            if rel in (DATA, KNOWN, WEIGHTS):
                 continue
             m = mult.a.astype(I64) if isinstance(mult, BV) else np.full(1 << n, int(mult), dtype=I64)
             if rel == "range8":

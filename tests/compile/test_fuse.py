@@ -122,3 +122,37 @@ def test_a_convolution_fuses_and_matches_its_float_reference(rng):
     feed = {"x": rng.uniform(0, 1, (1, 3, 6, 6))}
     bound = error_bound(cx, feed)["y"]
     assert (np.abs(cx.run(feed, exact=True)["y"] - cx.run(feed)["y"]) <= bound).all()
+
+
+def _kinds(cx):
+    from luminair.verifier.graph.statement import node_kind
+
+    spec = build_spec(cx)
+    return [node_kind(spec, i) for i, n in enumerate(spec.nodes) if n.op in ("Dot", "Constant")]
+
+
+def test_weights_read_once_by_one_dot_are_taken_directly(rng):
+    """x (1, K) @ w: every weight is read once, by that Dot alone: the Dot takes them from the
+    verifier's own terms (DotW), and the constant gets no known rows (Direct)."""
+    cx = Graph()
+    x = cx.input("x", (1, 32))
+    (x @ cx.constant(rng.uniform(-1, 1, (32, 4)), "w")).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    assert _kinds(cx) == ["Direct", "DotW16"]
+
+
+def test_weights_read_more_than_once_go_through_the_known_rows(rng):
+    w = rng.uniform(-1, 1, (32, 4))
+    batched = Graph()  # a batch of two reads every weight twice (a stride-0 axis)
+    (batched.input("x", (2, 32)) @ batched.constant(w, "w")).output("y")
+    shared = Graph()  # one weight matrix read by two matmuls
+    c = shared.constant(w, "w")
+    (shared.input("x", (1, 32)) @ c).output("y")
+    (shared.input("z", (1, 32)) @ c).output("v")
+    shown = Graph()  # a weight matrix that is also an output
+    c2 = shown.constant(w, "w")
+    (shown.input("x", (1, 32)) @ c2).output("y")
+    c2.output("w_out")
+    for cx in (batched, shared, shown):
+        cx.compile(GenericCompiler(), StwoCompiler())
+        assert "Direct" not in _kinds(cx) and all(k in ("Known", "Dot16") for k in _kinds(cx)), _kinds(cx)

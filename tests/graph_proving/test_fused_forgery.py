@@ -138,6 +138,29 @@ def test_an_accumulator_limb_encoding_past_its_range_is_rejected(dot_case):
     assert r.check == "LogUp sum", r.error_message
 
 
+def test_a_direct_weight_other_than_the_displayed_one_is_rejected():
+    """x (1, K) @ w reads every weight once: the Dot takes its lanes' weights straight from the
+    verifier's terms. A row that multiplies another weight (everything else kept consistent,
+    the changed output claimed) finds no term to match."""
+    cx = Graph()
+    x = cx.input("x", (1, 32))
+    (x @ cx.constant(W, "w")).output("y")
+    feed = {"x": X["x"][:1]}
+    settings, trace, proof = prove_graph(cx, feed)
+    assert check(settings, proof).success
+    k = next(i for i, p in enumerate(settings.plans) if p.kind.startswith("DotW"))
+    assert "Known" not in [p.kind for p in settings.plans] or all(
+        n != 1 for p in settings.plans if p.kind == "Known" for n in p.nodes
+    )  # the weights have no known rows
+
+    def edit(main, x):
+        main["b2"][0] += 256
+        return x + 256 * main["a2"][0] * (np.arange(len(x)) == 0)
+
+    r = _forge_consistently((cx, settings, trace, k), edit_sums=edit)
+    assert r.check == "LogUp sum", r.error_message
+
+
 def test_fused_and_unfused_proofs_attest_their_executors_outputs():
     """Both proofs verify and attest exactly their graph's fixed-point run, within the error bound of
     float64. The fused run is the correctly rounded sum of the quantized operands' products (one

@@ -31,6 +31,7 @@ from .topology import DOT_LANE_CHOICES, KNOWN_LANES
 
 DATA = "data"
 KNOWN = "known"
+WEIGHTS = "weights"  # (address of a row's first weight, its lanes' weights): terms the verifier adds
 RANGE = "range8"
 HALF = 1 << (VALUE_BITS - 1)  # 2^15: shifts a 16-bit signed value to [0, 2^16)
 
@@ -381,9 +382,10 @@ class DotComponent(GraphComponent):
     n_inputs = 2
     reduce = True
 
-    def __init__(self, log_size: int, scale_bits: int, lanes: int) -> None:
+    def __init__(self, log_size: int, scale_bits: int, lanes: int, direct: bool = False) -> None:
         self.lanes = lanes
-        self.name = f"dot{lanes}"
+        self.direct = direct  # weights read straight from the verifier's `weights` terms
+        self.name = f"dotw{lanes}" if direct else f"dot{lanes}"
         ab = tuple(f"a{j}" for j in range(lanes)) + tuple(f"b{j}" for j in range(lanes))
         self.op_columns = ab + ("acc", "out", "rem") + range_limbs(
             [("acc", DOT_ACC_BITS), ("out", 16), ("rem", scale_bits)]
@@ -406,8 +408,14 @@ class DotComponent(GraphComponent):
         for j in range(self.lanes):
             a, b = ev.main(f"a{j}"), ev.main(f"b{j}")
             self.consume(ev, 0, a, j)
-            self.consume(ev, 1, b, j)
+            if not self.direct:
+                self.consume(ev, 1, b, j)
             total = total + a * b
+        if self.direct:
+            # one tuple a row: the verifier adds (address, weights) for every row of this node from
+            # settings.bin, so the lanes hold exactly the displayed weights at the pinned address
+            weights = [ev.main(f"b{j}") for j in range(self.lanes)]
+            ev.add_to_relation(WEIGHTS, -self.t(ev, "in1_real"), [self.t(ev, "in1_addr"), *weights])
         acc, out, rem = ev.main("acc"), ev.main("out"), ev.main("rem")
         ev.add_constraint(acc - (1 - first) * ev.main("acc", -1) - total)
         check_range(ev, acc + DOT_ACC_BOUND, "acc", DOT_ACC_BITS)
@@ -501,7 +509,7 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
 }
 
 # Component order in the AIR: fixed, independent of the graph.
-DOT_KINDS = tuple(f"Dot{lanes}" for lanes in DOT_LANE_CHOICES)
+DOT_KINDS = tuple(f"Dot{lanes}" for lanes in DOT_LANE_CHOICES) + tuple(f"DotW{lanes}" for lanes in DOT_LANE_CHOICES)
 COMPONENT_ORDER = (
     "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt",
     "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", *DOT_KINDS,
@@ -514,5 +522,6 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
     if kind == "PrivateInput":
         return PrivateInputComponent(log_size, scale_bits)
     if kind in DOT_KINDS:
-        return DotComponent(log_size, scale_bits, int(kind[len("Dot"):]))
+        direct = kind.startswith("DotW")
+        return DotComponent(log_size, scale_bits, int(kind[len("DotW" if direct else "Dot"):]), direct)
     return OP_COMPONENTS[kind](log_size, scale_bits)

@@ -94,6 +94,15 @@ class GraphSpec:
             return _numel(view_shape(node.srcs[0][1], node.srcs[0][2])) // self.lanes(index)
         return node.numel
 
+    def direct_weights(self) -> dict[int, int]:
+        """Dot node -> the constant it reads directly (each weight once, by nothing else): derived
+        from the graph, never stored (topology.direct_weight_reads)."""
+        if "_direct" not in self.__dict__:
+            from .topology import direct_weight_reads
+
+            self.__dict__["_direct"] = direct_weight_reads(self)
+        return self.__dict__["_direct"]
+
     def lanes(self, index: int) -> int:
         """Products one Dot row accumulates: derived from the graph and weights, never stored."""
         cache = self.__dict__.setdefault("_lanes", {})

@@ -15,6 +15,7 @@ from .components import (
     COMPONENT_ORDER,
     DATA,
     KNOWN,
+    WEIGHTS,
     FunctionTableComponent,
     GraphComponent,
     RangeTableComponent,
@@ -24,6 +25,7 @@ from .spec import CONTRACT, GROUPED, GraphSpec, is_identity_map
 from .tables import TABLE_ORDER, table_log_size, table_root
 from .topology import (
     KNOWN_LANES,
+    direct_weight_rows,
     MAX_SPARSE_ENTRIES,
     Segment,
     known_topology,
@@ -48,12 +50,14 @@ def _log_size(rows: int) -> int:
 def node_kind(spec: GraphSpec, index: int) -> str:
     """The component a node's rows go to."""
     node = spec.nodes[index]
+    if node.op == "Constant" and index in spec.direct_weights().values():
+        return "Direct"  # no rows: its one reader takes the weights from the verifier's terms
     if node.op == "Constant" or (node.op == "Input" and not node.private):
         return "Known"
     if node.op == "Input":
         return "PrivateInput"
     if node.op in CONTRACT:
-        return f"{node.op}{spec.lanes(index)}"
+        return f"{node.op}{'W' if index in spec.direct_weights() else ''}{spec.lanes(index)}"
     return node.op
 
 
@@ -222,6 +226,17 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
                         d = combine_known([bases[seg.node] + KNOWN_LANES * t, *chunk])
                         num = q_add(q_mul(num, d), den)  # + 1 / d
                         den = q_mul(den, d)
+        weights = elements.get(WEIGHTS)
+        if weights is not None:
+            for plan in plans:
+                if not plan.kind.startswith("DotW"):
+                    continue
+                combine_w = _Combiner(weights, 1 + spec.lanes(plan.nodes[0]))
+                for seg in plan.segments:
+                    for addr, vals in direct_weight_rows(spec, seg.node, seg.rows, bases):
+                        d = combine_w([addr, *vals])
+                        num = q_add(q_mul(num, d), den)  # + 1 / d
+                        den = q_mul(den, d)
         data = elements.get(DATA)
         if data is not None:
             combine_data = _Combiner(data, 2)
@@ -238,6 +253,6 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
 
     n_ops = sum(len(p.nodes) for p in plans if p.kind not in ("Known", "PrivateInput"))
     desc = f"graph of {len(spec.nodes)} nodes ({n_ops} proven ops), {len(air.components)} AIR components"
-    n_terms = sum(seg.rows for p in plans if p.kind == "Known" for seg in p.segments)
+    n_terms = sum(seg.rows for p in plans if p.kind == "Known" or p.kind.startswith("DotW") for seg in p.segments)
     n_terms += sum(len(out.src_indices) for out in spec.outputs)
     return Statement(air, statement_bytes(settings.digest, public), public_sum, outputs, inputs, desc, n_terms)

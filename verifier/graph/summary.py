@@ -50,7 +50,8 @@ def plan_cells(spec: GraphSpec, plan: Any) -> dict[str, int]:
         for kind in ("Mul", "SumReduce"):
             comp = make_component(kind, _log_size(products), spec.scale_bits)
             # the column counts do not depend on the sparse columns' values, only on their names
-            comp.sparse_columns = {f"d.{c}": {} for c in comp.topology_kinds()} | {"first": {}, "last": {}}
+            empty: dict[int, int] = {}
+            comp.sparse_columns = {f"d.{c}": empty for c in comp.topology_kinds()} | {"first": empty, "last": empty}
             total += component_cells(comp)["cells"]
         out["primitive_cells"] = total
     return out

@@ -242,6 +242,61 @@ def dot_lanes(spec: GraphSpec, node_index: int) -> int:
     return 1
 
 
+def _is_bijection(v: AffineView, numel: int) -> bool:
+    """Whether an affine view reads every element of a source of `numel` elements exactly once:
+    unmasked, offset 0, and its (size, stride) pairs a mixed radix of the source's flat index."""
+    if v.masked() or v.offset != 0:
+        return False
+    axes = sorted((s, d) for d, s in zip(v.sizes, v.strides) if d != 1)
+    expect = 1
+    for stride, size in axes:
+        if stride != expect:
+            return False
+        expect *= size
+    return expect == numel
+
+
+def direct_weight_reads(spec: GraphSpec) -> dict[int, int]:
+    """Dot nodes whose second operand is a constant read by that Dot alone, each element exactly
+    once: such a Dot takes its weights straight from the verifier's own terms (one tuple a row, no
+    known rows, no per-lane reads), so the verifier's work stays one term per chunk of weights."""
+    readers: dict[int, int] = {}
+    for node in spec.nodes:
+        for src, _, _ in node.srcs:
+            readers[src] = readers.get(src, 0) + 1
+    for out in spec.outputs:
+        readers[out.node] = readers.get(out.node, 0) + 1
+    direct = {}
+    for i, node in enumerate(spec.nodes):
+        if node.op not in CONTRACT:
+            continue
+        c, src_shape, steps = node.srcs[1]
+        if spec.nodes[c].op != "Constant" or readers.get(c) != 1:
+            continue
+        try:
+            v = affine_view(src_shape, steps)
+        except ViewError:
+            continue
+        if _is_bijection(v, spec.nodes[c].numel):
+            direct[i] = c
+    return direct
+
+
+def direct_weight_rows(spec: GraphSpec, node_index: int, rows: int, bases: list[int]):  # noqa: ANN201
+    """(address, weights mod P) of every row of a Dot that reads its weights directly: row t reads
+    the constant at offset(t) + j * lane stride for lane j (the row order of topology columns)."""
+    node = spec.nodes[node_index]
+    c = node.srcs[1][0]
+    values = spec.nodes[c].values or []
+    v = row_order_view(spec, node_index, 1)
+    step = dot_lane_stride(spec, node_index, 1)
+    lanes = spec.lanes(node_index)
+    base = bases[c]
+    for t in range(rows):
+        off = _address(v, 0, t)
+        yield base + off, [values[off + j * step] % P for j in range(lanes)]
+
+
 def dot_lane_stride(spec: GraphSpec, node_index: int, k: int) -> int:
     """Address step from one lane to the next for input k of a Dot node (the reduced axis' stride)."""
     node = spec.nodes[node_index]
