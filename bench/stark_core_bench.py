@@ -84,15 +84,39 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
+def _fibonacci_prover(name: str, preset: str):
+    """`fibonacci_<log rows>x<columns>`: the example AIR, as a prove() returning its stage times."""
+    from luminair.prover.air.examples import fibonacci_trace
+    from luminair.prover.stark.prove import ProveStats, prove_stark
+    from luminair.verifier.air.examples import fibonacci_air, fibonacci_result
+    from luminair.verifier.config import PRESETS
+
+    log, cols = (int(v) for v in name.split("_")[1].split("x"))
+    air = fibonacci_air(log, cols, 1, 1, fibonacci_result(log, cols, 1, 1))
+    trace = fibonacci_trace(log, cols, 1, 1)
+
+    def prove() -> dict:
+        stats = ProveStats()
+        prove_stark(air, PRESETS[preset], b"bench", [trace], stats=stats)
+        return stats.stages
+
+    return prove
+
+
 def cmd_mlp(args: argparse.Namespace) -> dict:
-    cx, settings, trace = _mlp(args.model, args.preset)
+    """One model's prove time (an example MLP, or `fibonacci_<log rows>x<columns>`)."""
+    if args.model.startswith("fibonacci_"):
+        prove = _fibonacci_prover(args.model, args.preset)
+    else:
+        cx, settings, trace = _mlp(args.model, args.preset)
+        prove = lambda: cx.prove(trace, settings).stats.stages  # noqa: E731
     walls, cpus, stages = [], [], []
     for _ in range(args.runs):
         t, c = time.perf_counter(), _cpu()
-        p = cx.prove(trace, settings)
+        st = prove()
         walls.append(time.perf_counter() - t)
         cpus.append(_cpu() - c)
-        stages.append(p.stats.stages)
+        stages.append(st)
     return {
         "model": args.model,
         "preset": args.preset,
