@@ -166,7 +166,7 @@ def graph_work(spec: Any) -> dict[str, float]:
         if kind in ("Known", "PrivateInput"):
             boundaries += 4 * len(segs)
         else:  # the bound plan_components checks against topology.MAX_SPARSE_ENTRIES
-            boundaries += topology_cost(spec, segs, len(spec.nodes[nodes[0]].srcs), spec.nodes[nodes[0]].op in GROUPED)
+            boundaries += topology_cost(spec, segs, min(2, len(spec.nodes[nodes[0]].srcs)), spec.nodes[nodes[0]].op in GROUPED)
     known_rows = sum(-(-spec.nodes[i].numel // KNOWN_LANES) for i in by_kind.get("Known", []))
     # a Dot row that takes its weights from the verifier's terms: one term of 1 + lanes values
     known_rows += sum(

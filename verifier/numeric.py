@@ -139,6 +139,11 @@ def op_dot(a: list[int], b: list[int], s: int) -> int:
     return (acc + (1 << (s - 1))) >> s
 
 
+def op_relu(x: int) -> int:
+    """max(x, 0): exactly x * (0 < x) of the primitives (a product by 1.0 is exact)."""
+    return x if x > 0 else 0
+
+
 def op_recip(x: int, s: int) -> int:
     """sign(x) * floor(2^(2s) / |x|): 2^(2s) = |out|*|x| + rem with 0 <= rem < |x|."""
     if x == 0:

@@ -16,7 +16,7 @@ from ...verifier.fields import P
 from ...verifier.graph.components import DATA, HALF, KNOWN, WEIGHTS, limb_names
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.statement import ComponentPlan, build_graph_air
-from ...verifier.graph.topology import KNOWN_LANES, AffineView, dot_lane_stride, node_bases, row_order_view
+from ...verifier.graph.topology import KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases, row_order_view
 from ...verifier.graph.tables import table_columns as table_tree_columns
 from ...verifier.graph.tables import table_rows, table_start
 from ...verifier.numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_MIN, NumericError, exp2_nonzero_start, table_domain
@@ -103,6 +103,7 @@ class _Rows:
     node_rows: list[tuple[int, int, int]]  # (graph node id, first row, rows)
     is_first: np.ndarray | None = None
     is_last: np.ndarray | None = None
+    bias: np.ndarray | None = None  # a Dot's bias, on every row of its output element's group
 
     @property
     def is_real(self) -> np.ndarray:
@@ -147,7 +148,9 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
         else:
             topo["addr"][sl] = base + local
             topo["mult"][sl] = fan[seg.node]
-        for k, (src, view) in enumerate(node.srcs):
+        if op in CONTRACT and len(node.srcs) == 3:
+            _bias_rows(spec, rows, seg, node, base_of=bases, values=values, n_rows=n_rows)
+        for k, (src, view) in enumerate(node.srcs[:n_in]):
             v = row_order_view(spec, seg.node, k)
             offset, valid = _affine_rows(v, seg.rows)
             src_idx = view.src_indices() if not reduce else view.src_indices()[_reduce_order(view, node.axis)]
@@ -164,6 +167,23 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
                 got = np.where(valid, values[src.id][np.where(valid, lane_offsets, 0)], 0)
                 rows.values_in[k][..., sl] = got if op in CONTRACT else got[0]
     return rows
+
+
+def _bias_rows(spec: GraphSpec, rows: _Rows, seg: Any, node: Any, base_of: list[int], values: dict[int, np.ndarray] | None, n_rows: int) -> None:
+    """A Dot's bias: its address and value on every row of each output element's group (twin of
+    topology.bias_view against the ShapeTracker's indices)."""
+    src, view = node.srcs[2]
+    idx = view.src_indices()
+    offset, valid = _affine_rows(bias_view(spec, seg.node), node.numel)
+    if not (valid.all() and np.array_equal(offset, idx)):
+        raise TraceError(f"node {seg.node} bias: the affine view disagrees with the view's indices")
+    length = seg.rows // node.numel
+    sl = slice(seg.start, seg.start + seg.rows)
+    rows.topology["in2_addr"][sl] = np.repeat(base_of[src.id] + idx, length)
+    if values is not None:
+        if rows.bias is None:
+            rows.bias = np.zeros(n_rows, dtype=I64)
+        rows.bias[sl] = np.repeat(values[src.id][idx], length)
 
 
 def _check_topology(plan: ComponentPlan, topo: dict[str, np.ndarray]) -> None:
@@ -326,6 +346,11 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
         cols.update(x=x, y=np.where(neg == 1, -t, t), a=a, neg=neg, t=t)
     elif kind == "Contiguous":
         cols.update(v=ins[0])
+    elif kind == "Relu":
+        (x,) = ins
+        g = (x > 0).astype(I64)
+        cols.update(x=x, out=g * x, g=g)
+        _limbs(cols, "d", 16, g * (x - 1) - (1 - g) * x)
     elif kind == "SumReduce":
         (x,) = ins
         starts = np.flatnonzero(rows.is_first)
@@ -336,7 +361,7 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
         _limbs(cols, "out", 16, acc + HALF, gate=rows.is_last)
     elif kind.startswith("Dot"):
         a, b = ins  # (lanes, rows)
-        cols = dot_columns(a, b, rows.is_first, rows.is_last, s)
+        cols = dot_columns(a, b, rows.is_first, rows.is_last, s, rows.bias)
         acc = cols["acc"]
         bad = (acc < -DOT_ACC_BOUND) | (acc >= DOT_ACC_BOUND)
         if np.any(bad):
@@ -357,25 +382,33 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
     return cols
 
 
-def dot_columns(a: np.ndarray, b: np.ndarray, is_first: np.ndarray, is_last: np.ndarray, s: int) -> dict[str, np.ndarray]:
-    """Main columns of a Dot component from its operand lanes ((lanes, rows) each) and its sparse
-    group starts and ends: the running integer sum, and on each group's last row the output
-    rounded half up with its remainder."""
+def dot_columns(
+    a: np.ndarray, b: np.ndarray, is_first: np.ndarray, is_last: np.ndarray, s: int, bias: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Main columns of a Dot component from its operand lanes ((lanes, rows) each), its sparse
+    group starts and ends and its bias (if any): the running integer sum, and on each group's last
+    row the output rounded half up (plus the bias) with its remainder."""
     x = (a * b).sum(axis=0)
     return accumulate_dot({f"a{j}": a[j] for j in range(a.shape[0])} | {f"b{j}": b[j] for j in range(b.shape[0])},
-                          x, is_first, is_last, s)
+                          x, is_first, is_last, s, bias)
 
 
-def accumulate_dot(cols: dict[str, np.ndarray], x: np.ndarray, is_first: np.ndarray, is_last: np.ndarray, s: int) -> dict[str, np.ndarray]:
-    """acc, out, rem and their range limbs from each row's sum of products x."""
+def accumulate_dot(
+    cols: dict[str, np.ndarray], x: np.ndarray, is_first: np.ndarray, is_last: np.ndarray, s: int,
+    bias: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """acc, out, rem (and bias) and their range limbs from each row's sum of products x."""
     starts = np.flatnonzero(is_first)
     csum = np.cumsum(x)
     acc = csum - np.repeat(csum[starts] - x[starts], np.diff(np.append(starts, len(x))))
     last = is_last.astype(bool)
     half = 1 << (s - 1)
-    out = np.where(last, (acc + half) >> s, 0)
-    rem = np.where(last, acc + half - (out << s), 0)
+    rounded = (acc + half) >> s
+    out = np.where(last, rounded + (bias if bias is not None else 0), 0)
+    rem = np.where(last, acc + half - (rounded << s), 0)
     cols.update(acc=acc, out=out, rem=rem)
+    if bias is not None:
+        cols["bias"] = bias
     _limbs(cols, "acc", DOT_ACC_BITS, acc + DOT_ACC_BOUND)
     _limbs(cols, "out", 16, out + HALF, gate=is_last)
     _limbs(cols, "rem", s, rem, gate=is_last)
@@ -436,7 +469,7 @@ def _check_outputs(plan: ComponentPlan, rows: _Rows, cols: dict[str, np.ndarray]
     """The AIR's computation must reproduce the executor's exact values (a twin check)."""
     kind = "Dot" if plan.kind.startswith("Dot") else plan.kind
     key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "Exp2": "y", "Log2": "y",
-           "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out"}[kind]
+           "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out", "Relu": "out"}[kind]
     for nid, r0, count in rows.node_rows:
         got = cols[key][r0 : r0 + count]
         if plan.kind == "LessThan":

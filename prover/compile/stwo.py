@@ -31,6 +31,7 @@ COMPONENT_OF = {
     Op.MAX_REDUCE: "max_reduce",
     Op.CONTIGUOUS: "contiguous",
     Op.DOT: "dot (fused multiply-accumulate, 1 to 16 products a row)",
+    Op.RELU: "relu (fused: one comparison)",
 }
 
 

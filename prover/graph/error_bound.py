@@ -13,6 +13,7 @@ incoming bounds, evaluated at the float64 reference values:
 * LessThan: 0 if |a - b| > ea + eb (the comparison cannot flip), else 1
 * Mod: ea + |q| eb if the quotient q = floor(a / b) cannot change, else |b| + eb
 * SumReduce: the sum of the bounds; MaxReduce: their max; Contiguous and views: unchanged
+* Relu (fused x * (0 < x)): unchanged (max(., 0) is 1-Lipschitz and exact)
 * Dot (fused multiply-accumulate): the sum of the products' propagated bounds + eps/2 (one rounding)
 
 eps = 2^-s. The bound is what tests compare the fixed-point executor against, and what a user can
@@ -83,10 +84,12 @@ def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int
                 e = es[0].reshape(n.srcs[0][1].shape).max(axis=n.axis).reshape(-1)
             elif op is Op.CONTIGUOUS:
                 e = es[0].copy()
+            elif op is Op.RELU:  # 1-Lipschitz, exact in fixed point
+                e = es[0].copy()
             elif op is Op.DOT:  # the products' propagated errors, summed, and one rounding
                 shape = n.srcs[0][1].shape
                 prod = np.abs(xs[0]) * es[1] + np.abs(xs[1]) * es[0] + es[0] * es[1]
-                e = prod.reshape(shape).sum(axis=n.axis).reshape(-1) + half
+                e = prod.reshape(shape).sum(axis=n.axis).reshape(-1) + half + (es[2] if len(es) == 3 else 0.0)
             else:  # pragma: no cover
                 raise AssertionError(op)
             err[n.id] = np.where(np.isnan(e), np.inf, e)

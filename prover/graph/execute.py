@@ -20,6 +20,7 @@ from .fixed import (
     DomainViolation,
     fx_add,
     fx_dot,
+    fx_relu,
     fx_less_than,
     fx_mod,
     fx_mul,
@@ -65,7 +66,10 @@ def eval_float(node: Node, args: list[np.ndarray]) -> np.ndarray:
         if op is Op.CONTIGUOUS:
             return args[0].copy()
         if op is Op.DOT:
-            return (args[0] * args[1]).reshape(node.srcs[0][1].shape).sum(axis=node.axis).reshape(-1)
+            out = (args[0] * args[1]).reshape(node.srcs[0][1].shape).sum(axis=node.axis).reshape(-1)
+            return out + args[2] if len(args) == 3 else out
+        if op is Op.RELU:
+            return np.maximum(args[0], 0.0)
     raise ValueError(f"{node.where()}: no float kernel for {op}")  # sources are handled by the walker
 
 
@@ -95,8 +99,11 @@ def eval_exact(node: Node, args: list[np.ndarray], s: int) -> np.ndarray:
         return args[0].reshape(node.srcs[0][1].shape).max(axis=node.axis).reshape(-1)
     if op is Op.CONTIGUOUS:
         return args[0].copy()
-    if op is Op.DOT:
-        return fx_dot(args[0], args[1], node.srcs[0][1].shape, node.axis, s)
+    if op is Op.DOT:  # with a bias: the exact Add of the rounded sum and the bias
+        out = fx_dot(args[0], args[1], node.srcs[0][1].shape, node.axis, s)
+        return out + args[2] if len(args) == 3 else out
+    if op is Op.RELU:
+        return fx_relu(args[0])
     raise ValueError(f"{node.where()}: no exact kernel for {op}")
 
 

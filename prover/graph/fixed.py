@@ -95,6 +95,11 @@ def fx_dot(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...], axis: int, s: i
     return ((total + (1 << (s - 1))) >> s).reshape(-1)
 
 
+def fx_relu(x: np.ndarray) -> np.ndarray:
+    """Twin of op_relu: max(x, 0)."""
+    return np.maximum(x, 0)
+
+
 def fx_less_than(a: np.ndarray, b: np.ndarray, s: int) -> np.ndarray:
     """Twin of op_less_than: 2^s (1.0) where a < b, else 0."""
     return (a < b).astype(np.int64) << s

@@ -98,10 +98,13 @@ def check_node(node: Node) -> None:
         if len(srcs) != 2 or any(v.shape != node.shape for _, v in srcs):
             raise ValueError(f"{node.where()}: binary op needs two sources of shape {node.shape}")
     elif op in GroupOp.AXIS:
-        if len(srcs) != (2 if op in GroupOp.CONTRACT else 1) or node.axis is None:
-            raise ValueError(f"{node.where()}: {op.value} needs {2 if op in GroupOp.CONTRACT else 1} source(s) and an axis")
+        counts = (2, 3) if op in GroupOp.CONTRACT else (1,)
+        if len(srcs) not in counts or node.axis is None:
+            raise ValueError(f"{node.where()}: {op.value} needs {' or '.join(map(str, counts))} source(s) and an axis")
         if op in GroupOp.CONTRACT and srcs[0][1].shape != srcs[1][1].shape:
-            raise ValueError(f"{node.where()}: {op.value} needs two sources of one shape")
+            raise ValueError(f"{node.where()}: {op.value} needs two operands of one shape")
+        if op in GroupOp.CONTRACT and len(srcs) == 3 and srcs[2][1].shape != node.shape:
+            raise ValueError(f"{node.where()}: {op.value}'s bias must have the output's shape {node.shape}")
         in_shape = srcs[0][1].shape
         if not 0 <= node.axis < len(in_shape) or reduced_shape(in_shape, node.axis) != node.shape:
             raise ValueError(f"{node.where()}: reducing axis {node.axis} of {in_shape} does not give {node.shape}")

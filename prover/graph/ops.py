@@ -25,6 +25,7 @@ class Op(Enum):
     MAX_REDUCE = "MaxReduce"
     CONTIGUOUS = "Contiguous"
     DOT = "Dot"  # fused: sum over an axis of a * b, rounded once (made by FuseOpCompiler)
+    RELU = "Relu"  # fused: max(x, 0), one comparison (made by FuseOpCompiler from x * (0 < x))
 
     def __repr__(self) -> str:
         return f"Op.{self.name}"
@@ -35,13 +36,15 @@ class GroupOp:
 
     SOURCE = frozenset({Op.INPUT, Op.CONSTANT})
     # one source, elementwise
-    UNARY = frozenset({Op.LOG2, Op.EXP2, Op.SIN, Op.SQRT, Op.RECIP, Op.CONTIGUOUS})
+    UNARY = frozenset({Op.LOG2, Op.EXP2, Op.SIN, Op.SQRT, Op.RECIP, Op.CONTIGUOUS, Op.RELU})
     # two sources of equal shape, elementwise
     BINARY = frozenset({Op.ADD, Op.MUL, Op.MOD, Op.LESS_THAN})
     # one source, one axis removed
     REDUCE = frozenset({Op.SUM_REDUCE, Op.MAX_REDUCE})
     # two sources of equal shape, one axis contracted (fused ops, prover/compile/fuse.py)
     CONTRACT = frozenset({Op.DOT})
+    # ops that FuseOpCompiler makes (never built by the graph API)
+    FUSED = frozenset({Op.DOT, Op.RELU})
     # ops with an axis attribute
     AXIS = REDUCE | CONTRACT
     # ops computed through a lookup table of verifier.numeric.TABLE_FUNCTIONS

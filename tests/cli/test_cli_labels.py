@@ -108,12 +108,12 @@ def test_verify_shows_identity_labels_source_and_index_map(labelled: dict[str, P
     assert lines[2] == f"  title (publisher's label): {TITLE}"
     assert lines[3] == f"  description (publisher's label): {DESCRIPTION}"
     assert lines[4].startswith("  output output [1, 4]: [")
-    assert lines[5] == "    source node 11 (Add 'output'); index map: identity"
+    assert lines[5] == "    source node 7 (Dot 'output'); index map: identity"
     assert cli([*args, "--json"]) == 0
     r = json.loads(stdio.readouterr().out)
     assert r["model_title"] == TITLE and r["model_description"] == DESCRIPTION
     assert len(r["model_digest"]) == 64
-    assert r["outputs"]["output"]["source"] == {"node": 11, "op": "Add", "name": "output"}
+    assert r["outputs"]["output"]["source"] == {"node": 7, "op": "Dot", "name": "output"}
     assert r["outputs"]["output"]["index_map"] == "identity"
 
 
@@ -129,7 +129,7 @@ def test_inspect_shows_identity_labels_source_view_and_index_map(labelled: dict[
     assert f"description (publisher's label): {DESCRIPTION}" in lines
     i = lines.index("outputs: 1")
     assert lines[i + 1 : i + 4] == [
-        "  'output' (1, 4) from node 11 (Add 'output')",
+        "  'output' (1, 4) from node 7 (Dot 'output')",
         "      view: identity",
         "      index map: identity",
     ]
@@ -137,7 +137,7 @@ def test_inspect_shows_identity_labels_source_view_and_index_map(labelled: dict[
     info = json.loads(stdio.readouterr().out)
     assert info["publisher_labels"] == {"title": TITLE, "description": DESCRIPTION}
     (o,) = info["outputs"]
-    assert o["source"] == {"node": 11, "op": "Add", "name": "output"}
+    assert o["source"] == {"node": 7, "op": "Dot", "name": "output"}
     assert o["view"] == "identity" and o["index_map"] == "identity"
 
 

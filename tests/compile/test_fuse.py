@@ -25,11 +25,12 @@ def test_every_matmul_of_an_mlp_becomes_one_dot(rng):
     (h @ cx.constant(rng.uniform(-1, 1, (8, 3)), "w2")).output("y")
     stwo = StwoCompiler()
     cx.compile(GenericCompiler(), stwo)
-    assert stwo.fused == {"Dot": 2}
+    assert stwo.fused == {"Dot": 2, "Dot+bias": 1, "Relu": 1}
     assert Op.SUM_REDUCE not in _ops(cx) and _ops(cx).count(Op.DOT) == 2
-    assert _ops(cx).count(Op.MUL) == 1  # the relu's product stays a Mul
+    assert Op.MUL not in _ops(cx) and Op.LESS_THAN not in _ops(cx) and Op.ADD not in _ops(cx)
     dots = [n for n in cx.nodes() if n.op is Op.DOT]
     assert all(n.srcs[1][0].op is Op.CONSTANT for n in dots)  # weights second
+    assert [len(n.srcs) for n in dots] == [3, 2]  # the first layer's bias is in its Dot
     assert _lanes(cx) == [4, 8]  # K = 12 and 8, |w| < 1
     feed = {"x": rng.uniform(-1, 1, (1, 12))}
     bound = error_bound(cx, feed)["y"]

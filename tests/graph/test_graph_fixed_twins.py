@@ -144,3 +144,12 @@ def test_dot_refuses_a_prefix_sum_outside_the_accumulator_like_the_scalar_op():
     # a sum whose prefixes stay in range while single products are large
     a2, b2 = np.array([VALUE_MAX, VALUE_MAX // 2]), np.array([4096, -8192])
     assert fx_dot(a2, b2, (2,), 0, 10).tolist() == [num.op_dot(a2.tolist(), b2.tolist(), 10)]
+
+
+def test_relu_matches_scalar_op_and_the_primitive_pattern(rng):
+    from luminair.prover.graph.fixed import fx_relu
+
+    x = values(rng)
+    assert fx_relu(x).tolist() == [num.op_relu(int(v)) for v in x]
+    for s in SCALES:  # x * (0 < x) of the primitives, exactly
+        assert fx_relu(x).tolist() == fx_mul(x, fx_less_than(np.zeros_like(x), x, s), s).tolist()

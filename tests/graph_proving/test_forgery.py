@@ -57,23 +57,34 @@ def _public_out(trace, row_values):
 
 
 def test_one_op_result_changed_mid_graph_is_caught_by_its_constraint(mlp_case):
+    """An Add (primitives) or Relu (fused) output one unit off and every reader fed the forged value
+    (the data flow balances): the constraints catch it."""
     cx, settings, trace, _ = mlp_case
-    k = component_index(settings, "Add")
+    kinds = [p.kind for p in settings.plans]
+    kind = "Add" if "Add" in kinds else "Relu"
+    k = component_index(settings, kind)
+    name = settings.plans[k].component.name
 
     topo = settings.topology
 
     def tamper(main):
         cols = main[k]
         cols["out"][0] += 1
-        set_limbs(cols, "out", 16, cols["out"] + HALF)
+        if kind == "Add":
+            set_limbs(cols, "out", 16, cols["out"] + HALF)
         # keep the data flow consistent: every reader of that element sees the forged value
-        addr = topo["add.addr"][0]
+        addr = topo[f"{name}.addr"][0]
         for j, plan in enumerate(settings.plans):
-            name = plan.component.name
+            comp = plan.component
             for key, inp in (("a", 0), ("b", 1), ("x", 0)):
-                if key in main[j] and f"{name}.in{inp}_addr" in topo:
-                    sel = (topo[f"{name}.in{inp}_addr"] == addr) & (topo[f"{name}.in{inp}_real"] == 1)
-                    main[j][key][sel] += 1
+                if f"{comp.name}.in{inp}_addr" not in topo:
+                    continue
+                real = topo[f"{comp.name}.in{inp}_real"] == 1
+                if key in main[j]:
+                    main[j][key][(topo[f"{comp.name}.in{inp}_addr"] == addr) & real] += 1
+                for lane in range(getattr(comp, "lanes", 0) if key != "x" else 0):  # a Dot's lanes
+                    lane_addr = topo[f"{comp.name}.in{inp}_addr"] + lane * topo[f"{comp.name}.in{inp}_step"]
+                    main[j][f"{key}{lane}"][(lane_addr == addr) & real] += 1
 
     r = check(settings, forge(cx, trace, settings, tamper))
     assert r.check == "OODS mismatch", r.error_message

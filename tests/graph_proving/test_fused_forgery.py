@@ -182,3 +182,76 @@ def test_fused_and_unfused_proofs_attest_their_executors_outputs():
     assert np.abs(outs[True] - exact_sum).max() <= 0.5 / 1024
     assert np.abs(outs[True] - exact_sum).max() <= np.abs(outs[False] - exact_sum).max()
     assert (outs[True] != outs[False]).any()  # the roundings do differ on this model
+
+
+def _prove_small(build, feed):
+    cx = Graph()
+    build(cx)
+    cx.compile(GenericCompiler(), StwoCompiler())
+    settings, trace, proof = prove_graph(cx, feed)
+    assert check(settings, proof).success
+    return cx, settings, trace
+
+
+RELU_FEED = {"x": np.linspace(-2, 2, 16).reshape(1, 16)}
+
+
+@pytest.mark.parametrize("flip", ["positive shown as zero", "negative passed through"])
+def test_a_relu_with_a_wrong_comparison_is_rejected(flip):
+    """The fused Relu's sign flag flipped on one element (its output and the public output claim
+    follow the flip): the sign's range check cannot hold."""
+    cx, settings, trace = _prove_small(lambda g: g.input("x", (1, 16)).relu().output("y"), RELU_FEED)
+    (k,) = [i for i, p in enumerate(settings.plans) if p.kind == "Relu"]
+    x_raw = np.floor(RELU_FEED["x"][0] * 1024 + 0.5).astype(np.int64)
+    row = int(np.flatnonzero(x_raw > 0)[0] if flip.startswith("positive") else np.flatnonzero(x_raw < 0)[0])
+
+    def tamper(main):
+        cols = main[k]
+        cols["g"][row] = 1 - cols["g"][row]
+        cols["out"][row] = cols["g"][row] * cols["x"][row]
+        d = cols["g"][row] * (cols["x"][row] - 1) - (1 - cols["g"][row]) * cols["x"][row]
+        cols["d_l0"][row], cols["d_l1"][row] = d & 255, (d >> 8) & 255  # the best a forger can do
+
+    public = [list(v) for v in trace.public]
+    x = int(x_raw[row])
+    public[-1][row] = (0 if flip.startswith("positive") else x) % P
+    r = check(settings, forge(cx, trace, settings, tamper, public=public))
+    assert r.check == "OODS mismatch", r.error_message
+
+
+def _bias_model(g):
+    x = g.input("x", (1, 32))
+    (x @ g.constant(W, "w") + g.constant(np.linspace(-1, 1, 3), "b")).output("y")
+
+
+def test_a_dot_bias_other_than_the_graphs_is_rejected():
+    """The Dot adds another bias than the one the graph's bias element yields (output claimed)."""
+    cx, settings, trace = _prove_small(_bias_model, {"x": X["x"][:1]})
+    (k,) = [i for i, p in enumerate(settings.plans) if p.kind.startswith("Dot")]
+    assert settings.plans[k].component.bias
+
+    last = np.flatnonzero(_dense(settings.plans[k].component, "last"))
+
+    def edit(main):
+        main["bias"] += 7
+        main["out"][last] += 7
+        for i in range(2):
+            main[f"out_l{i}"][last] = ((main["out"][last] + (1 << 15)) >> (8 * i)) & 255
+
+    r = _forge_consistently((cx, settings, trace, k), edit_after=edit)
+    assert r.check == "LogUp sum", r.error_message
+
+
+def test_a_dot_output_that_skips_its_bias_is_rejected():
+    """The bias is read (and yielded data balances) but the output leaves it out."""
+    cx, settings, trace = _prove_small(_bias_model, {"x": X["x"][:1]})
+    (k,) = [i for i, p in enumerate(settings.plans) if p.kind.startswith("Dot")]
+    last = np.flatnonzero(_dense(settings.plans[k].component, "last"))
+
+    def edit(main):
+        main["out"][last] -= main["bias"][last]
+        for i in range(2):
+            main[f"out_l{i}"][last] = ((main["out"][last] + (1 << 15)) >> (8 * i)) & 255
+
+    r = _forge_consistently((cx, settings, trace, k), edit_after=edit)
+    assert r.check == "OODS mismatch", r.error_message

@@ -84,6 +84,11 @@ DOT_EDITS = {
         "Dot input shapes",
     ),
     "dot input count": (lambda g: g.nodes[2].srcs.pop(), "Dot takes 2 inputs"),
+    "dot bias shape": (lambda g: g.nodes[2].srcs.append((0, (2, 8), ())), "bias view has shape (2, 8)"),
+    "dot padded bias": (
+        lambda g: g.nodes[2].srcs.append((0, (2, 8), (("slice", ((0, 2, 1), (0, 2, 1))), ("pad", ((0, 0), (0, 1)))))),
+        "must not pad",
+    ),
 }
 
 

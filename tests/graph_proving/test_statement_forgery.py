@@ -65,7 +65,7 @@ def test_an_input_the_proven_graph_never_reads_is_rejected():
 def test_a_changed_fan_out_is_rejected(mlp_case):
     """Fan-outs are witnesses now; one that does not match the reads leaves the LogUp sum open."""
     cx, settings, trace, _ = mlp_case
-    for key in ("known.m0", "add.mult"):
+    for key in ("known.m0", f"{_elementwise(settings)}.mult"):
 
         def tamper(topo, key=key):
             topo[key][0] += 1
@@ -77,6 +77,12 @@ def test_a_changed_fan_out_is_rejected(mlp_case):
 def _grouped(settings) -> int:
     """The first component whose rows form groups: SumReduce (primitives) or a Dot (fused)."""
     return next(i for i, p in enumerate(settings.plans) if p.kind == "SumReduce" or p.kind.startswith("Dot"))
+
+
+def _elementwise(settings) -> str:
+    """An elementwise component of the MLP: add (primitives) or relu (fused: the biases are in the Dots)."""
+    names = [p.component.name for p in settings.plans]
+    return "add" if "add" in names else "relu"
 
 
 def _product(settings) -> str:
@@ -105,7 +111,7 @@ def test_a_topology_column_that_departs_from_the_graph_is_rejected(mlp_case):
     redirects find no matching element (LogUp), whichever the verifier meets first."""
     cx, settings, trace, _ = mlp_case
     p, g = _product(settings), settings.plans[_grouped(settings)].component.name
-    keys = [f"{p}.in1_addr", f"{p}.in0_real", f"{g}.addr", "known.addr", "add.is_real"]
+    keys = [f"{p}.in1_addr", f"{p}.in0_real", f"{g}.addr", "known.addr", f"{_elementwise(settings)}.is_real"]
     keys += [f"{p}.in0_step", f"{p}.in1_step"] if p.startswith("dot") else []
     for key in keys:
 
@@ -121,7 +127,7 @@ def test_a_topology_column_shifted_as_a_whole_is_rejected(mlp_case):
     (and what the shifted addresses or flags then read) can catch it."""
     cx, settings, trace, _ = mlp_case
     p, g = _product(settings), settings.plans[_grouped(settings)].component.name
-    keys = [f"{p}.in1_addr", f"{g}.addr", "add.in0_real", "known.is_real"]
+    keys = [f"{p}.in1_addr", f"{g}.addr", f"{_elementwise(settings)}.in0_real", "known.is_real"]
     keys += [f"{p}.in1_step"] if p.startswith("dot") else []
     for key in keys:
 

@@ -315,6 +315,24 @@ class SinComponent(GraphComponent):
         self.produce(ev, y)
 
 
+class ReluComponent(GraphComponent):
+    """A fused ReLU (x * (0 < x) of the primitives): out = g x with g in {0, 1} and
+    d = g (x - 1) - (1 - g) x in [0, 2^16): g = 1 forces x >= 1, g = 0 forces x <= 0 (x is a 16-bit
+    value, so a wrong sign leaves d negative, far outside the range)."""
+
+    name = "relu"
+    n_inputs = 1
+    op_columns = ("x", "out", "g") + range_limbs([("d", 16)])
+
+    def evaluate_op(self, ev: Any) -> None:
+        x, out, g = ev.main("x"), ev.main("out"), ev.main("g")
+        self.consume(ev, 0, x)
+        ev.add_constraint(g * (g - 1))
+        ev.add_constraint(out - g * x)
+        check_range(ev, g * (x - 1) - (1 - g) * x, "d", 16)
+        self.produce(ev, out)
+
+
 class ContiguousComponent(GraphComponent):
     """Materializes a view: reads (src, src_idx, v) and yields (node, idx, v)."""
 
@@ -377,30 +395,37 @@ class DotComponent(GraphComponent):
     every row; the verifier chose `lanes` so that lanes * max|a| * max|b| + 2^29 < P
     (verifier/graph/topology.dot_lanes), so the relation holds over the integers and acc is the
     exact integer sum so far. A group's last row proves acc + 2^(s-1) = out 2^s + rem with
-    0 <= rem < 2^s and out a 16-bit value, and yields out: one rounding per output element."""
+    0 <= rem < 2^s and out a 16-bit value, and yields out: one rounding per output element.
+
+    With a bias (a fused Add of the product and a third input c, read once per output element on
+    the group's last row at in2_addr, a step topology column): acc + 2^(s-1) + c 2^s = out 2^s + rem,
+    so out = round(acc / 2^s) + c exactly (|each term| <= 2^29, so the relation holds over the
+    integers)."""
 
     n_inputs = 2
     reduce = True
 
-    def __init__(self, log_size: int, scale_bits: int, lanes: int, direct: bool = False) -> None:
+    def __init__(self, log_size: int, scale_bits: int, lanes: int, direct: bool = False, bias: bool = False) -> None:
         self.lanes = lanes
         self.direct = direct  # weights read straight from the verifier's `weights` terms
-        self.name = f"dotw{lanes}" if direct else f"dot{lanes}"
+        self.bias = bias
+        self.name = ("dotw" if direct else "dot") + str(lanes) + ("b" if bias else "")
         ab = tuple(f"a{j}" for j in range(lanes)) + tuple(f"b{j}" for j in range(lanes))
-        self.op_columns = ab + ("acc", "out", "rem") + range_limbs(
+        self.op_columns = ab + ("acc", "out", "rem") + (("bias",) if bias else ()) + range_limbs(
             [("acc", DOT_ACC_BITS), ("out", 16), ("rem", scale_bits)]
         )
         super().__init__(log_size, scale_bits)
 
-    @classmethod
-    def topology_kinds(cls) -> dict[str, str]:
+    def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
         kinds = super().topology_kinds()
-        kinds.update({f"in{k}_step": "step" for k in range(cls.n_inputs)})
+        kinds.update({f"in{k}_step": "step" for k in range(self.n_inputs)})
+        if self.bias:
+            kinds["in2_addr"] = "step"
         return kinds
 
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
-        return super().topology_columns() + tuple(f"in{k}_step" for k in range(cls.n_inputs))
+    def topology_columns(self) -> tuple[str, ...]:  # type: ignore[override]
+        cols = super().topology_columns() + tuple(f"in{k}_step" for k in range(self.n_inputs))
+        return cols + (("in2_addr",) if self.bias else ())
 
     def evaluate_op(self, ev: Any) -> None:
         first, last = ev.sparse("first"), ev.sparse("last")
@@ -419,7 +444,12 @@ class DotComponent(GraphComponent):
         acc, out, rem = ev.main("acc"), ev.main("out"), ev.main("rem")
         ev.add_constraint(acc - (1 - first) * ev.main("acc", -1) - total)
         check_range(ev, acc + DOT_ACC_BOUND, "acc", DOT_ACC_BITS)
-        ev.add_constraint(last * (acc + (1 << (self.s - 1)) - out * (1 << self.s) - rem))
+        rounded = acc + (1 << (self.s - 1))
+        if self.bias:
+            bias = ev.main("bias")
+            ev.add_to_relation(DATA, -last, [self.t(ev, "in2_addr"), bias])
+            rounded = rounded + bias * (1 << self.s)
+        ev.add_constraint(last * (rounded - out * (1 << self.s) - rem))
         check_range(ev, out + HALF, "out", 16, mult=last, gate=last)
         check_range(ev, rem, "rem", self.s, mult=last, gate=last)
         self.produce(ev, out)
@@ -504,15 +534,18 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
     "Recip": RecipComponent,
     "Sqrt": SqrtComponent,
     "Contiguous": ContiguousComponent,
+    "Relu": ReluComponent,
     "SumReduce": SumReduceComponent,
     "MaxReduce": MaxReduceComponent,
 }
 
 # Component order in the AIR: fixed, independent of the graph.
-DOT_KINDS = tuple(f"Dot{lanes}" for lanes in DOT_LANE_CHOICES) + tuple(f"DotW{lanes}" for lanes in DOT_LANE_CHOICES)
+DOT_KINDS = tuple(
+    f"Dot{w}{lanes}{b}" for w in ("", "W") for lanes in DOT_LANE_CHOICES for b in ("", "B")
+)  # W: weights taken directly (topology.direct_weight_reads); B: with a bias input
 COMPONENT_ORDER = (
     "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt",
-    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", *DOT_KINDS,
+    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "Relu", *DOT_KINDS,
 )  # fmt: skip
 
 
@@ -522,6 +555,6 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
     if kind == "PrivateInput":
         return PrivateInputComponent(log_size, scale_bits)
     if kind in DOT_KINDS:
-        direct = kind.startswith("DotW")
-        return DotComponent(log_size, scale_bits, int(kind[len("DotW" if direct else "Dot"):]), direct)
+        lanes = int("".join(ch for ch in kind if ch.isdigit()))
+        return DotComponent(log_size, scale_bits, lanes, kind.startswith("DotW"), kind.endswith("B"))
     return OP_COMPONENTS[kind](log_size, scale_bits)

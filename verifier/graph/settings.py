@@ -8,7 +8,7 @@ from ..errors import FormatError
 from ..formats import Reader, Writer
 from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
 from .spec import N_INPUTS, OP_CODE, OPS, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_shape
-from .topology import AffineView, ViewError, is_affine
+from .topology import AffineView, ViewError, affine_view, is_affine
 
 MAX_NODES = 1 << 13  # decoding costs ~15 us a node; a component of ~1000 nodes reaches the work budget
 MAX_DIMS = 8
@@ -156,7 +156,7 @@ def read_graph(r: Reader) -> GraphSpec:
             raise r.fail(f"{where} shape", f"invalid shape {shape}")
         srcs = []
         n_src = r.count(f"{where} inputs", 4, 8)
-        if n_src != N_INPUTS[op]:
+        if n_src != N_INPUTS[op] and not (op == "Dot" and n_src == 3):
             raise r.fail(f"{where} inputs", f"{op} takes {N_INPUTS[op]} inputs, got {n_src}")
         for k in range(n_src):
             src = r.u32(f"{where} input {k}")
@@ -228,7 +228,12 @@ def _check_node_shapes(node: NodeSpec, where: str, r: Reader) -> None:
     elif node.op in ("SumReduce", "MaxReduce", "Dot"):
         s = in_shapes[0]
         if node.op == "Dot" and in_shapes[1] != s:
-            raise r.fail(where, f"Dot input shapes {in_shapes} differ")
+            raise r.fail(where, f"Dot input shapes {in_shapes[:2]} differ")
+        if node.op == "Dot" and len(in_shapes) == 3:
+            if in_shapes[2] != node.shape:
+                raise r.fail(f"{where} input 2", f"a Dot's bias view has shape {in_shapes[2]}, not the output's {node.shape}")
+            if affine_view(node.srcs[2][1], node.srcs[2][2]).masked():
+                raise r.fail(f"{where} input 2", "a Dot's bias view must not pad")
         if node.axis is None or node.axis >= len(s) or s[: node.axis] + s[node.axis + 1 :] != node.shape:
             raise r.fail(where, f"{node.op} over axis {node.axis} of {s} cannot give {node.shape}")
         if s[node.axis] > 1 << 15:

@@ -21,15 +21,17 @@ OPS = (
     "MaxReduce",
     "Contiguous",
     "Dot",
+    "Relu",
 )
 OP_CODE = {name: i for i, name in enumerate(OPS)}
-UNARY = ("Log2", "Exp2", "Sin", "Sqrt", "Recip", "Contiguous")
+UNARY = ("Log2", "Exp2", "Sin", "Sqrt", "Recip", "Contiguous", "Relu")
 BINARY = ("Add", "Mul", "Mod", "LessThan")
 REDUCE = ("SumReduce", "MaxReduce")
 # Fused ops (prover/compile/fuse.py): Dot is sum over `axis` of a * b, rounded once.
 CONTRACT = ("Dot",)
 # Ops whose rows form groups (one output element per group of consecutive rows).
 GROUPED = REDUCE + CONTRACT
+DOT_BIAS_INPUT = 2  # a Dot's optional third input: added to each output element (a fused Add)
 N_INPUTS = {
     **{op: 1 for op in UNARY}, **{op: 2 for op in BINARY}, **{op: 1 for op in REDUCE}, "Dot": 2,
     "Input": 0, "Constant": 0,

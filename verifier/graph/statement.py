@@ -57,7 +57,8 @@ def node_kind(spec: GraphSpec, index: int) -> str:
     if node.op == "Input":
         return "PrivateInput"
     if node.op in CONTRACT:
-        return f"{node.op}{'W' if index in spec.direct_weights() else ''}{spec.lanes(index)}"
+        direct = "W" if index in spec.direct_weights() else ""
+        return f"{node.op}{direct}{spec.lanes(index)}{'B' if len(node.srcs) == 3 else ''}"
     return node.op
 
 
@@ -95,7 +96,7 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
         if kind in ("Known", "PrivateInput"):
             n_sparse += 4 * len(segs)
         else:
-            n_sparse += topology_cost(spec, segs, len(spec.nodes[nodes[0]].srcs), op in GROUPED)
+            n_sparse += topology_cost(spec, segs, min(2, len(spec.nodes[nodes[0]].srcs)), op in GROUPED)
         if n_sparse > MAX_SPARSE_ENTRIES:
             raise FormatError(
                 f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "

@@ -226,7 +226,7 @@ def dot_lanes(spec: GraphSpec, node_index: int) -> int:
     node = spec.nodes[node_index]
     axis = node.axis if node.axis is not None else 0
     masks = []
-    for k, (_, src_shape, steps) in enumerate(node.srcs):
+    for k, (_, src_shape, steps) in enumerate(node.srcs[:2]):  # the operands (not the bias)
         try:
             v = affine_view(src_shape, steps)
         except ViewError as e:
@@ -295,6 +295,15 @@ def direct_weight_rows(spec: GraphSpec, node_index: int, rows: int, bases: list[
     for t in range(rows):
         off = _address(v, 0, t)
         yield base + off, [values[off + j * step] % P for j in range(lanes)]
+
+
+def bias_view(spec: GraphSpec, node_index: int) -> AffineView:
+    """A Dot's bias input (unmasked, output-shaped) as an affine view over its source."""
+    _, src_shape, steps = spec.nodes[node_index].srcs[2]
+    try:
+        return affine_view(src_shape, steps)
+    except ViewError as e:
+        raise FormatError(f"settings.bin: node {node_index} input 2: {e}; the AIR needs affine views") from None
 
 
 def dot_lane_stride(spec: GraphSpec, node_index: int, k: int) -> int:
@@ -369,6 +378,8 @@ def topology_cost(spec: GraphSpec, segs: list["Segment"], n_inputs: int, grouped
             cost += 3 * (seg.rows // max(1, row_order_view(spec, seg.node, 0).sizes[-1]) + 1)
         if spec.nodes[seg.node].op in CONTRACT:
             cost += 2 * n_inputs
+            if len(spec.nodes[seg.node].srcs) == 3:  # the bias address: one candidate a group
+                cost += seg.rows // max(1, row_order_view(spec, seg.node, 0).sizes[-1]) + 1
     return cost
 
 
@@ -476,6 +487,15 @@ def op_topology(
             for k in range(n_inputs):
                 step = dot_lane_stride(spec, seg.node, k)
                 cols[f"in{k}_step"].add(seg.start, seg.rows, lambda _l, st=step: st, [0])
+            if len(node.srcs) == 3:  # the bias: the address of the group's output element's term
+                length = row_order_view(spec, seg.node, 0).sizes[-1]
+                vb = bias_view(spec, seg.node)
+                bb = bases[node.srcs[2][0]]
+                pattern = cols.setdefault("in2_addr", ColumnPattern("step", n_rows))
+                pattern.add(
+                    seg.start, seg.rows, lambda l, v=vb, b=bb, L=length: _address(v, b, l // L),
+                    _run_starts(seg.rows, length),
+                )
         if grouped:
             length = row_order_view(spec, seg.node, 0).sizes[-1]
             cols["addr"].add(seg.start, seg.rows, lambda l, b=base, L=length: b + l // L, _run_starts(seg.rows, length))
