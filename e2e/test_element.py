@@ -80,8 +80,14 @@ def test_verified_shows_outputs_digest_bits_time_and_graph(page):
     nodes = page.locator("#ok .graph svg g.node")
     expect(nodes).to_have_count(4)
     assert [n.get_attribute("class").split()[1] for n in nodes.all()] == ["op-input", "op-linear", "op-relu", "op-linear"]
+    # the sample is compiled with fused ops: each group is one fused primitive, named in its tooltip
+    relu, dots = [n for n in graph["nodes"] if n["op"] == "Relu"], [n for n in graph["nodes"] if n["op"] == "Dot"]
+    assert len(relu) == 1 and len(dots) == 2, graph["nodes"]
     tip = page.locator("#ok .graph svg g.node.op-relu title").text_content()
-    assert "ReLU" in tip and "LessThan" in tip and "[1×64]" in tip, tip
+    assert "ReLU" in tip and f"#{relu[0]['id']} {relu[0]['label']} [1×64]" in tip, tip
+    tips = [t.text_content() for t in page.locator("#ok .graph svg g.node.op-linear title").all()]
+    assert [f"#{d['id']} Dot(axis=2)" in t for d, t in zip(dots, tips)] == [True, True], tips
+    expect(page.locator("#ok .graph svg g.node.op-relu text.shape")).to_have_text("1 op [1×64]")
     toggle = page.locator("#ok .graph button.primitives")
     expect(toggle).to_have_attribute("aria-pressed", "false")
     toggle.click()

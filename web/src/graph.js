@@ -1,7 +1,9 @@
 // The graph view, drawn from the verified settings summary.
-//  * groupGraph: recognise high-level ops in the primitive graph (MatMul / Linear / Conv = Mul +
-//    SumReduce over broadcast views, ReLU = LessThan + Mul, Softmax, LayerNorm, Sigmoid, Tanh,
-//    GELU, SiLU) from the verified structure alone (no label from the publisher is trusted);
+//  * groupGraph: recognise high-level ops in the primitive graph (MatMul / Linear / Conv = a fused
+//    Dot, or Mul + SumReduce, over broadcast views; ReLU = a fused Relu, or LessThan + Mul;
+//    Softmax, LayerNorm, Sigmoid, Tanh, GELU, SiLU) from the verified structure alone: ops, shapes,
+//    edges and the reduce axis the verifier writes right after the op (no name from the publisher
+//    is trusted);
 //  * layoutGraph: layered layout with dummy nodes on long edges (edges never cross a box),
 //    barycentre ordering and straightened coordinates;
 //  * renderGraph / createGraphView: SVG with tooltips (shapes, primitives), fit-to-pane, zoom and
@@ -31,8 +33,16 @@ export function nodeName(node) {
   return label.slice(op.length).replace(/^\(axis=\d+\)/, "").trim();
 }
 
+/**
+ * The reduce axis of a SumReduce / MaxReduce / Dot. The summary's label is the verified op, then
+ * `(axis=N)` from the verified node, then the publisher's name after a space: only that prefix is
+ * read, so a name cannot pose as an axis.
+ */
 function axisOf(node) {
-  const m = /\(axis=(\d+)\)/.exec(String(node?.label ?? ""));
+  const label = String(node?.label ?? "");
+  const op = String(node?.op ?? "");
+  if (!op || !label.startsWith(op)) return null;
+  const m = /^\(axis=(\d+)\)(?: |$)/.exec(label.slice(op.length));
   return m ? Number(m[1]) : null;
 }
 
@@ -89,7 +99,31 @@ function region(ix, x, out) {
 }
 
 const count = (ix, set, op) => [...set].filter((id) => ix.op(id) === op).length;
-const hasSquare = (ix, set) => [...set].some((id) => ix.op(id) === "Mul" && ix.srcs.get(id).length === 2 && ix.srcs.get(id)[0] === ix.srcs.get(id)[1]);
+
+/**
+ * Whether `src` is read by the Dot `d` without a broadcast: its shape is the product's (the Dot's
+ * output with the reduced axis put back), as in a sum of squares or a plain reduction.
+ */
+function productShaped(ix, d, src) {
+  const out = ix.byId.get(d).shape;
+  const s = ix.byId.get(src).shape;
+  const axis = axisOf(ix.byId.get(d));
+  if (!Array.isArray(out) || !Array.isArray(s) || axis === null || s.length !== out.length + 1) return false;
+  return sameShape([...s.slice(0, axis), ...s.slice(axis + 1)], out);
+}
+
+/**
+ * A square: Mul(x, x), or a fused sum of squares Dot(x, x); the same node read without a broadcast
+ * (x @ x.T reads x twice through different views, and is no square).
+ */
+function isSquare(ix, id) {
+  const s = ix.srcs.get(id);
+  if (s.length < 2 || s[0] !== s[1]) return false;
+  if (ix.op(id) === "Mul") return s.length === 2 && sameShape(ix.byId.get(s[0]).shape, ix.byId.get(id).shape);
+  if (ix.op(id) === "Dot") return s.length <= 3 && productShaped(ix, id, s[0]);
+  return false;
+}
+const hasSquare = (ix, set) => [...set].some((id) => isSquare(ix, id));
 
 function otherSrc(ix, id, one) {
   const s = ix.srcs.get(id);
@@ -110,6 +144,25 @@ function extendAffine(ix, members, out, ops, taken) {
     cur = next[0];
   }
   return cur;
+}
+
+/**
+ * Add to `members` the operands of the product `m` that belong to it: constants only it reads
+ * (weights), and materialised views (Contiguous, conv windows) whose every consumer is inside.
+ */
+function absorbOperands(ix, members, m, operands, taken) {
+  for (const s of operands) {
+    if (ix.isConst(s) && !taken.has(s) && [...ix.cons.get(s)].every((c) => c === m)) members.add(s);
+    let v = s;
+    while (ix.op(v) === "Contiguous" && !taken.has(v) && [...ix.cons.get(v)].every((c) => members.has(c))) {
+      members.add(v);
+      v = ix.srcs.get(v)[0];
+    }
+  }
+}
+
+function groupInput(ix, members, fallback) {
+  return [...members].flatMap((id) => ix.srcs.get(id)).find((s) => !members.has(s)) ?? fallback;
 }
 
 const MATCHERS = [
@@ -194,21 +247,33 @@ const MATCHERS = [
       const ms = ix.srcs.get(m);
       if (ms.length !== 2 || ms.every((s) => sameShape(ix.byId.get(s).shape, mn.shape))) continue; // no broadcast view
       const members = new Set([m, r]);
-      for (const s of ms) {
-        if (ix.isConst(s) && !taken.has(s) && [...ix.cons.get(s)].every((c) => c === m)) members.add(s);
-        // materialised views (Contiguous) that only feed this product belong to it (conv windows)
-        let v = s;
-        while (ix.op(v) === "Contiguous" && !taken.has(v) && [...ix.cons.get(v)].every((c) => members.has(c))) {
-          members.add(v);
-          v = ix.srcs.get(v)[0];
-        }
-      }
+      absorbOperands(ix, members, m, ms, taken);
       const conv = mn.shape.length === 6;
       const before = members.size;
       const last = extendAffine(ix, members, r, ["Add"], taken);
       const kind = conv ? "Conv" : members.size > before ? "Linear" : "MatMul";
-      const input = [...members].flatMap((id) => ix.srcs.get(id)).find((s) => !members.has(s)) ?? ms[0];
-      out.push({ kind, out: last, input, members });
+      out.push({ kind, out: last, input: groupInput(ix, members, ms[0]), members });
+    }
+    return out;
+  },
+  // The fused form: one Dot node (sum over its last axis of a * b, rounded once), with an optional
+  // third input, a bias of the output's shape added to each sum (a fused Add).
+  function fusedDot(ix, taken) {
+    const out = [];
+    for (const d of ix.nodes.map((n) => n.id)) {
+      if (ix.op(d) !== "Dot") continue;
+      const dn = ix.byId.get(d);
+      const ds = ix.srcs.get(d);
+      if ((ds.length !== 2 && ds.length !== 3) || !Array.isArray(dn.shape) || dn.shape.length < 2) continue;
+      if (axisOf(dn) !== dn.shape.length) continue; // over the product's last axis, as a matmul is
+      const operands = ds.slice(0, 2);
+      if (operands.every((s) => productShaped(ix, d, s))) continue; // no broadcast view: a plain reduction
+      const members = new Set([d]);
+      absorbOperands(ix, members, d, ds, taken);
+      const conv = dn.shape.length + 1 === 6; // the product's rank, as for Mul + SumReduce
+      const last = ds.length === 2 ? extendAffine(ix, members, d, ["Add"], taken) : d;
+      const kind = conv ? "Conv" : ds.length === 3 || last !== d ? "Linear" : "MatMul";
+      out.push({ kind, out: last, input: groupInput(ix, members, operands[0]), members });
     }
     return out;
   },
@@ -228,16 +293,21 @@ const MATCHERS = [
     }
     return out;
   },
+  function fusedRelu(ix) {
+    return ix.nodes
+      .filter((n) => ix.op(n.id) === "Relu" && ix.srcs.get(n.id).length === 1)
+      .map((n) => ({ kind: "ReLU", out: n.id, input: ix.srcs.get(n.id)[0], members: new Set([n.id]) }));
+  },
 ];
 
 /** What each high-level op is made of, for tooltips. */
 export const GROUP_HELP = {
-  MatMul: "Mul + SumReduce over broadcast views",
-  Linear: "MatMul (Mul + SumReduce over broadcast views) + bias Add",
-  Conv: "Mul + SumReduce over windowed views (+ bias Add)",
-  ReLU: "x * (0 < x): LessThan + Mul",
+  MatMul: "Dot: fused multiply-accumulate over broadcast views (one rounding per output); unfused: Mul + SumReduce",
+  Linear: "Dot with a bias: x·W + b as one fused multiply-accumulate (one rounding per output); unfused: Mul + SumReduce + bias Add",
+  Conv: "Dot over windowed views (Contiguous windows), one rounding per output, + bias Add; unfused: Mul + SumReduce",
+  ReLU: "Relu: max(x, 0) from one sign comparison (exact); unfused: x * (0 < x) as LessThan + Mul",
   Softmax: "exp(x - max) / sum: MaxReduce, Exp2, SumReduce, Recip, Mul",
-  LayerNorm: "(x - mean) / sqrt(var + eps): SumReduce, Mul, Sqrt, Recip",
+  LayerNorm: "(x - mean) / sqrt(var + eps): SumReduce, a sum of squares (Dot(d, d) or Mul + SumReduce), Sqrt, Recip",
   Sigmoid: "1 / (1 + e^-x) through Exp2 and Recip",
   Tanh: "through Exp2 and Recip",
   GELU: "x * sigmoid(...) (tanh form)",
@@ -602,7 +672,7 @@ export function renderGraph(doc, graph, { outputs = [], inputs = [] } = {}) {
     t2.setAttribute("x", String(n.x + n.w / 2));
     t2.setAttribute("y", String(n.y + 34));
     t2.setAttribute("class", "shape");
-    const sub = n.kind === "group" ? `${n.members.length} ops` : n.op !== n.label.split(" ")[0] ? n.op : "";
+    const sub = n.kind === "group" ? `${n.members.length} op${n.members.length === 1 ? "" : "s"}` : n.op !== n.label.split(" ")[0] ? n.op : "";
     t2.textContent = clip(`${sub ? `${sub} ` : ""}${shapeText(n.shape)}`, 24);
     group.append(title, rect, t1, t2);
     svg.append(group);

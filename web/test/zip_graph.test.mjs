@@ -88,40 +88,162 @@ describe("layoutGraph", () => {
 });
 
 describe("groupGraph: high-level ops from the verified primitives", () => {
-  const labels = (name) => groupGraph(FIXTURES[name].graph).nodes.map((n) => (n.kind === "group" ? n.op : `${n.op}`));
+  const labels = (summary) => groupGraph(summary.graph).nodes.map((n) => n.op);
+  const ops = (name) => FIXTURES[name].graph.nodes.map((n) => n.op);
+  /** The fixture's graph with `edit(nodes, edges)` applied to a deep copy. */
+  const edited = (name, edit) => {
+    const g = structuredClone(FIXTURES[name].graph);
+    edit(g.nodes, g.edges);
+    return g;
+  };
+  /** Every primitive of `prim` is drawn once: as a node, a group member or a folded constant. */
+  const assertCovered = (prim, g, name) => {
+    const covered = [];
+    for (const n of g.nodes) for (const m of [...n.members, ...(n.constants ?? [])]) covered.push(m.id);
+    const uniq = [...new Set(covered)].sort((a, b) => a - b);
+    assert.deepEqual(uniq, prim.nodes.map((n) => n.id), `${name}: no primitive is lost`);
+    const members = g.nodes.flatMap((n) => n.members.map((m) => m.id));
+    assert.equal(new Set(members).size, members.length, `${name}: no primitive is drawn twice`);
+  };
 
-  it("recognises each op the prover builds from primitives", () => {
-    const expected = {
-      relu: ["Input", "ReLU"],
-      matmul: ["Input", "MatMul"],
-      linear: ["Input", "Linear"],
-      softmax: ["Input", "Softmax"],
-      layernorm: ["Input", "LayerNorm"],
-      sigmoid: ["Input", "Sigmoid"],
-      tanh: ["Input", "Tanh"],
-      gelu: ["Input", "GELU"],
-      silu: ["Input", "SiLU"],
-      conv: ["Input", "Conv"],
-      two_relus: ["Input", "ReLU", "Add", "ReLU"],
-      mlp_relu_softmax: ["Input", "Linear", "ReLU", "MatMul", "Softmax"],
-    };
-    for (const [name, want] of Object.entries(expected)) assert.deepEqual(labels(name), want, name);
+  // The same ops, compiled by StwoCompiler() (fused Dot / Relu) and StwoCompiler(fuse=False).
+  const expected = {
+    relu: ["Input", "ReLU"],
+    matmul: ["Input", "MatMul"],
+    linear: ["Input", "Linear"],
+    matmul_plus_bias: ["Input", "Linear"],
+    gram: ["Input", "MatMul"],
+    softmax: ["Input", "Softmax"],
+    layernorm: ["Input", "LayerNorm"],
+    sigmoid: ["Input", "Sigmoid"],
+    tanh: ["Input", "Tanh"],
+    gelu: ["Input", "GELU"],
+    silu: ["Input", "SiLU"],
+    conv: ["Input", "Conv"],
+    two_relus: ["Input", "ReLU", "Add", "ReLU"],
+    mlp_relu_softmax: ["Input", "Linear", "ReLU", "MatMul", "Softmax"],
+  };
+
+  it("the fixtures really are fused (Dot / Relu) and unfused (primitives only)", () => {
+    const fusedOps = (name) => ops(name).filter((o) => o === "Dot" || o === "Relu");
+    assert.deepEqual(fusedOps("mlp_relu_softmax"), ["Dot", "Relu", "Dot"]);
+    assert.deepEqual(fusedOps("conv"), ["Dot"]);
+    assert.deepEqual(fusedOps("layernorm"), ["Dot"]);
+    assert.deepEqual(fusedOps("matmul_plus_bias"), ["Dot"]);
+    assert.ok(!ops("matmul_plus_bias").includes("Add"), "the bias Add is folded into the Dot");
+    assert.equal(FIXTURES.linear.graph.edges.filter((e) => e[1] === 3).length, 3, "Linear is one Dot with 3 inputs");
+    for (const name of Object.keys(expected)) {
+      assert.deepEqual(fusedOps(`${name}_unfused`), [], `${name}_unfused has no fused op`);
+    }
   });
 
-  it("the demo MLP reads Input -> Linear -> ReLU -> Linear, and every primitive is accounted for", () => {
+  it("recognises each op the prover builds, fused or from primitives", () => {
+    for (const [name, want] of Object.entries(expected)) {
+      assert.deepEqual(labels(FIXTURES[name]), want, name);
+      assert.deepEqual(labels(FIXTURES[`${name}_unfused`]), want, `${name}_unfused`);
+      for (const n of [name, `${name}_unfused`]) assertCovered(FIXTURES[n].graph, groupGraph(FIXTURES[n].graph), n);
+    }
+  });
+
+  it("a fused MLP: Dot with bias -> Linear, Relu -> ReLU, Dot -> MatMul, each with the weights only it reads", () => {
+    const g = groupGraph(FIXTURES.mlp_relu_softmax.graph);
+    const [, linear, relu, matmul] = g.nodes;
+    assert.deepEqual(linear.members.map((m) => m.op), ["Dot"]);
+    assert.deepEqual(linear.constants.map((c) => c.label), ["Constant l1.w", "Constant l1.b"]);
+    assert.deepEqual(relu.members.map((m) => m.op), ["Relu"]);
+    assert.deepEqual(relu.constants, []);
+    assert.deepEqual(matmul.members.map((m) => m.op), ["Dot"]);
+    assert.deepEqual(matmul.constants.map((c) => c.label), ["Constant l2.w"]);
+    assert.deepEqual(g.edges, [[0, linear.id], [linear.id, relu.id], [relu.id, matmul.id], [matmul.id, g.nodes[4].id]]);
+    const text = describeNode(linear, FIXTURES.mlp_relu_softmax);
+    assert.match(text, /Dot with a bias/);
+    assert.match(text, /primitives: #3 Dot\(axis=2\) \[1×6\]/);
+    assert.match(text, /weights: l1\.w \[6×8\], l1\.b \[6\]/);
+    assert.match(describeNode(relu, FIXTURES.mlp_relu_softmax), /Relu: max\(x, 0\).*primitives: #4 Relu \[1×6\]/);
+    // unfused: the same groups, made of Mul + SumReduce (+ Add) and LessThan + Mul
+    const u = groupGraph(FIXTURES.mlp_relu_softmax_unfused.graph);
+    assert.deepEqual(u.nodes[1].members.map((m) => m.op), ["Mul", "SumReduce", "Add"]);
+    assert.deepEqual(u.nodes[2].members.map((m) => m.op), ["LessThan", "Mul"]);
+    assert.deepEqual(u.nodes[3].members.map((m) => m.op), ["Mul", "SumReduce"]);
+  });
+
+  it("a fused conv: the Dot over windows takes its Contiguous windows, weights and the bias Add", () => {
+    for (const name of ["conv", "conv_unfused"]) {
+      const [, conv] = groupGraph(FIXTURES[name].graph).nodes;
+      const want = name === "conv" ? ["Contiguous", "Contiguous", "Contiguous", "Dot", "Add"] : ["Contiguous", "Contiguous", "Contiguous", "Mul", "SumReduce", "Add"];
+      assert.deepEqual(conv.members.map((m) => m.op), want, name);
+      assert.deepEqual(conv.constants.map((c) => c.label), ["Constant conv.w", "Constant conv.b"], name);
+    }
+    // a window another node also reads stays outside the group (it does not only feed the Dot)
+    const shared = edited("conv", (nodes, edges) => {
+      nodes.push({ id: 8, op: "Exp2", label: "Exp2", shape: [1, 1, 3, 3, 4, 5], private: null });
+      edges.push([4, 8]);
+    });
+    const members = groupGraph(shared).nodes.find((n) => n.op === "Conv").members.map((m) => m.id);
+    assert.deepEqual(members, [5, 6, 7]);
+  });
+
+  it("a fused layer norm: Dot(d, d) is its sum of squares; any other Dot is not", () => {
+    const g = groupGraph(FIXTURES.layernorm.graph);
+    const ln = g.nodes[1];
+    assert.ok(ln.members.some((m) => m.op === "Dot" && m.label === "Dot(axis=1)"), "the square sum is inside");
+    assert.deepEqual(ln.constants.filter((c) => c.shape.length).map((c) => c.label), ["Constant ln.g", "Constant ln.b"]);
+    const dot = FIXTURES.layernorm.graph.nodes.find((n) => n.op === "Dot").id;
+    // Dot(d, x): two different operands, no square
+    const notSquare = edited("layernorm", (_, edges) => {
+      edges.find((e) => e[1] === dot && e[0] !== 0)[0] = 0;
+    });
+    assert.ok(!labels({ graph: notSquare }).includes("LayerNorm"));
+    // Dot(d, d) over an axis d's shape does not have: d is broadcast (a Gram matrix), no square
+    const broadcast = edited("layernorm", (nodes) => {
+      nodes[dot].label = "Dot(axis=0)";
+    });
+    assert.ok(!labels({ graph: broadcast }).includes("LayerNorm"));
+  });
+
+  it("a plain sum of squares (no broadcast view) is no matmul, fused or not", () => {
+    assert.deepEqual(labels(FIXTURES.sum_squares), ["Input", "Dot"]);
+    assert.deepEqual(labels(FIXTURES.sum_squares_unfused), ["Input", "Mul", "SumReduce"]);
+    assert.equal(groupGraph(FIXTURES.sum_squares.graph).groups, 0);
+  });
+
+  it("the publisher's names do not change the grouping; the verified op and axis do", () => {
+    for (const name of ["mlp_relu_softmax", "conv", "layernorm", "gram"]) {
+      const renamed = edited(name, (nodes) => {
+        for (const n of nodes) n.label = `${n.label} (axis=0) Relu Dot(axis=1)`;
+      });
+      assert.deepEqual(labels({ graph: renamed }), expected[name], name);
+    }
+    // a label that does not start with the op carries no axis: the Dot is not grouped
+    const forged = edited("matmul", (nodes) => {
+      nodes[2].label = "w (axis=2)";
+    });
+    assert.deepEqual(labels({ graph: forged }), ["Input", "Constant", "Dot"]);
+    // a Dot that does not reduce the product's last axis is not a matmul
+    const otherAxis = edited("matmul", (nodes) => {
+      nodes[2].label = "Dot(axis=1)";
+    });
+    assert.deepEqual(labels({ graph: otherAxis }), ["Input", "Constant", "Dot"]);
+    // a label naming a fused op does not make one: the op field (verified) decides
+    const named = edited("sum_squares_unfused", (nodes) => {
+      for (const n of nodes) if (n.op !== "Input") n.label = "Relu";
+    });
+    assert.deepEqual(labels({ graph: named }), ["Input", "Mul", "SumReduce"]);
+  });
+
+  it("the demo MLP reads Input -> Linear -> ReLU -> Linear (fused Dot + bias, Relu), every primitive accounted for", () => {
     const prim = FIXTURES.demo.graph;
     const g = groupGraph(prim);
     assert.deepEqual(g.nodes.map((n) => n.op), ["Input", "Linear", "ReLU", "Linear"]);
     assert.deepEqual(g.edges.length, 3);
-    const covered = new Set();
-    for (const n of g.nodes) for (const m of [...n.members, ...(n.constants ?? [])]) covered.add(m.id);
-    assert.deepEqual([...covered].sort((a, b) => a - b), prim.nodes.map((n) => n.id), "no primitive is lost");
+    assertCovered(prim, g, "demo");
     const linear = g.nodes[1];
-    assert.deepEqual(linear.members.map((m) => m.op), ["Mul", "SumReduce", "Add"]);
+    assert.deepEqual(linear.members.map((m) => m.op), ["Dot"]);
     const text = describeNode(linear, FIXTURES.demo);
     assert.match(text, /Linear hidden — Linear, output \[1×64\]/);
-    assert.match(text, /Mul \[1×64×64\]/);
+    assert.match(text, /Dot\(axis=2\) hidden \[1×64\]/);
     assert.match(text, /weights: fc1\.weight \[64×64\], fc1\.bias \[64\]/);
+    assert.match(describeNode(g.nodes[2], FIXTURES.demo), /ReLU hidden_relu — ReLU, output \[1×64\].*Relu hidden_relu \[1×64\]/);
     assert.match(describeNode(g.nodes[3], FIXTURES.demo), /public output output/);
   });
 
