@@ -48,7 +48,7 @@ WORK_PER_BYTE = 8  # plus this much per byte the two files hold (every backed el
 
 # Unit costs, measured (bench/hostile_bench.py --calibrate prints estimate against time).
 PUBLIC_VALUE_UNITS = 1
-KNOWN_ROW_UNITS = 15  # a known row: 9 values combined, two QM31 products of the running fraction
+KNOWN_ROW_UNITS = 9  # a known or direct-weight row: its values combined in one pass, two QM31 products of the running fraction
 OUTPUT_TERM_UNITS = 9  # an output element: 2 values combined, two QM31 products of the running fraction
 BOUNDARY_UNITS = 30  # a boundary row: its values, its selector at the out-of-domain point
 NODE_UNITS = 40
@@ -168,11 +168,9 @@ def graph_work(spec: Any) -> dict[str, float]:
         else:  # the bound plan_components checks against topology.MAX_SPARSE_ENTRIES
             boundaries += topology_cost(spec, segs, min(2, len(spec.nodes[nodes[0]].srcs)), spec.nodes[nodes[0]].op in GROUPED)
     known_rows = sum(-(-spec.nodes[i].numel // KNOWN_LANES) for i in by_kind.get("Known", []))
-    # a Dot row that takes its weights from the verifier's terms: one term of 1 + lanes values
-    known_rows += sum(
-        rows_of(spec, i) * (1 + spec.lanes(i)) / (1 + KNOWN_LANES)
-        for kind, nodes in by_kind.items() if kind.startswith("DotW") for i in nodes
-    )
+    # a Dot row that takes its weights from the verifier's terms: one term like a known row's (the
+    # two QM31 products of the running fraction dominate; its values are combined in one pass)
+    known_rows += sum(rows_of(spec, i) for kind, nodes in by_kind.items() if kind.startswith("DotW") for i in nodes)
     steps = sum(len(steps) for node in spec.nodes for _, _, steps in node.srcs)
     return {
         "LogUp public terms": float(KNOWN_ROW_UNITS * known_rows + OUTPUT_TERM_UNITS * sum(len(o.src_indices) for o in spec.outputs)),

@@ -72,3 +72,26 @@ def test_conjugation_is_the_frobenius_of_u():
         a = tuple(rng.randrange(P) for _ in range(4))
         b = tuple(rng.randrange(P) for _ in range(4))
         assert q_conj(q_mul(a, b)) == q_mul(q_conj(a), q_conj(b))
+
+
+def test_the_packed_tuple_combiner_equals_the_plain_qm31_sum():
+    """graph/statement._Combiner computes sum_j alpha^j v_j - z with the four coordinates packed
+    in one integer; the plain QM31 arithmetic gives the same, at the largest values and arities."""
+    import random
+
+    from luminair.verifier.air.framework import RelationElements
+    from luminair.verifier.fields import P, q_add, q_mul, q_sub
+    from luminair.verifier.graph.statement import _Combiner
+
+    rng = random.Random(5)
+    for arity in (2, 9, 17, 64):
+        alpha = tuple(rng.randrange(P) for _ in range(4))
+        z = tuple(rng.randrange(P) for _ in range(4))
+        el = RelationElements(z=z, alpha=alpha)
+        combine = _Combiner(el, arity)
+        for values in ([P - 1] * arity, [rng.randrange(P) for _ in range(arity)], [0] * arity):
+            want, power = (0, 0, 0, 0), (1, 0, 0, 0)
+            for v in values:
+                want = q_add(want, q_mul(power, (v, 0, 0, 0)))
+                power = q_mul(power, alpha)
+            assert combine(values) == q_sub(want, z)

@@ -149,14 +149,21 @@ class _Combiner:
     """sum_j alpha^j v_j - z for tuples of M31 values, one coordinate at a time with the powers of
     alpha computed once (a hot loop: one call per 8 weights and per output element)."""
 
+    # The four coordinates ride in one integer, 80 bits apart: each coordinate's sum of products
+    # stays below 2^80 for any arity up to 2^18 (values and powers below 2^31), so one pass of
+    # big-integer multiply-adds computes all four exactly.
+    SHIFT = 80
+    MASK = (1 << SHIFT) - 1
+
     def __init__(self, el: RelationElements, arity: int) -> None:
         powers = el.powers(arity)
-        self.columns = [[pw[c] for pw in powers] for c in range(4)]
+        self.packed = [a | (b << self.SHIFT) | (c << 2 * self.SHIFT) | (d << 3 * self.SHIFT) for a, b, c, d in powers]
         self.z = el.z
 
     def __call__(self, values: list[int]) -> QM31:
-        a, b, c, d = (sum(map(mul, values, col)) % P for col in self.columns)
-        return q_sub((a, b, c, d), self.z)
+        t = sum(map(mul, values, self.packed))
+        m, s = self.MASK, self.SHIFT
+        return q_sub(((t & m) % P, ((t >> s) & m) % P, ((t >> 2 * s) & m) % P, (t >> 3 * s) % P), self.z)
 
 
 def _decode(vals: list[int], what: str, scale: int) -> list[float]:

@@ -215,7 +215,7 @@ def operand_bound(spec: GraphSpec, node_index: int) -> int:
     every value in the data relation (16-bit signed)."""
     node = spec.nodes[node_index]
     if node.op == "Constant" and node.values:
-        return max(abs(v) for v in node.values)
+        return max(max(node.values), -min(node.values))
     return 1 << (VALUE_BITS - 1)
 
 
@@ -287,14 +287,25 @@ def direct_weight_rows(spec: GraphSpec, node_index: int, rows: int, bases: list[
     the constant at offset(t) + j * lane stride for lane j (the row order of topology columns)."""
     node = spec.nodes[node_index]
     c = node.srcs[1][0]
-    values = spec.nodes[c].values or []
+    values = [x % P for x in spec.nodes[c].values or []]
     v = row_order_view(spec, node_index, 1)
     step = dot_lane_stride(spec, node_index, 1)
-    lanes = spec.lanes(node_index)
+    span = step * (spec.lanes(node_index) - 1) + 1
     base = bases[c]
-    for t in range(rows):
-        off = _address(v, 0, t)
-        yield base + off, [values[off + j * step] % P for j in range(lanes)]
+    offsets = row_offsets(v)
+    if len(offsets) != rows:
+        raise FormatError(f"settings.bin: node {node_index}: {len(offsets)} weight rows for {rows} trace rows")
+    for off in offsets:
+        yield base + off, values[off : off + span : step]
+
+
+def row_offsets(v: AffineView) -> list[int]:
+    """offset + sum digit_j stride_j of every element of an unmasked view, in row-major order,
+    axis by axis with ranges (no per-element digit loop)."""
+    cur = [v.offset]
+    for d, s in zip(v.sizes, v.strides):
+        cur = [b + i * s for b in cur for i in range(d)] if s else [b for b in cur for _ in range(d)]
+    return cur
 
 
 def bias_view(spec: GraphSpec, node_index: int) -> AffineView:
