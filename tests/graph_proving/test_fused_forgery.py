@@ -255,3 +255,27 @@ def test_a_dot_output_that_skips_its_bias_is_rejected():
 
     r = _forge_consistently((cx, settings, trace, k), edit_after=edit)
     assert r.check == "OODS mismatch", r.error_message
+
+
+def test_a_row_that_reads_padding_contributes_nothing():
+    """x padded with a zero row, then @ w: the Dot rows of the padded output row read padding
+    (in0_real = 0 on a real row). Honest: it proves and the padded row's outputs are 0. Forged:
+    that row's lanes hold values whose products enter the sum (outputs claimed accordingly)."""
+
+    def build(g):
+        x = g.input("x", (3, 16))
+        (x.pad(((0, 1), (0, 0))) @ g.constant(W[:16], "w")).output("y")
+
+    cx, settings, trace = _prove_small(build, {"x": X["x"][:, :16].repeat(2, axis=0)[:3]})
+    (k,) = [i for i, p in enumerate(settings.plans) if p.kind.startswith("Dot")]
+    comp = settings.plans[k].component
+    name = comp.name
+    masked = np.flatnonzero((settings.topology[f"{name}.is_real"] == 1) & (settings.topology[f"{name}.in0_real"] == 0))
+    assert len(masked) > 0 and not np.any(np.array(trace.public[-1][-2:]))
+
+    def edit(main, x):
+        main["a0"][masked] = 1024
+        return _row_sums(main, comp)
+
+    r = _forge_consistently((cx, settings, trace, k), edit_sums=edit)
+    assert r.check == "OODS mismatch", r.error_message

@@ -113,14 +113,14 @@ class GraphComponent(Component):
             ev.add_constraint(diff - ev.sparse(f"d.{col}"))
             ev.add_constraint(first * (c - self.anchors.get(col, 0)))
 
-    def consume(self, ev: Any, k: int, value: Any, lane: int = 0) -> None:
+    def consume(self, ev: Any, k: int, value: Any, lane: int = 0, padding_zero: bool = True) -> None:
         real = self.t(ev, f"in{k}_real")
         addr = self.t(ev, f"in{k}_addr")
         if lane:
             addr = addr + lane * self.t(ev, f"in{k}_step")
         ev.add_to_relation(DATA, -real, [addr, value])
-        # a real row that reads padding of a view reads the value 0
-        ev.add_constraint((self.t(ev, "is_real") - real) * value)
+        if padding_zero:  # a real row that reads padding of a view reads the value 0
+            ev.add_constraint((self.t(ev, "is_real") - real) * value)
 
     def produce(self, ev: Any, value: Any) -> None:
         mult = self.t(ev, "mult")
@@ -432,10 +432,15 @@ class DotComponent(GraphComponent):
         total = 0
         for j in range(self.lanes):
             a, b = ev.main(f"a{j}"), ev.main(f"b{j}")
-            self.consume(ev, 0, a, j)
+            self.consume(ev, 0, a, j, padding_zero=False)
             if not self.direct:
-                self.consume(ev, 1, b, j)
+                self.consume(ev, 1, b, j, padding_zero=False)
             total = total + a * b
+        # A real row that reads padding (the masks split into whole rows, topology.dot_lanes) adds
+        # nothing: one constraint per input on the row's sum instead of one per lane on its values.
+        real = self.t(ev, "is_real")
+        for k in range(self.n_inputs):
+            ev.add_constraint((real - self.t(ev, f"in{k}_real")) * total)
         if self.direct:
             # one tuple a row: the verifier adds (address, weights) for every row of this node from
             # settings.bin, so the lanes hold exactly the displayed weights at the pinned address
