@@ -93,7 +93,7 @@ def shaped_stark(settings: bytes, public: list[list[int]]) -> StarkProof:
     from luminair.verifier.channel import Channel
     from luminair.verifier.circle import qpoint_from_t
     from luminair.verifier.fields import q_neg
-    from luminair.verifier.fri import n_inner_layers
+    from luminair.verifier.fri import last_layer_log_size, n_inner_layers
     from luminair.verifier.statement import build_statement
     from luminair.verifier.verify import draw_elements, mix_statement
 
@@ -135,8 +135,8 @@ def shaped_stark(settings: bytes, public: list[list[int]]) -> StarkProof:
     ch.mix_felts([v for tree in sampled for col in tree for v in col])
     ch.draw_felt()  # DEEP alpha
     sizes = sorted({slot.log_size + cfg.log_blowup for cols in lay.columns for slot in cols}, reverse=True)
-    n_inner = max(0, n_inner_layers(sizes[0], cfg))
-    last = [ZERO] * (1 << cfg.log_last_layer)
+    n_inner = max(0, n_inner_layers(sizes[0], sizes[-1], cfg))
+    last = [ZERO] * (1 << (last_layer_log_size(cfg, sizes[-1]) - cfg.log_blowup))
     for _ in range(n_inner + 1):
         ch.mix_root(b"\0" * 32)
         ch.draw_felt()

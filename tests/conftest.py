@@ -22,7 +22,7 @@ def example_files(name: str, params: tuple[tuple[str, int], ...], config: PcsCon
 @pytest.fixture(scope="session")
 def fib_files() -> tuple[bytes, bytes]:
     """(settings, proof) of a small Fibonacci AIR at the default (96-bit) preset."""
-    return example_files("fibonacci", (("log_size", 6), ("n_columns", 8)), PRESETS["default"])
+    return example_files("fibonacci", (("log_size", 8), ("n_columns", 8)), PRESETS["default"])
 
 
 @pytest.fixture(scope="session")

@@ -75,8 +75,10 @@ class PcsConfig:
 PRESETS: dict[str, PcsConfig] = {
     # Development only: fast proofs with almost no security. Labelled wherever shown.
     "fast": PcsConfig(pow_bits=8, log_blowup=1, n_queries=12),
-    "default": PcsConfig(pow_bits=12, log_blowup=2, n_queries=42, interaction_pow_bits=10),
-    "secure": PcsConfig(pow_bits=20, log_blowup=2, n_queries=46, interaction_pow_bits=16),
+    # 20 bits of grinding (about 0.2 s on two cores) buy 4 fewer queries than 12 did, and a last
+    # FRI layer of 32 coefficients saves 5 layers of paths: about 12 % smaller proofs
+    "default": PcsConfig(pow_bits=20, log_blowup=2, n_queries=38, log_last_layer=5, interaction_pow_bits=10),
+    "secure": PcsConfig(pow_bits=20, log_blowup=2, n_queries=46, log_last_layer=5, interaction_pow_bits=16),
 }
 
 PRESET_NOTES = {
@@ -95,9 +97,10 @@ def preset_label(config: PcsConfig) -> str:
     return " [custom]"
 
 
-def config_for_bits(bits: int, log_blowup: int = 2, pow_bits: int = 12) -> PcsConfig:
+def config_for_bits(bits: int, log_blowup: int = 2, pow_bits: int = 20) -> PcsConfig:
     """The default-shaped config with the fewest queries reaching `bits` conjectured bits."""
+    pow_bits = min(pow_bits, bits)
     need = max(0, bits - pow_bits)
     n_queries = max(1, -(-need // log_blowup))
-    return PcsConfig(pow_bits=pow_bits, log_blowup=log_blowup, n_queries=n_queries,
+    return PcsConfig(pow_bits=pow_bits, log_blowup=log_blowup, n_queries=n_queries, log_last_layer=5,
                      interaction_pow_bits=10 if bits > 60 else 0)

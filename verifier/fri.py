@@ -4,7 +4,8 @@ Quotient columns Q_l (one per committed log size l, largest L) are proven low-de
 * first layer: one tree committing every Q_l; a leaf holds the fold pair (positions 2i, 2i+1) as
   8 base columns of log size l-1 (4 coordinates of the even member, then of the odd member);
 * cur = circle-fold of Q_L with alpha_0 (a line evaluation of log size L-1);
-* inner layer at log size m (L-1 down to m_last+1, m_last = log_last_layer + log_blowup): commit cur
+* inner layer at log size m (L-1 down to m_last+1, m_last = log_last_layer + log_blowup, or one below
+  the smallest column's log size if that is lower): commit cur
   (pair-packed), draw beta_m, cur = line-fold(cur, beta_m); if some Q_m exists,
   cur = cur * beta_m^2 + circle-fold(Q_m, beta_m);
 * last layer: cur must equal a line polynomial with 2^log_last_layer coefficients, sent in clear.
@@ -23,12 +24,15 @@ from .merkle import verify_decommitment
 from .poly import eval_line_poly, fold_circle_pair, fold_line_pair
 
 
-def last_layer_log_size(config: PcsConfig) -> int:
-    return config.log_last_layer + config.log_blowup
+def last_layer_log_size(config: PcsConfig, min_log_size: int) -> int:
+    """m_last: log_last_layer + log_blowup, lowered for small proofs to one below the smallest
+    column's log size (folding must start above the last layer). Prover and verifier both derive
+    it from the config and the AIR's column sizes."""
+    return min(config.log_last_layer + config.log_blowup, min_log_size - 1)
 
 
-def n_inner_layers(max_log_size: int, config: PcsConfig) -> int:
-    return max_log_size - 1 - last_layer_log_size(config)
+def n_inner_layers(max_log_size: int, min_log_size: int, config: PcsConfig) -> int:
+    return max_log_size - 1 - last_layer_log_size(config, min_log_size)
 
 
 class _Siblings:
@@ -76,13 +80,13 @@ class FriVerifier:
         self.sizes = sorted(set(quotient_log_sizes), reverse=True)
         self.max_log = self.sizes[0]
         self.proof = proof
-        self.m_last = last_layer_log_size(config)
+        self.m_last = last_layer_log_size(config, self.sizes[-1])
         self.alphas: list[QM31] = []
 
     def commit(self, channel: Channel) -> None:
         """Mix the layer roots and the last layer, drawing the folding randomness in between."""
-        expected = n_inner_layers(self.max_log, self.config)
-        if expected < 0 or self.sizes[-1] <= self.m_last:
+        expected = n_inner_layers(self.max_log, self.sizes[-1], self.config)
+        if expected < 0 or self.sizes[-1] <= self.m_last or self.m_last < self.config.log_blowup:
             raise FriError(
                 f"config: last layer log size {self.m_last} leaves no room to fold a column of log "
                 f"size {self.sizes[-1]}"
@@ -94,11 +98,9 @@ class FriVerifier:
         for layer in self.proof.inner_layers:
             channel.mix_root(layer.root)
             self.alphas.append(channel.draw_felt())
-        if len(self.proof.last_layer) != 1 << self.config.log_last_layer:
-            raise FriError(
-                f"last layer has {len(self.proof.last_layer)} coefficients, expected "
-                f"{1 << self.config.log_last_layer}"
-            )
+        coefficients = 1 << (self.m_last - self.config.log_blowup)
+        if len(self.proof.last_layer) != coefficients:
+            raise FriError(f"last layer has {len(self.proof.last_layer)} coefficients, expected {coefficients}")
         channel.mix_felts(self.proof.last_layer)
 
     def decommit(self, queries: list[int], quotients: dict[int, dict[int, QM31]]) -> None:

@@ -160,8 +160,9 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
             if not np.array_equal(np.where(valid, lane_offsets, -1), src_idx.reshape(seg.rows, lanes).T):
                 raise TraceError(f"node {seg.node} input {k}: the affine view disagrees with the view's indices")
             topo[f"in{k}_addr"][sl] = bases[src.id] + offset
-            topo[f"in{k}_real"][sl] = valid
-            if op in CONTRACT:
+            if f"in{k}_real" in topo:  # (a Dot's direct weights have none: never padded)
+                topo[f"in{k}_real"][sl] = valid
+            if f"in{k}_step" in topo:
                 topo[f"in{k}_step"][sl] = step
             if values is not None:
                 got = np.where(valid, values[src.id][np.where(valid, lane_offsets, 0)], 0)

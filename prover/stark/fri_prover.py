@@ -56,7 +56,7 @@ class FriProver:
         self.quotients = quotients
         self.sizes = sorted(quotients, reverse=True)
         self.max_log = self.sizes[0]
-        self.m_last = last_layer_log_size(config)
+        self.m_last = last_layer_log_size(config, self.sizes[-1])
         self.first_tree: MerkleTree | None = None
         self.layers: list[tuple[SecureCol, MerkleTree]] = []
         self.last_layer: list[QM31] = []
@@ -83,7 +83,7 @@ class FriProver:
             cur = nxt
             m -= 1
         coeffs = cf.line_interpolate(xp.stack(cur))
-        d = 1 << self.config.log_last_layer
+        d = 1 << (self.m_last - self.config.log_blowup)
         if xp.any(coeffs[:, d:]):
             raise FriProverError("the last FRI layer is not of low degree (the quotients are not polynomials)")
         self.last_layer = [tuple(int(coeffs[k][i]) for k in range(4)) for i in range(d)]  # type: ignore[misc]

@@ -18,7 +18,7 @@ def test_inspect_counts_cells_per_component(capsys):
         assert c["cells"] == (1 << c["log_size"]) * width > 0
     spec = read_settings((PUBLIC / "settings.bin").read_bytes()).body
     by_name = {c["component"]: c for c in graph_summary(spec)["components"]}
-    assert by_name["mul"]["topology_columns"] == 7  # addr, mult, is_real, 2 x (in_addr, in_real)
+    assert by_name["relu"]["topology_columns"] == 5  # addr, mult, is_real, in_addr, in_real
     assert cli(["inspect", str(PUBLIC / "settings.bin")]) == 0
     text = capsys.readouterr().out
     assert f"{sum(c['cells'] for c in comps)} committed trace cells" in text

@@ -27,7 +27,7 @@ def test_an_extra_fold_sibling_is_rejected(fib_files):
 
 def test_a_last_layer_of_the_wrong_size_is_rejected(fib_files):
     r = _mutated(fib_files, lambda s: s.fri.last_layer.append((0, 0, 0, 0)))
-    assert r.check == "FRI" and "last layer has 2 coefficients" in r.error_message
+    assert r.check == "FRI" and "last layer has 33 coefficients, expected 32" in r.error_message
 
 
 def test_a_wrong_last_layer_value_is_caught_at_the_queries(fib_files):
@@ -86,9 +86,28 @@ def test_a_config_whose_last_layer_leaves_no_fold_is_rejected(fib_files):
     from luminair.verifier.fri import FriVerifier
 
     proof = read_proof_file(fib_files[1]).stark
-    fri = FriVerifier(PcsConfig(1, 1, 4, 6), [7, 6], proof.fri)
+    fri = FriVerifier(PcsConfig(1, 4, 4, 6), [7, 4], proof.fri)  # the last layer would sit below the blowup
     with pytest.raises(FriError, match="leaves no room to fold"):
         fri.commit(Channel())
+
+
+def test_a_last_layer_above_the_smallest_column_is_lowered_to_fit():
+    """The default preset's last layer (2^5 coefficients) is lowered for a proof whose columns are
+    small, by prover and verifier alike: a tiny graph proves and verifies at the default preset."""
+    import numpy as np
+
+    from luminair.prover import GenericCompiler, Graph, StwoCompiler
+    from luminair.verifier import verify
+    from luminair.verifier.config import PRESETS
+
+    cx = Graph()
+    (cx.input("x", (1, 4)) * 2.0).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    settings = cx.gen_settings(config=PRESETS["default"])
+    proof = cx.prove(cx.gen_trace({"x": np.ones((1, 4))}), settings)
+    fri = read_proof_file(proof.data).stark.fri
+    assert len(fri.last_layer) < 1 << PRESETS["default"].log_last_layer
+    assert verify(proof.data, settings.data).success
 
 
 def test_verify_never_raises_on_arguments_of_the_wrong_type(fib_files):

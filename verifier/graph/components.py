@@ -416,16 +416,21 @@ class DotComponent(GraphComponent):
         )
         super().__init__(log_size, scale_bits)
 
+    def _unused(self) -> tuple[str, ...]:
+        # direct weights are read whole (no lane steps) and never padded (in1_real = is_real)
+        return ("in1_real", "in1_step") if self.direct else ()
+
     def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
         kinds = super().topology_kinds()
         kinds.update({f"in{k}_step": "step" for k in range(self.n_inputs)})
         if self.bias:
             kinds["in2_addr"] = "step"
-        return kinds
+        return {k: v for k, v in kinds.items() if k not in self._unused()}
 
     def topology_columns(self) -> tuple[str, ...]:  # type: ignore[override]
         cols = super().topology_columns() + tuple(f"in{k}_step" for k in range(self.n_inputs))
-        return cols + (("in2_addr",) if self.bias else ())
+        cols += ("in2_addr",) if self.bias else ()
+        return tuple(c for c in cols if c not in self._unused())
 
     def evaluate_op(self, ev: Any) -> None:
         first, last = ev.sparse("first"), ev.sparse("last")
@@ -439,13 +444,13 @@ class DotComponent(GraphComponent):
         # A real row that reads padding (the masks split into whole rows, topology.dot_lanes) adds
         # nothing: one constraint per input on the row's sum instead of one per lane on its values.
         real = self.t(ev, "is_real")
-        for k in range(self.n_inputs):
+        for k in range(1 if self.direct else self.n_inputs):
             ev.add_constraint((real - self.t(ev, f"in{k}_real")) * total)
         if self.direct:
             # one tuple a row: the verifier adds (address, weights) for every row of this node from
             # settings.bin, so the lanes hold exactly the displayed weights at the pinned address
             weights = [ev.main(f"b{j}") for j in range(self.lanes)]
-            ev.add_to_relation(WEIGHTS, -self.t(ev, "in1_real"), [self.t(ev, "in1_addr"), *weights])
+            ev.add_to_relation(WEIGHTS, -self.t(ev, "is_real"), [self.t(ev, "in1_addr"), *weights])
         acc, out, rem = ev.main("acc"), ev.main("out"), ev.main("rem")
         ev.add_constraint(acc - (1 - first) * ev.main("acc", -1) - total)
         check_range(ev, acc + DOT_ACC_BOUND, "acc", DOT_ACC_BITS)

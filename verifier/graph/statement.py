@@ -110,8 +110,10 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
             patterns = value_topology(spec, segs, n_rows)
         else:
             patterns = op_topology(spec, segs, n_rows, comp.n_inputs, op in GROUPED, op in CONTRACT)
+        kinds = comp.topology_kinds()
         for col, pattern in patterns.items():
-            comp.sparse_columns[f"d.{col}"], comp.anchors[col] = pattern.sparse()
+            if col in kinds:
+                comp.sparse_columns[f"d.{col}"], comp.anchors[col] = pattern.sparse()
         if op in GROUPED:
             comp.sparse_columns["first"], comp.sparse_columns["last"] = reduce_groups(spec, segs, n_rows)
         plans.append(ComponentPlan(kind, nodes, rows, comp, segs))
