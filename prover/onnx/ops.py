@@ -13,6 +13,7 @@ import numpy as np
 
 from luminair.prover import graph as G
 from luminair.prover.graph import GraphTensor
+from luminair.prover.graph.hl_math import LOG2_E
 
 from .errors import OnnxImportError
 
@@ -392,3 +393,207 @@ def _reduce(graph_fn: Callable, np_fn: Callable, axes_input_from: int) -> Handle
 HANDLERS["ReduceSum"] = _reduce(G.sum, np.sum, 13)
 HANDLERS["ReduceMean"] = _reduce(G.mean, np.mean, 18)
 HANDLERS["ReduceMax"] = _reduce(G.max, np.max, 18)
+
+
+# -- transformer ops: slicing, splitting, masks, layer norm, erf / GELU --------------------------------
+
+
+def _static_or_none(im: "Importer", node: "OnnxNode", index: int, what: str) -> np.ndarray | None:
+    if len(node.inputs) > index and node.inputs[index]:
+        return im.static(node.inputs[index], node, what).reshape(-1).astype(np.int64)
+    return None
+
+
+@handler("Slice")
+def _slice(im: "Importer", node: "OnnxNode") -> list[Value]:
+    v = im.value(node.inputs[0])
+    shape = _shape(v)
+    if im.opset < 10:  # starts / ends / axes were attributes
+        starts, ends = np.asarray(node.attrs["starts"]), np.asarray(node.attrs["ends"])
+        axes, steps = node.attrs.get("axes"), None
+    else:
+        starts = _static_or_none(im, node, 1, "starts")
+        ends = _static_or_none(im, node, 2, "ends")
+        axes = _static_or_none(im, node, 3, "axes")
+        steps = _static_or_none(im, node, 4, "steps")
+    axes = list(range(len(starts))) if axes is None else [_norm_axis(int(a), len(shape), node) for a in axes]
+    steps = [1] * len(starts) if steps is None else [int(s) for s in steps]
+    key = [slice(None)] * len(shape)
+    for a, st, en, sp in zip(axes, starts, ends, steps):
+        # python slicing clamps like ONNX does (ends of +-2^63 included)
+        key[a] = slice(int(max(min(st, 2**62), -2**62)), int(max(min(en, 2**62), -2**62)), sp)
+    if isinstance(v, np.ndarray):
+        return [v[tuple(key)]]
+    if any(sp < 0 for sp in steps):
+        raise OnnxImportError(f"{node.describe()}: negative steps are not supported on graph tensors")
+    return [v[tuple(key)]]
+
+
+@handler("Split")
+def _split(im: "Importer", node: "OnnxNode") -> list[Value]:
+    v = im.value(node.inputs[0])
+    shape = _shape(v)
+    axis = _norm_axis(node.attrs.get("axis", 0), len(shape), node)
+    n_out = len(node.outputs)
+    if "split" in node.attrs:  # before opset 13 the sizes were an attribute
+        sizes = [int(s) for s in node.attrs["split"]]
+    elif len(node.inputs) > 1 and node.inputs[1]:
+        sizes = [int(s) for s in im.static(node.inputs[1], node, "split").reshape(-1)]
+    else:  # equal parts (opset 18 names the count num_outputs; the last part may be smaller)
+        n = int(node.attrs.get("num_outputs", n_out))
+        part = -(-shape[axis] // n)
+        sizes = [min(part, shape[axis] - i * part) for i in range(n)]
+    if sum(sizes) != shape[axis] or len(sizes) != n_out:
+        raise OnnxImportError(f"{node.describe()}: split sizes {sizes} do not divide axis {axis} of {shape} "
+                              f"into {n_out} outputs")
+    out, start = [], 0
+    for s in sizes:
+        key = [slice(None)] * len(shape)
+        key[axis] = slice(start, start + s)
+        out.append(v[tuple(key)])
+        start += s
+    return out
+
+
+@handler("Equal")
+def _equal(im: "Importer", node: "OnnxNode") -> list[Value]:
+    a, b = im.value(node.inputs[0]), im.value(node.inputs[1])
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return [np.equal(a, b)]  # e.g. a constant causal-mask buffer compared with 0
+    a = im.tensor(node.inputs[0])
+    return [G.eq(a, b.astype(np.float64) if isinstance(b, np.ndarray) else b)]
+
+
+def _softmax_fill(im: "Importer", node: "OnnxNode", value: np.ndarray) -> np.ndarray:
+    """A -inf branch of Where (masked_fill(mask, -inf) before a softmax, as torch exports causal
+    attention) cannot be a fixed-point value. It becomes -max_real / 2 (-16 at scale 10): its exp
+    after the softmax's x - max is 0 in fixed point (and below 1e-7 in float) as long as the row
+    maximum is below max_real / 2, and x - max stays in range. Only allowed when every reader of the
+    result is a Softmax, where the substitution cannot change anything else."""
+    if np.isfinite(value).all():
+        return value
+    readers = [n for n in im.model.graph.node if node.outputs[0] in n.input]
+    if np.isposinf(value).any() or np.isnan(value).any() or not readers or \
+            any(r.op_type != "Softmax" for r in readers):
+        raise OnnxImportError(
+            f"{node.describe()}: a non-finite constant ({value.reshape(-1)[~np.isfinite(value.reshape(-1))][0]}) "
+            "is only supported as a -inf fill whose result is read by Softmax nodes only"
+        )
+    return np.where(np.isneginf(value), -im.graph.numeric_format.max_real / 2, value)
+
+
+@handler("Where")
+def _where(im: "Importer", node: "OnnxNode") -> list[Value]:
+    c, a, b = (im.value(n) for n in node.inputs[:3])
+    if all(isinstance(v, np.ndarray) for v in (c, a, b)):
+        return [np.where(c, a, b)]
+    if isinstance(c, np.ndarray):
+        # a constant condition (a causal mask): c * a + (1 - c) * b with 0/1 constants, so both
+        # products are exact and a constant branch folds into one constant term
+        out_shape = np.broadcast_shapes(c.shape, _shape(a), _shape(b))
+        m = c.astype(bool)
+        terms: list[GraphTensor] = []
+        const = np.zeros(out_shape)
+        for branch, keep, name in ((a, m, node.inputs[1]), (b, ~m, node.inputs[2])):
+            if isinstance(branch, np.ndarray):
+                const = const + np.where(keep, _softmax_fill(im, node, branch.astype(np.float64)), 0.0)
+            elif keep.all():
+                terms.append(branch)
+            elif keep.any():
+                terms.append(branch * im.graph.constant(keep.astype(np.float64), f"{node.name}.{name}.mask"))
+        out = terms[0] if terms else None
+        for t in terms[1:]:
+            out = out + t
+        if const.any() or out is None:
+            cst = im.graph.constant(const, f"{node.name}.fill")
+            out = cst if out is None else out + cst
+        return [out.broadcast_to(out_shape)]
+    for i, v in ((1, a), (2, b)):
+        if isinstance(v, np.ndarray) and not np.isfinite(v).all():
+            raise OnnxImportError(f"{node.describe()}: non-finite constants need a constant condition")
+    # a computed condition: a 0/1 mask from a comparison (G.where turns anything else into one)
+    def branch(v: Value) -> Any:
+        return float(v) if isinstance(v, np.ndarray) and v.ndim == 0 else v
+
+    return [G.where(c, branch(a), branch(b))]
+
+
+def _mean_last(x: GraphTensor) -> GraphTensor:
+    """Mean over the last axis as one Dot-able product-sum: sum(x * 2^-k) * (2^k / n) with 2^k >= n,
+    so the partial sums stay no larger than the mean itself (a plain sum of n values of size 1-2
+    leaves the +-32 range at scale 10 for n = 64) and 2^-k is exact in fixed point."""
+    n = x.shape[-1]
+    k = max(0, int(np.ceil(np.log2(n))))
+    if k > x.graph.numeric_format.scale_bits:  # 2^-k not representable: round each term instead
+        return G.sum(G.mul_const(x, 1.0 / n), -1, keepdims=True)
+    s = G.sum(x * x.graph.constant(np.full(n, 2.0 ** -k)), -1, keepdims=True)
+    return s if 2 ** k == n else G.mul_const(s, 2.0 ** k / n)
+
+
+def layer_norm_wide(x: GraphTensor, axis: int, scale: Any, bias: Any, eps: float) -> GraphTensor:
+    """(x - mean) / sqrt(var + eps) * scale + bias over the axes from ``axis`` to the last, with the
+    mean and the variance as sums of pre-scaled terms: var = sum((d / sqrt(n))^2). A plain sum of
+    squares (as G.layer_norm forms) is n * var, which leaves the fixed-point range for a 64-wide row
+    of variance 1/2 at scale 10; pre-scaling keeps every intermediate no larger than var."""
+    lead = x.shape[:axis]
+    n = int(np.prod(x.shape[axis:]))
+    flat = x.reshape(lead + (n,))
+    d = G.sub(flat, _mean_last(flat))
+    ds = G.mul_const(d, 1.0 / np.sqrt(n))
+    var = G.sum(ds * ds, -1, keepdims=True)  # fused into one exact Dot by the Stwo compiler
+    out = (d * (var + float(eps)).sqrt().recip()).reshape(x.shape)
+    if scale is not None:
+        out = out * scale
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+@handler("LayerNormalization")
+def _layer_norm(im: "Importer", node: "OnnxNode") -> list[Value]:
+    if len([o for o in node.outputs if o]) > 1:
+        raise OnnxImportError(f"{node.describe()}: only the normalized output is supported (not Mean / InvStdDev)")
+    x = im.tensor(node.inputs[0])
+    axis = _norm_axis(node.attrs.get("axis", -1), x.ndim, node)
+    scale = im.tensor(node.inputs[1])
+    bias = im.tensor(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
+    return [layer_norm_wide(x, axis, scale, bias, float(node.attrs.get("epsilon", 1e-5)))]
+
+
+# Abramowitz & Stegun 7.1.26: erf(a) = 1 - t (A1 + t (A2 + t (A3 + t (A4 + t A5)))) e^(-a^2),
+# t = 1 / (1 + P a), a >= 0, absolute error below 1.5e-7
+ERF_P = 0.3275911
+ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+ERF_CLAMP = 4.0  # erf(4) = 1 - 1.5e-8; clamping keeps a^2 <= 16 inside the range
+
+
+def erf(x: GraphTensor) -> GraphTensor:
+    """erf(x) = s * (1 - poly(t) * 2^(-a^2 log2 e)) with s = 2 (x > 0) - 1 and a = min(s x, 4) = |x|
+    clamped (at x = 0, s = -1 and the bracket is 1 - (A1 + ... + A5) = 0); every intermediate is in
+    [-23.1, 1.5] whatever x is. About 28 primitive ops an element (GELU's cost in a transformer)."""
+    s = (x._lift(0.0) < x) * 2.0 - 1.0
+    a = G.minimum(x * s, ERF_CLAMP)
+    t = (a * ERF_P + 1.0).recip()
+    poly = t * ERF_A[4] + ERF_A[3]
+    for c in reversed(ERF_A[:3]):
+        poly = poly * t + c
+    poly = poly * t
+    e = (a * (a * -LOG2_E)).exp2()  # e^(-a^2) as one exp2 (-a^2 log2 e >= -23.1)
+    return s * (G.neg(poly * e) + 1.0)
+
+
+HANDLERS["Erf"] = _unary(erf)
+
+
+@handler("Gelu")
+def _gelu(im: "Importer", node: "OnnxNode") -> list[Value]:
+    """Opset 20 Gelu: approximate="tanh" is G.gelu; "none" is x * (1 + erf(x / sqrt 2)) / 2."""
+    x = im.tensor(node.inputs[0])
+    approx = node.attrs.get("approximate", b"none")
+    approx = approx.decode() if isinstance(approx, bytes) else approx
+    if approx == "tanh":
+        return [G.gelu(x)]
+    if approx != "none":
+        raise OnnxImportError(f"{node.describe()}: unknown approximate={approx!r}")
+    # x * Phi(x) with Phi = (1 + erf) / 2 in [0, 1]: no intermediate larger than x
+    return [x * G.mul_const(erf(G.mul_const(x, 1 / np.sqrt(2.0))) + 1.0, 0.5)]

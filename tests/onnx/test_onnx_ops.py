@@ -99,6 +99,48 @@ CASES = {
                                  N("Reshape", ["x", "shape"], ["y"])],
                                 {"x": [2, 3, 4]}, {"y": [2, 12]},
                                 {"zero": np.array(0, np.int64), "ax": np.array([0], np.int64), "m1": np.array([-1], np.int64)}),
+    # transformer ops (issue 9): the nanoGPT-like export in examples/make_models.py uses each of them
+    "Slice": case([N("Slice", ["x", "st", "en", "ax", "sp"], ["y"])], {"x": [3, 6, 5]}, {"y": [3, 2, 4]},
+                  {"st": np.array([1, -4], np.int64), "en": np.array([2**62, 5], np.int64),
+                   "ax": np.array([-2, 2], np.int64), "sp": np.array([3, 1], np.int64)}),
+    "Slice_static_mask": case([N("Slice", ["tri", "z", "t"], ["tt"]), N("Equal", ["tt", "zero"], ["m"]),
+                               N("Where", ["m", "x", "b"], ["y"])],
+                              {"x": [3, 3]}, {"y": [3, 3]},
+                              {"tri": np.tril(np.ones((5, 5), np.float32)), "z": np.array([0, 0], np.int64),
+                               "t": np.array([3, 3], np.int64), "zero": np.array(0.0, np.float32),
+                               "b": R.uniform(-1, 1, (1, 3)).astype(np.float32)}),
+    "Split_13_sizes": case([N("Split", ["x", "s"], ["a", "b"], axis=2), N("Mul", ["a", "b"], ["y"])],
+                           {"x": [1, 3, 8]}, {"y": [1, 3, 4]}, {"s": np.array([4, 4], np.int64)}),
+    "Split_11_attr": case([N("Split", ["x"], ["a", "b"], axis=1, split=[1, 2])],
+                          {"x": [2, 3]}, {"a": [2, 1], "b": [2, 2]}, opset=11),
+    "Split_18_num_outputs": case([N("Split", ["x"], ["a", "b", "c"], axis=0, num_outputs=3)],
+                                 {"x": [7, 2]}, {"a": [3, 2], "b": [3, 2], "c": [1, 2]}, opset=18),
+    "Equal_Where_computed": case([N("Equal", ["x", "h"], ["m"]), N("Where", ["m", "h", "x"], ["y"])],
+                                 {"x": [3, 4], "h": [3, 4]}, {"y": [3, 4]},
+                                 gens={"x": lambda r, s: r.integers(-2, 3, s).astype(float),
+                                       "h": lambda r, s: r.integers(-2, 3, s).astype(float)}),
+    "Where_causal_neg_inf_softmax": case(
+        [N("Where", ["m", "ninf", "x"], ["s"]), N("Softmax", ["s"], ["y"], axis=-1)],
+        {"x": [2, 4, 4]}, {"y": [2, 4, 4]},
+        {"m": np.triu(np.ones((4, 4), bool), 1), "ninf": np.array(-np.inf, np.float32)}),
+    "LayerNormalization_17": case([N("LayerNormalization", ["x", "g", "b"], ["y"], epsilon=1e-5)],
+                                  {"x": [2, 3, 64]}, {"y": [2, 3, 64]},
+                                  {"g": R.uniform(0.5, 1.5, 64).astype(np.float32),
+                                   "b": R.uniform(-0.5, 0.5, 64).astype(np.float32)}, opset=17,
+                                  gens={"x": lambda r, s: r.normal(0.5, 1.5, s)}),
+    "LayerNormalization_axis": case([N("LayerNormalization", ["x", "g"], ["y"], axis=1, epsilon=1e-3)],
+                                    {"x": [2, 3, 5]}, {"y": [2, 3, 5]},
+                                    {"g": R.uniform(0.5, 1.5, (3, 5)).astype(np.float32)}, opset=17),
+    "Erf": case([N("Erf", ["x"], ["y"])], {"x": [4, 16]}, {"y": [4, 16]},
+                gens={"x": lambda r, s: r.uniform(-6, 6, s)}),
+    "Erf_gelu_pattern": case([N("Div", ["x", "r2"], ["u"]), N("Erf", ["u"], ["e"]), N("Add", ["e", "one"], ["e1"]),
+                              N("Mul", ["x", "e1"], ["p"]), N("Mul", ["p", "half"], ["y"])],
+                             {"x": [4, 16]}, {"y": [4, 16]},
+                             {"r2": np.array(1.4142135, np.float32), "one": np.array(1.0, np.float32),
+                              "half": np.array(0.5, np.float32)}, opset=17,
+                             gens={"x": lambda r, s: r.uniform(-4, 4, s)}),
+    "Gelu_20_none": case([N("Gelu", ["x"], ["y"])], {"x": [4, 8]}, {"y": [4, 8]}, opset=20),
+    "Gelu_20_tanh": case([N("Gelu", ["x"], ["y"], approximate="tanh")], {"x": [4, 8]}, {"y": [4, 8]}, opset=20),
 }
 
 
@@ -127,3 +169,31 @@ def test_every_op_the_issue_lists_is_supported_and_tested():
     assert listed <= SUPPORTED_OPS
     tested = {n.op_type for c in CASES.values() for n in c["nodes"]}
     assert listed <= tested
+
+
+def test_new_transformer_ops_are_supported_and_tested():
+    new = {"Slice", "Split", "Equal", "Where", "LayerNormalization", "Erf", "Gelu"}
+    assert new <= SUPPORTED_OPS
+    assert new <= {n.op_type for c in CASES.values() for n in c["nodes"]}
+
+
+def test_layer_norm_of_a_wide_row_stays_in_range():
+    """A 64-wide row of variance ~2: the plain sum of squares (128) would leave the +-32 range."""
+    model, _ = build("LayerNormalization_17")
+    feed = {"x": np.random.default_rng(1).normal(0.0, 1.5, (2, 3, 64))}
+    cx, worst = check_against_ort(model, feed)
+    assert worst["y"] < 0.02
+
+
+def test_neg_inf_fill_needs_a_softmax_reader_and_negative_slice_steps_are_refused():
+    from luminair.prover.onnx import OnnxImportError, load_onnx
+
+    m = make_model([N("Where", ["m", "ninf", "x"], ["y"], name="fill")], {"x": [2, 2]}, {"y": [2, 2]},
+                   {"m": np.eye(2, dtype=bool), "ninf": np.array(-np.inf, np.float32)})
+    with pytest.raises(OnnxImportError, match="ONNX Where node 'fill': a non-finite constant"):
+        load_onnx(m)
+    m = make_model([N("Slice", ["x", "st", "en", "ax", "sp"], ["y"], name="rev")], {"x": [4]}, {"y": [4]},
+                   {"st": np.array([-1], np.int64), "en": np.array([-2**62], np.int64),
+                    "ax": np.array([0], np.int64), "sp": np.array([-1], np.int64)})
+    with pytest.raises(OnnxImportError, match="ONNX Slice node 'rev': negative steps"):
+        load_onnx(m)
