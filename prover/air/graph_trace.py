@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...verifier.fields import P
-from ...verifier.graph.components import DATA, HALF, KNOWN, WEIGHTS, limb_names
+from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, WEIGHTS, limb_names
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.statement import ComponentPlan, build_graph_air
 from ...verifier.graph.topology import KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases, row_order_view
@@ -33,18 +33,37 @@ class TraceError(NumericError):
 # --- the statement -------------------------------------------------------------------------------
 
 
-def fanouts(graph: Any) -> dict[int, np.ndarray]:
+def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
     """node id -> how many times each of its elements is read (by ops and by outputs): the
-    multiplicities a producing row yields its element with (a witness the verifier never needs)."""
+    multiplicities a producing row yields its element with (a witness the verifier never needs).
+    Reads a Dot makes in whole known rows (spec.chunked()) are not element reads: chunk_fanouts."""
+    chunked = spec.chunked() if spec is not None else set()
     counts = {n.id: np.zeros(n.numel, dtype=I64) for n in graph.nodes()}
     for node in graph.nodes():
-        for src, view in node.srcs:
+        for k, (src, view) in enumerate(node.srcs):
+            if k == 0 and node.id in chunked:
+                continue
             idx = view.src_indices()
             counts[src.id] += np.bincount(idx[idx >= 0], minlength=src.numel)
     for _, (node, view) in graph.outputs().items():
         idx = view.src_indices()
         counts[node.id] += np.bincount(idx[idx >= 0], minlength=node.numel)
     return counts
+
+
+def chunk_fanouts(spec: GraphSpec) -> dict[int, np.ndarray]:
+    """known node id -> how many Dot rows read each of its known rows whole (the `cm` multiplicity
+    its row yields the chunk with)."""
+    out: dict[int, np.ndarray] = {}
+    for i in spec.chunked():
+        src = spec.nodes[i].srcs[0][0]
+        offset, valid = _affine_rows(row_order_view(spec, i, 0), spec.rows_of(i))
+        rows = -(-spec.nodes[src].numel // KNOWN_LANES)
+        lanes = spec.lanes(i)  # a row reads lanes / KNOWN_LANES known rows, from its offset on
+        starts = offset[valid] // KNOWN_LANES
+        counts = sum(np.bincount(starts + c, minlength=rows) for c in range(lanes // KNOWN_LANES))
+        out[src] = out.get(src, np.zeros(rows, dtype=I64)) + counts
+    return out
 
 
 def build_spec(graph: Any, title: str = "", description: str = "") -> GraphSpec:
@@ -204,7 +223,8 @@ def _check_topology(plan: ComponentPlan, topo: dict[str, np.ndarray]) -> None:
 def _known_columns(spec: GraphSpec, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray]) -> dict[str, np.ndarray]:
     n_rows = 1 << plan.component.log_size
     bases = node_bases(spec)
-    cols = {"addr": np.zeros(n_rows, dtype=I64), "is_real": np.zeros(n_rows, dtype=I64)}
+    chunks = chunk_fanouts(spec)
+    cols = {"addr": np.zeros(n_rows, dtype=I64), "is_real": np.zeros(n_rows, dtype=I64), "cm": np.zeros(n_rows, dtype=I64)}
     lanes = np.zeros((KNOWN_LANES, n_rows), dtype=I64)
     mults = np.zeros((KNOWN_LANES, n_rows), dtype=I64)
     for seg in plan.segments:
@@ -218,6 +238,8 @@ def _known_columns(spec: GraphSpec, plan: ComponentPlan, fan: dict[int, np.ndarr
         counts[: fan[seg.node].size] = fan[seg.node]
         lanes[:, sl] = vals.reshape(seg.rows, KNOWN_LANES).T
         mults[:, sl] = counts.reshape(seg.rows, KNOWN_LANES).T
+        if seg.node in chunks:
+            cols["cm"][sl] = chunks[seg.node]
     for j in range(KNOWN_LANES):
         cols[f"v{j}"], cols[f"m{j}"] = lanes[j], mults[j]
     return cols
@@ -426,7 +448,7 @@ def main_columns(
 ) -> list[dict[str, np.ndarray]]:
     """Main trace of every AIR component (topology and op columns, then the lookup tables)."""
     spec = spec if spec is not None else build_spec(graph)
-    fan = fanouts(graph)
+    fan = fanouts(graph, spec)
     s = graph.numeric_format.scale_bits
     out: list[dict[str, np.ndarray]] = []
     for plan in plans:
@@ -452,7 +474,7 @@ def main_columns(
 def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) -> dict[str, np.ndarray]:
     """Every column of the topology tree ("<component>.<column>", row order): addresses, flags and
     fan-outs, independent of the inputs, each checked against the verifier's own derivation."""
-    fan = fanouts(graph)
+    fan = fanouts(graph, spec)
     out: dict[str, np.ndarray] = {}
     for plan in plans:
         if plan.kind == "Known":
@@ -523,7 +545,7 @@ def table_multiplicities(
         ev = DomainEvaluator(comp, 1 << n, source)
         comp.evaluate(ev)
         for rel, mult, vals in ev.entries:
-            if rel in (DATA, KNOWN, WEIGHTS):
+            if rel in (DATA, KNOWN, WEIGHTS, CHUNKS):
                 continue
             m = mult.a.astype(I64) if isinstance(mult, BV) else np.full(1 << n, int(mult), dtype=I64)
             if rel == "range8":

@@ -279,3 +279,43 @@ def test_a_row_that_reads_padding_contributes_nothing():
 
     r = _forge_consistently((cx, settings, trace, k), edit_sums=edit)
     assert r.check == "OODS mismatch", r.error_message
+
+
+def test_a_chunked_read_of_another_input_value_is_rejected(monkeypatch):
+    """A Dot with enough rows reads a public input in whole known rows (one tuple of 8 values
+    instead of 8 entries; the threshold is lowered here to keep the model small). Honest: it proves.
+    Forged: a lane holds another input value (sums recomputed, outputs claimed): no known row
+    yields that tuple."""
+    from luminair.verifier.graph import topology
+
+    monkeypatch.setattr(topology, "CHUNK_MIN_ROWS", 1)
+    cx, settings, trace = _prove_small(
+        lambda g: (g.input("x", (1, 32)) @ g.constant(W, "w")).output("y"), {"x": X["x"][:1]}
+    )
+    (k,) = [i for i, p in enumerate(settings.plans) if p.kind.startswith("Dot")]
+    assert settings.plans[k].kind == "DotW16C"
+
+    def edit(main, x):
+        main["a9"][0] += 64
+        return _row_sums(main, settings.plans[k].component)
+
+    r = _forge_consistently((cx, settings, trace, k), edit_sums=edit)
+    assert r.check == "LogUp sum", r.error_message
+
+
+def test_chunked_reads_need_enough_rows_and_whole_aligned_known_rows():
+    from luminair.prover.air.graph_trace import build_spec
+
+    def chunked(build):
+        cx = Graph()
+        build(cx)
+        cx.compile(GenericCompiler(), StwoCompiler())
+        return build_spec(cx).chunked()
+
+    w = np.random.default_rng(3).uniform(-0.5, 0.5, (512, 512))
+    big = chunked(lambda g: (g.input("x", (1, 512)) @ g.constant(w, "w")).output("y"))
+    assert len(big) == 1  # 32 rows of 16 lanes for each of 512 outputs: 16384 rows
+    small = chunked(lambda g: (g.input("x", (1, 512)) @ g.constant(w[:, :8], "w")).output("y"))
+    assert small == set()  # 256 rows: not worth a component of its own
+    shifted = chunked(lambda g: (g.input("x", (1, 520))[:, 4:516] @ g.constant(w, "w")).output("y"))
+    assert shifted == set()  # rows start 4 elements into a known row

@@ -32,6 +32,7 @@ from .topology import DOT_LANE_CHOICES, KNOWN_LANES
 DATA = "data"
 KNOWN = "known"
 WEIGHTS = "weights"  # (address of a row's first weight, its lanes' weights): terms the verifier adds
+CHUNKS = "chunks"  # (address, KNOWN_LANES values): a whole known row, yielded to Dots that read it whole
 RANGE = "range8"
 HALF = 1 << (VALUE_BITS - 1)  # 2^15: shifts a 16-bit signed value to [0, 2^16)
 
@@ -405,11 +406,14 @@ class DotComponent(GraphComponent):
     n_inputs = 2
     reduce = True
 
-    def __init__(self, log_size: int, scale_bits: int, lanes: int, direct: bool = False, bias: bool = False) -> None:
+    def __init__(
+        self, log_size: int, scale_bits: int, lanes: int, direct: bool = False, bias: bool = False, chunked: bool = False
+    ) -> None:
         self.lanes = lanes
         self.direct = direct  # weights read straight from the verifier's `weights` terms
         self.bias = bias
-        self.name = ("dotw" if direct else "dot") + str(lanes) + ("b" if bias else "")
+        self.chunked = chunked  # operand 0 read in whole known rows (topology.chunked_reads)
+        self.name = ("dotw" if direct else "dot") + str(lanes) + ("b" if bias else "") + ("c" if chunked else "")
         ab = tuple(f"a{j}" for j in range(lanes)) + tuple(f"b{j}" for j in range(lanes))
         self.op_columns = ab + ("acc", "out", "rem") + (("bias",) if bias else ()) + range_limbs(
             [("acc", DOT_ACC_BITS), ("out", 16), ("rem", scale_bits)]
@@ -417,8 +421,9 @@ class DotComponent(GraphComponent):
         super().__init__(log_size, scale_bits)
 
     def _unused(self) -> tuple[str, ...]:
-        # direct weights are read whole (no lane steps) and never padded (in1_real = is_real)
-        return ("in1_real", "in1_step") if self.direct else ()
+        # direct weights are read whole (no lane steps) and never padded (in1_real = is_real);
+        # chunked reads take a whole known row (no lane steps)
+        return (("in1_real", "in1_step") if self.direct else ()) + (("in0_step",) if self.chunked else ())
 
     def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
         kinds = super().topology_kinds()
@@ -437,10 +442,16 @@ class DotComponent(GraphComponent):
         total = 0
         for j in range(self.lanes):
             a, b = ev.main(f"a{j}"), ev.main(f"b{j}")
-            self.consume(ev, 0, a, j, padding_zero=False)
+            if not self.chunked:
+                self.consume(ev, 0, a, j, padding_zero=False)
             if not self.direct:
                 self.consume(ev, 1, b, j, padding_zero=False)
             total = total + a * b
+        if self.chunked:  # every KNOWN_LANES lanes are one known row, matched whole at its address
+            real, addr = self.t(ev, "in0_real"), self.t(ev, "in0_addr")
+            for c in range(0, self.lanes, KNOWN_LANES):
+                lanes = [ev.main(f"a{j}") for j in range(c, c + KNOWN_LANES)]
+                ev.add_to_relation(CHUNKS, -real, [addr + c if c else addr, *lanes])
         # A real row that reads padding (the masks split into whole rows, topology.dot_lanes) adds
         # nothing: one constraint per input on the row's sum instead of one per lane on its values.
         real = self.t(ev, "is_real")
@@ -468,9 +479,10 @@ class DotComponent(GraphComponent):
 class KnownComponent(GraphComponent):
     """Values the verifier knows: the model's weights (from settings.bin) and the public inputs
     (from proof.bin), KNOWN_LANES consecutive elements per row. Each real row consumes its whole
-    tuple (addr, v_0..v_7) once from the `known` relation, into which the verifier adds one term per
-    row it computes itself from those files; each lane yields (addr + j, v_j) with its own
-    multiplicity m_j (zero on padding rows)."""
+    tuple (addr, v_0..v_7) once from the `known` relation, into which the verifier adds one term
+    per row it computes itself from those files; each lane yields (addr + j, v_j) with its own
+    multiplicity m_j, and the whole row yields (addr, v_0..v_7) to the `chunks` relation with
+    multiplicity cm (the Dot rows that read it whole); all are zero on padding rows."""
 
     name = "known"
     uses_range = False
@@ -479,7 +491,7 @@ class KnownComponent(GraphComponent):
 
     @classmethod
     def topology_columns(cls) -> tuple[str, ...]:
-        return ("addr", "is_real") + tuple(f"m{j}" for j in range(KNOWN_LANES))
+        return ("addr", "is_real") + tuple(f"m{j}" for j in range(KNOWN_LANES)) + ("cm",)
 
     def evaluate_op(self, ev: Any) -> None:
         addr, real = self.t(ev, "addr"), self.t(ev, "is_real")
@@ -489,6 +501,9 @@ class KnownComponent(GraphComponent):
             m = self.t(ev, f"m{j}")
             ev.add_constraint(m * (1 - real))
             ev.add_to_relation(DATA, m, [addr + j, v])
+        cm = self.t(ev, "cm")
+        ev.add_constraint(cm * (1 - real))
+        ev.add_to_relation(CHUNKS, cm, [addr, *values])
 
 
 class PrivateInputComponent(GraphComponent):
@@ -551,8 +566,10 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
 
 # Component order in the AIR: fixed, independent of the graph.
 DOT_KINDS = tuple(
-    f"Dot{w}{lanes}{b}" for w in ("", "W") for lanes in DOT_LANE_CHOICES for b in ("", "B")
-)  # W: weights taken directly (topology.direct_weight_reads); B: with a bias input
+    f"Dot{w}{lanes}{b}{c}" for w in ("", "W") for lanes in DOT_LANE_CHOICES for b in ("", "B")
+    for c in ("", "C") if not c or lanes % KNOWN_LANES == 0
+)  # W: weights taken directly (topology.direct_weight_reads); B: with a bias input; C: operand 0 in
+#    whole known rows (topology.chunked_reads)
 COMPONENT_ORDER = (
     "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt",
     "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "Relu", *DOT_KINDS,
@@ -566,5 +583,5 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
         return PrivateInputComponent(log_size, scale_bits)
     if kind in DOT_KINDS:
         lanes = int("".join(ch for ch in kind if ch.isdigit()))
-        return DotComponent(log_size, scale_bits, lanes, kind.startswith("DotW"), kind.endswith("B"))
+        return DotComponent(log_size, scale_bits, lanes, kind.startswith("DotW"), "B" in kind[3:], kind.endswith("C"))
     return OP_COMPONENTS[kind](log_size, scale_bits)

@@ -105,6 +105,14 @@ class GraphSpec:
             self.__dict__["_direct"] = direct_weight_reads(self)
         return self.__dict__["_direct"]
 
+    def chunked(self) -> set[int]:
+        """Dot nodes reading operand 0 in whole known rows (topology.chunked_reads): derived."""
+        if "_chunked" not in self.__dict__:
+            from .topology import chunked_reads
+
+            self.__dict__["_chunked"] = chunked_reads(self)
+        return self.__dict__["_chunked"]
+
     def lanes(self, index: int) -> int:
         """Products one Dot row accumulates: derived from the graph and weights, never stored."""
         cache = self.__dict__.setdefault("_lanes", {})

@@ -36,6 +36,9 @@ from ..numeric import DOT_ACC_BOUND, VALUE_BITS
 from .spec import CONTRACT, GROUPED, GraphSpec, Step, view_shape
 
 KNOWN_LANES = 8  # elements of a constant or public input held by one row of the known component
+# A Dot reads a known operand in whole known rows only when it has this many rows: its own
+# component (fewer LogUp columns a row) must save more work than its extra columns cost the proof.
+CHUNK_MIN_ROWS = 1 << 14
 MAX_ADDRESS = 1 << 30
 # The hard bound on boundary rows the verifier derives and evaluates (each costs about 16 us in
 # CPython at the out-of-domain point, ~2.5x that in Pyodide), estimated from the shapes before any
@@ -315,6 +318,30 @@ def bias_view(spec: GraphSpec, node_index: int) -> AffineView:
         return affine_view(src_shape, steps)
     except ViewError as e:
         raise FormatError(f"settings.bin: node {node_index} input 2: {e}; the AIR needs affine views") from None
+
+
+def chunked_reads(spec: GraphSpec) -> set[int]:
+    """Dot nodes that read operand 0 in whole known rows: a public input or constant (held by the
+    known component, KNOWN_LANES to a row) read contiguously, a multiple of KNOWN_LANES lanes a row,
+    every row starting on a known row's boundary, in at least CHUNK_MIN_ROWS rows. Such a Dot
+    consumes one (address, KNOWN_LANES values) tuple per known row it reads, which the known row
+    yields whole, instead of one entry per value."""
+    direct = set(spec.direct_weights().values())
+
+    def known(n: int) -> bool:  # held by the known component (statement.node_kind's "Known")
+        src = spec.nodes[n]
+        return (src.op == "Constant" and n not in direct) or (src.op == "Input" and not src.private)
+
+    out = set()
+    for i, node in enumerate(spec.nodes):
+        if node.op not in CONTRACT or not known(node.srcs[0][0]):
+            continue
+        if spec.lanes(i) % KNOWN_LANES or dot_lane_stride(spec, i, 0) != 1 or spec.rows_of(i) < CHUNK_MIN_ROWS:
+            continue
+        v = row_order_view(spec, i, 0)
+        if v.offset % KNOWN_LANES == 0 and all(s % KNOWN_LANES == 0 for d, s in zip(v.sizes, v.strides) if d > 1):
+            out.add(i)
+    return out
 
 
 def dot_lane_stride(spec: GraphSpec, node_index: int, k: int) -> int:
