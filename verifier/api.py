@@ -74,7 +74,7 @@ def verify(
             )
     try:
         report(progress, 1)
-        check_file_sizes(len(proof_bytes), len(settings_bytes))
+        check_file_sizes(len(proof_bytes), len(settings_bytes), max_work)
         budget = budget_for(len(proof_bytes), len(settings_bytes), max_work)
         settings = read_settings(settings_bytes)
         digest = settings.model_digest.hex()

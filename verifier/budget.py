@@ -76,10 +76,23 @@ def budget_for(proof_size: int, settings_size: int, max_work: int | None = None)
     return min(MAX_WORK, BASE_WORK + WORK_PER_BYTE * (proof_size + settings_size))
 
 
-def check_file_sizes(proof_size: int, settings_size: int) -> None:
-    for name, size, cap in (("proof.bin", proof_size, MAX_PROOF_BYTES), ("settings.bin", settings_size, MAX_SETTINGS_BYTES)):
+MAX_FILE_SCALE = 16  # a caller's max_work raises the file caps at most this much
+
+
+def file_caps(max_work: int | None = None) -> tuple[int, int]:
+    """(proof, settings) byte caps: the defaults, or, for a caller who names a max_work above
+    MAX_WORK, larger in proportion (it accepts the work, and the memory, of a larger model), up to
+    MAX_FILE_SCALE times."""
+    scale = 1 if max_work is None else min(MAX_FILE_SCALE, max(1, -(-max_work // MAX_WORK)))
+    return MAX_PROOF_BYTES * scale, MAX_SETTINGS_BYTES * scale
+
+
+def check_file_sizes(proof_size: int, settings_size: int, max_work: int | None = None) -> None:
+    proof_cap, settings_cap = file_caps(max_work)
+    for name, size, cap in (("proof.bin", proof_size, proof_cap), ("settings.bin", settings_size, settings_cap)):
         if size > cap:
-            raise BudgetError(f"{name} is {size} bytes, more than this verifier reads ({cap} bytes)")
+            hint = "" if max_work is not None else "; a larger max_work raises it in proportion"
+            raise BudgetError(f"{name} is {size} bytes, more than this verifier reads ({cap} bytes{hint})")
 
 
 def check_work(work: dict[str, float], budget: int) -> None:

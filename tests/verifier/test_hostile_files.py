@@ -183,3 +183,18 @@ def test_an_example_air_with_absurd_parameters_is_a_typed_rejection() -> None:
         settings = encode_settings(KIND_AIR, hb.HOSTILE, ExampleAirSpec("square_lookup", {"log_size": 20, "table_log_size": log}))
         r = verify(hb.proof_file(settings, [[0]]), settings)
         assert r.check in ("work budget", "malformed file"), r.error_message
+
+
+def test_the_file_caps_grow_only_with_a_callers_max_work() -> None:
+    """A settings.bin above 4 MiB is refused by default, naming the remedy; a caller who names a
+    larger max_work accepts proportionally larger files (a 2M-weight model), never beyond 16x."""
+    from luminair.verifier.budget import MAX_SETTINGS_BYTES, MAX_WORK, BudgetError, check_file_sizes, file_caps
+
+    big = MAX_SETTINGS_BYTES + 1
+    with pytest.raises(BudgetError, match="a larger max_work raises it"):
+        check_file_sizes(1000, big)
+    check_file_sizes(1000, big, max_work=2 * MAX_WORK)
+    with pytest.raises(BudgetError, match="settings.bin"):
+        check_file_sizes(1000, 2 * MAX_SETTINGS_BYTES + 1, max_work=2 * MAX_WORK)
+    assert file_caps(10**12) == file_caps(16 * MAX_WORK)
+    assert file_caps(1) == file_caps(None)  # a lower budget never lowers the caps below the defaults
