@@ -79,46 +79,93 @@ class ComponentPlan:
     segments: list[Segment]
 
 
+# A component's rows are padded to a power of two. A kind whose rows would waste more padding than
+# this is split into several components (instances), so large models do not pay up to 2x.
+SPLIT_MIN_WASTE = 1 << 16
+SPLIT_MIN_PART = 1 << 14
+
+
+def split_parts(rows: list[int]) -> list[int]:
+    """How many consecutive nodes (of rows[i] rows each) go into each instance of one kind: one
+    instance unless its padding would waste SPLIT_MIN_WASTE rows or more; then greedily, each
+    instance up to the largest power of two not above the rows still to place (a node larger than
+    that goes alone), until fewer than SPLIT_MIN_PART rows remain."""
+    total = sum(rows)
+    if (1 << _log_size(total)) - total < SPLIT_MIN_WASTE:
+        return [len(rows)]
+    parts, i, remaining = [], 0, total
+    while i < len(rows):
+        if remaining < SPLIT_MIN_PART:
+            parts.append(len(rows) - i)
+            break
+        cap = 1 << (remaining.bit_length() - 1)
+        n, taken = 0, 0
+        while i + n < len(rows) and (n == 0 or taken + rows[i + n] <= cap):
+            taken += rows[i + n]
+            n += 1
+        parts.append(n)
+        i += n
+        remaining -= taken
+    padded, i = 0, 0
+    for n in parts:
+        padded += 1 << _log_size(sum(rows[i : i + n]))
+        i += n
+    return parts if (1 << _log_size(total)) - padded >= SPLIT_MIN_WASTE else [len(rows)]
+
+
 def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
-    """Which nodes each component holds, in the fixed component order, with every topology column
-    derived from the graph (prover and verifier)."""
+    """Which nodes each component holds, in the fixed component order (a kind split into instances
+    "<name>", "<name>.1", ... when padding would waste much: split_parts), with every topology
+    column derived from the graph (prover and verifier)."""
     by_kind: dict[str, list[int]] = {}
     for i in range(len(spec.nodes)):
         by_kind.setdefault(node_kind(spec, i), []).append(i)
     plans = []
     n_sparse = 0
     for kind in COMPONENT_ORDER:
-        nodes = by_kind.get(kind)
-        if not nodes:
+        all_nodes = by_kind.get(kind)
+        if not all_nodes:
             continue
-        segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
-        rows = sum(seg.rows for seg in segs)
-        op = spec.nodes[nodes[0]].op
-        if kind in ("Known", "PrivateInput"):
-            n_sparse += 4 * len(segs)
-        else:
-            n_sparse += topology_cost(spec, segs, min(2, len(spec.nodes[nodes[0]].srcs)), op in GROUPED)
-        if n_sparse > MAX_SPARSE_ENTRIES:
-            raise FormatError(
-                f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
-                f"(at the {kind} nodes), above the verifier's work budget"
-            )
-        comp = make_component(kind, _log_size(rows), spec.scale_bits)
-        n_rows = 1 << comp.log_size
-        if kind == "Known":
-            patterns = known_topology(spec, segs, n_rows)
-        elif kind == "PrivateInput":
-            patterns = value_topology(spec, segs, n_rows)
-        else:
-            patterns = op_topology(spec, segs, n_rows, comp.n_inputs, op in GROUPED, op in CONTRACT)
-        kinds = comp.topology_kinds()
-        for col, pattern in patterns.items():
-            if col in kinds:
-                comp.sparse_columns[f"d.{col}"], comp.anchors[col] = pattern.sparse()
-        if op in GROUPED:
-            comp.sparse_columns["first"], comp.sparse_columns["last"] = reduce_groups(spec, segs, n_rows)
-        plans.append(ComponentPlan(kind, nodes, rows, comp, segs))
+        start = 0
+        for part, count in enumerate(split_parts([rows_of(spec, i) for i in all_nodes])):
+            nodes = all_nodes[start : start + count]
+            start += count
+            plan, n_sparse = _plan(spec, kind, nodes, part, n_sparse)
+            plans.append(plan)
     return plans
+
+
+def _plan(spec: GraphSpec, kind: str, nodes: list[int], part: int, n_sparse: int) -> tuple[ComponentPlan, int]:
+    """One component instance holding `nodes`, and the boundary rows counted so far."""
+    segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
+    rows = sum(seg.rows for seg in segs)
+    op = spec.nodes[nodes[0]].op
+    if kind in ("Known", "PrivateInput"):
+        n_sparse += 4 * len(segs)
+    else:
+        n_sparse += topology_cost(spec, segs, min(2, len(spec.nodes[nodes[0]].srcs)), op in GROUPED)
+    if n_sparse > MAX_SPARSE_ENTRIES:
+        raise FormatError(
+            f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
+            f"(at the {kind} nodes), above the verifier's work budget"
+        )
+    comp = make_component(kind, _log_size(rows), spec.scale_bits)
+    if part:
+        comp.name = f"{comp.name}.{part}"
+    n_rows = 1 << comp.log_size
+    if kind == "Known":
+        patterns = known_topology(spec, segs, n_rows)
+    elif kind == "PrivateInput":
+        patterns = value_topology(spec, segs, n_rows)
+    else:
+        patterns = op_topology(spec, segs, n_rows, comp.n_inputs, op in GROUPED, op in CONTRACT)
+    kinds = comp.topology_kinds()
+    for col, pattern in patterns.items():
+        if col in kinds:
+            comp.sparse_columns[f"d.{col}"], comp.anchors[col] = pattern.sparse()
+    if op in GROUPED:
+        comp.sparse_columns["first"], comp.sparse_columns["last"] = reduce_groups(spec, segs, n_rows)
+    return ComponentPlan(kind, nodes, rows, comp, segs), n_sparse
 
 
 def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[ComponentPlan]]:
