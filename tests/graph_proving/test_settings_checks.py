@@ -67,13 +67,15 @@ EDITS = {
 }
 
 
+def _assert_malformed(case, edit, needle):
+    settings, proof = case
+    r = verify(proof.data, _respec(settings, edit), min_security_bits=0)
+    assert r.check == "malformed file" and needle in r.error_message, r.error_message
+
+
 @pytest.mark.parametrize("name", sorted(EDITS))
 def test_malformed_graph_settings_are_rejected_with_the_field_named(case, name):
-    settings, proof = case
-    edit, needle = EDITS[name]
-    bad = _respec(settings, edit)
-    r = verify(proof.data, bad, min_security_bits=0)
-    assert r.check == "malformed file" and needle in r.error_message, r.error_message
+    _assert_malformed(case, *EDITS[name])
 
 
 DOT_EDITS = {
@@ -94,11 +96,7 @@ DOT_EDITS = {
 
 @pytest.mark.parametrize("name", sorted(DOT_EDITS))
 def test_malformed_fused_nodes_are_rejected_with_the_field_named(fused_case, name):
-    settings, proof = fused_case
-    edit, needle = DOT_EDITS[name]
-    bad = _respec(settings, edit)
-    r = verify(proof.data, bad, min_security_bits=0)
-    assert r.check == "malformed file" and needle in r.error_message, r.error_message
+    _assert_malformed(fused_case, *DOT_EDITS[name])
 
 
 def test_public_values_that_do_not_fit_the_model_are_rejected(case):
