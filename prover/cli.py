@@ -427,7 +427,7 @@ def fused_note(c: dict[str, Any]) -> str:
     if "primitive_cells" not in c:
         return ""
     ratio = c["primitive_cells"] / max(1, c["cells"])
-    return f"; as Mul + SumReduce rows: {c['primitive_cells']} cells, {ratio:.1f}x"
+    return f"; as primitive rows: {c['primitive_cells']} cells, {ratio:.1f}x"
 
 
 def print_prove_summary(s: dict[str, Any]) -> None:

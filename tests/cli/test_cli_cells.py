@@ -32,8 +32,8 @@ def test_the_prove_summary_counts_cells(tmp_path, capsys):
     summary = json.loads(capsys.readouterr().out)
     assert all(c["cells"] == c["trace_rows"] * (c["main_columns"] + c["topology_columns"] + c["interaction_columns"])
                for c in summary["components"])
-    dots = [c for c in summary["components"] if c["component"].startswith("dot")]
-    assert dots, "the MLP's matmuls are fused"
-    for c in dots:  # what the same products cost as one Mul and one SumReduce row each
+    fused = [c for c in summary["components"] if c["component"].startswith(("dot", "relu"))]
+    assert {c["component"][:3] for c in fused} == {"dot", "rel"}, "the MLP's matmuls, biases and relu are fused"
+    for c in fused:  # what the same work costs as primitive rows (Mul + SumReduce + Add, LessThan + Mul)
         assert c["primitive_cells"] > 2 * c["cells"]
-    assert all("primitive_cells" not in c for c in summary["components"] if c not in dots)
+    assert all("primitive_cells" not in c for c in summary["components"] if c not in fused)

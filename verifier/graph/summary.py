@@ -38,23 +38,33 @@ def component_cells(comp: Any) -> dict[str, int]:
 
 def plan_cells(spec: GraphSpec, plan: Any) -> dict[str, int]:
     """component_cells of a planned component; for a fused one also `primitive_cells`, what its
-    primitive decomposition (one Mul and one SumReduce row per product, in components of their
-    own) would have committed for the same nodes."""
-    from .components import make_component
+    primitive decomposition would have committed for the same nodes, in components of their own:
+    a Dot one Mul and one SumReduce row per product (and an Add row per output with a bias), a
+    Relu one LessThan and one Mul row per element."""
     from .statement import _log_size
 
     out = component_cells(plan.component)
+    rows: dict[str, int] = {}
     if plan.kind.startswith("Dot"):
         products = sum(spec.rows_of(n) * spec.lanes(n) for n in plan.nodes)
-        total = 0
-        for kind in ("Mul", "SumReduce"):
-            comp = make_component(kind, _log_size(products), spec.scale_bits)
-            # the column counts do not depend on the sparse columns' values, only on their names
-            empty: dict[int, int] = {}
-            comp.sparse_columns = {f"d.{c}": empty for c in comp.topology_kinds()} | {"first": empty, "last": empty}
-            total += component_cells(comp)["cells"]
-        out["primitive_cells"] = total
+        rows = {"Mul": products, "SumReduce": products}
+        if plan.component.bias:
+            rows["Add"] = sum(spec.nodes[n].numel for n in plan.nodes)
+    elif plan.kind == "Relu":
+        rows = {"LessThan": plan.rows, "Mul": plan.rows}
+    if rows:
+        out["primitive_cells"] = sum(_cells_of(kind, _log_size(n), spec.scale_bits) for kind, n in rows.items())
     return out
+
+
+def _cells_of(kind: str, log_size: int, scale_bits: int) -> int:
+    from .components import make_component
+
+    comp = make_component(kind, log_size, scale_bits)
+    # the column counts do not depend on the sparse columns' values, only on their names
+    empty: dict[int, int] = {}
+    comp.sparse_columns = {f"d.{c}": empty for c in comp.topology_kinds()} | {"first": empty, "last": empty}
+    return component_cells(comp)["cells"]
 
 
 def describe_steps(steps: tuple) -> str:
