@@ -102,8 +102,7 @@ def shaped_stark(settings: bytes, public: list[list[int]]) -> StarkProof:
     assert cfg.pow_bits == 0 and cfg.interaction_pow_bits == 0
     st = build_statement(parsed, public)
     air, lay = st.air, st.air.layout
-    n_pre = sum(t.from_proof for t in air.preprocessed)
-    n_commit = n_pre + 2 + (lay.interaction_tree is not None)
+    n_commit = 2 + (lay.interaction_tree is not None)  # main (with the topology columns), [interaction], composition
     commitments = [bytes([i + 1]) * 32 for i in range(n_commit)]
     sampled = [[[(1, 2, 3, 4)] * len(slot.masks) for slot in cols] for cols in lay.columns]
 
@@ -111,7 +110,8 @@ def shaped_stark(settings: bytes, public: list[list[int]]) -> StarkProof:
     mix_statement(ch, cfg, st.statement_bytes, air)
     own = iter(commitments)
     for tree in air.preprocessed:
-        ch.mix_root(next(own) if tree.from_proof else tree.root)
+        if not tree.from_proof:
+            ch.mix_root(tree.root)
     ch.mix_root(next(own))  # main
     ch.mix_u64(0)  # interaction nonce
     elements = draw_elements(ch, air)

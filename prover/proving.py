@@ -39,7 +39,7 @@ class Settings:
     plans: list[ComponentPlan]
     air: Any
     topology: dict[str, np.ndarray]  # row-order topology columns (input-independent)
-    topology_tree: CommittedTree  # their commitment, made once and reused by every proof
+    topology_tree: CommittedTree  # their extension, made once; every proof commits it with the main trace
 
     @property
     def spec(self) -> GraphSpec:

@@ -20,7 +20,9 @@ from .fields import P, QM31
 
 PROOF_MAGIC = b"LMNRPROF"
 SETTINGS_MAGIC = b"LMNRSETT"
-FORMAT_VERSION = 2  # 2: no model root (the verifier derives the topology), labels apart from identity
+# 2: no model root (the verifier derives the topology), labels apart from identity;
+# 3: fused ops (Dot, Relu), the topology columns inside the main tree (one commitment fewer)
+FORMAT_VERSION = 3
 
 MAX_TREES = 16
 MAX_COLUMNS = 1 << 12  # a graph AIR's largest tree has a few hundred; example AIRs at most 256
@@ -210,7 +212,9 @@ def read_header(r: Reader, magic: bytes, kind: str) -> int:
         if version > FORMAT_VERSION:
             remedy = " (made by a newer luminair; upgrade the verifier)"
         else:
-            remedy = (" (made by an older luminair whose verifier trusted the model commitment in settings.bin; "
+            why = ("whose verifier trusted the model commitment in settings.bin" if version < 2
+                   else "with another proof layout")
+            remedy = (f" (made by an older luminair {why}; "
                       "prove the model again with this version to get a new proof.bin and settings.bin)")
         raise VersionError(
             f"{r.file}: format version {version} is not supported, this verifier reads version {FORMAT_VERSION}{remedy}"

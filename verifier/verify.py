@@ -3,7 +3,8 @@ VerificationError naming the failed check; the file-level `verify` (verifier/api
 
 Transcript order (the prover mirrors it in prover/stark/prove.py):
   1. protocol tag, config, statement (settings digest + public values), component list
-  2. preprocessed roots (pinned tables: the verifier's own; the topology: the proof's), main root
+  2. pinned preprocessed roots (tables: the verifier's own), main root (the main trace and the
+     topology columns, which the constraints pin)
   3. interaction proof of work; LogUp relation elements; claimed sums (checked against the public
      terms); interaction root
   4. composition alpha; composition root; OODS point; sampled values; DEEP alpha
@@ -78,7 +79,7 @@ def _expect(cond: bool, what: str) -> None:
 def check_shape(air: Air, proof: StarkProof) -> None:
     """The proof's lists must have exactly the sizes the statement implies."""
     lay = air.layout
-    n_commit = 2 + (lay.interaction_tree is not None) + sum(tree.from_proof for tree in air.preprocessed)
+    n_commit = 2 + (lay.interaction_tree is not None)
     _expect(len(proof.commitments) == n_commit, f"{len(proof.commitments)} commitments, expected {n_commit}")
     n_sums = sum(1 for info in air.infos if info.n_batches)
     _expect(len(proof.claimed_sums) == n_sums, f"{len(proof.claimed_sums)} claimed sums, expected {n_sums}")
@@ -110,10 +111,10 @@ def check_sample_points(oods: QPoint, lay) -> None:  # noqa: ANN001 - Layout
 
 
 def tree_roots(air: Air, proof: StarkProof) -> list[bytes]:
-    """Every tree's root in layout order: pinned ones are the verifier's own; prover-committed
-    preprocessed trees, main, interaction and composition come from the proof, in that order."""
+    """Every tree's root in layout order: pinned ones are the verifier's own; main (which holds the
+    prover-committed preprocessed columns), interaction and composition come from the proof."""
     it = iter(proof.commitments)
-    roots = [next(it) if tree.from_proof else tree.root for tree in air.preprocessed]
+    roots = [tree.root for tree in air.preprocessed if not tree.from_proof]
     roots.append(next(it))
     if air.layout.interaction_tree is not None:
         roots.append(next(it))
@@ -140,12 +141,11 @@ def verify_stark(
     channel = Channel()
     mix_statement(channel, config, statement, air)
 
-    # 2. Trace commitments: pinned roots are the verifier's own; the topology tree's root comes from
-    #    the proof but its columns are pinned by the constraints.
+    # 2. Trace commitments: pinned roots are the verifier's own; the main root comes from the proof
+    #    and also binds the topology columns, which the constraints pin.
     report(progress, 3)
     roots = tree_roots(air, proof)
-    main_root = len(air.preprocessed)
-    for root in roots[: main_root + 1]:
+    for root in roots[: lay.main_tree + 1]:
         channel.mix_root(root)
 
     # 3. LogUp: grinding, then the relation elements; bind the claimed sums, check they cancel the

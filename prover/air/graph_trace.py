@@ -1,4 +1,4 @@
-"""Trace generation for graph proofs: the statement (GraphSpec), the topology tree (addresses,
+"""Trace generation for graph proofs: the statement (GraphSpec), the topology columns (addresses,
 flags and fan-outs, independent of the inputs, each checked against the verifier's own derivation
 in verifier/graph/topology.py) and the main trace of every component, from a compiled Graph and its
 exact fixed-point values. The constraints these columns satisfy are in verifier/graph/components.py;
@@ -472,7 +472,7 @@ def main_columns(
 
 
 def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) -> dict[str, np.ndarray]:
-    """Every column of the topology tree ("<component>.<column>", row order): addresses, flags and
+    """Every topology column ("<component>.<column>", row order): addresses, flags and
     fan-outs, independent of the inputs, each checked against the verifier's own derivation."""
     fan = fanouts(graph, spec)
     out: dict[str, np.ndarray] = {}

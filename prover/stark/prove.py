@@ -21,7 +21,8 @@ from . import field_vec as fv
 from .backend import U64, Array, xp
 from .constraints import DomainEvaluator, as_secure, combine_values
 from .fri_prover import FriProver, grind
-from .pcs_prover import CommittedTree, commit_coeffs, commit_columns, eval_at_point, quotient_column
+from .merkle_tree import MerkleTree
+from .pcs_prover import CommittedTree, commit_coeffs, commit_columns, eval_at_point, quotient_column, split_columns
 
 
 class ProverError(ValueError):
@@ -150,17 +151,24 @@ def prove_stark(
     # 1. Statement.
     channel = Channel()
     mix_statement(channel, config, statement, air)
-    for ct, tree in zip(preprocessed, air.preprocessed):
-        channel.mix_root(ct.root if tree.from_proof else tree.root)
+    pinned = [ct for ct, tree in zip(preprocessed, air.preprocessed) if not tree.from_proof]
+    for tree in air.preprocessed:
+        if not tree.from_proof:
+            channel.mix_root(tree.root)  # the statement's own root (checked above unless forging)
 
-    # 2. Main trace.
+    # 2. Main trace, opened by the prover-committed preprocessed columns (the model's topology, whose
+    #    extensions were computed once, with its commitment: only their leaves are hashed again).
     main_cols: list[Array] = []
     for comp, cols in zip(air.components, main):
         for name in comp.main_columns:
             if name not in cols:
                 raise ProverError(f"{comp.name}: main column {name!r} missing from the trace")
             main_cols.append(to_storage(cols[name], comp.log_size, f"{comp.name}.{name}"))
-    main_tree = commit_columns(main_cols, b)
+    own = [ct for ct, tree in zip(preprocessed, air.preprocessed) if tree.from_proof]
+    main_only = commit_columns(main_cols, b)
+    coeffs = [c for ct in own for c in ct.coeffs] + main_only.coeffs
+    evals = [e for ct in own for e in ct.evals] + main_only.evals
+    main_tree = CommittedTree(coeffs, evals, MerkleTree(split_columns(evals)))
     channel.mix_root(main_tree.root)
     timer.stage("commit main trace")
 
@@ -168,14 +176,17 @@ def prove_stark(
     interaction_nonce = grind(channel, config.interaction_pow_bits)
     channel.mix_u64(interaction_nonce)
     elements = draw_elements(channel, air)
-    pre_lookup = {key: (t, c) for key, (t, c) in lay.pre_index.items()}
+    # preprocessed key -> (its committed tree, column): extensions are cached on that tree
+    pre_lookup = {col.key: (ct, c) for ct, tree in zip(preprocessed, air.preprocessed) for c, col in enumerate(tree.columns)}
 
     pre_on_trace: dict[str, Array] = {}  # preprocessed columns back on their trace domains
 
     def trace_source(ci: int) -> Callable[[str, str, int], Array]:
         comp = air.components[ci]
         n = comp.log_size
-        names = {name: lay.main_offset[ci] + i for i, name in enumerate(comp.main_columns)}
+        # main_cols holds the main trace alone; the main tree opens with the topology columns
+        first = lay.main_offset[ci] - (len(main_tree.evals) - len(main_cols))
+        names = {name: first + i for i, name in enumerate(comp.main_columns)}
 
         def source(kind: str, key: str, offset: int) -> Array:
             if kind == "main":
@@ -183,10 +194,10 @@ def prove_stark(
             elif kind == "pre":
                 col = pre_on_trace.get(key)
                 if col is None:
-                    t, c = pre_lookup[key]
-                    col = _tree_extensions(preprocessed[t]).get((c, n))
+                    ct, c = pre_lookup[key]
+                    col = _tree_extensions(ct).get((c, n))
                     if col is None:
-                        col = cf.circle_evaluate(preprocessed[t].coeffs[c])
+                        col = cf.circle_evaluate(ct.coeffs[c])
                     pre_on_trace[key] = col
             elif kind == "sparse":
                 col = sparse_column(n, comp.sparse_columns[key])
@@ -249,7 +260,7 @@ def prove_stark(
     total = tuple(xp.zeros(1 << bound, dtype=U64) for _ in range(4))
     for ci, (comp, info) in enumerate(zip(air.components, air.infos)):
         contrib = _component_composition(
-            air, ci, comp, preprocessed, main_tree, inter_tree, elements, alpha, shifts.get(ci)
+            air, ci, comp, pre_lookup, main_tree, inter_tree, elements, alpha, shifts.get(ci)
         )
         weight = q_pow(alpha, info.n_constraints)
         total = fv.q_mul(total, tuple(xp.asarray(c, dtype=U64) for c in weight))  # type: ignore[arg-type]
@@ -266,7 +277,7 @@ def prove_stark(
     # 5. Out-of-domain sampling.
     oods = qpoint_from_t(channel.draw_felt())
     check_sample_points(oods, lay)  # fails with probability ~2^-60: the verifier would refuse it too
-    trees: list[CommittedTree] = [*preprocessed, main_tree]
+    trees: list[CommittedTree] = [*pinned, main_tree]
     if inter_tree is not None:
         trees.append(inter_tree)
     trees.append(comp_tree)
@@ -317,8 +328,7 @@ def prove_stark(
         decs.append(dec)
     fri_proof = fri.decommit(queries)
     timer.stage("openings")
-    committed = [ct.root for ct, tree in zip(preprocessed, air.preprocessed) if tree.from_proof]
-    commitments = committed + [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
+    commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
     return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce)
 
 
@@ -326,7 +336,7 @@ def _component_composition(
     air: Air,
     ci: int,
     comp: Component,
-    preprocessed: list[CommittedTree],
+    pre_lookup: Mapping[str, tuple[CommittedTree, int]],
     main_tree: CommittedTree,
     inter_tree: CommittedTree | None,
     elements: Any,
@@ -349,8 +359,8 @@ def _component_composition(
             if kind == "main":
                 coeffs = main_tree.coeffs[names[key]]
             elif kind == "pre":
-                t, c = lay.pre_index[key]
-                coeffs = preprocessed[t].coeffs[c]
+                ct, c = pre_lookup[key]
+                coeffs = ct.coeffs[c]
             elif kind == "inter":
                 assert inter_tree is not None
                 coeffs = inter_tree.coeffs[int(key)]
@@ -377,12 +387,12 @@ def _component_composition(
     for name in comp.main_columns:
         want("main", name, main_tree, names[name])
     for key in info.pre_masks:
-        t, c = lay.pre_index[key]
-        kept = _tree_extensions(preprocessed[t]).get((c, m))
+        ct, c = pre_lookup[key]
+        kept = _tree_extensions(ct).get((c, m))
         if kept is not None:
             cache[("pre", key)] = kept
         else:
-            want("pre", key, preprocessed[t], c)
+            want("pre", key, ct, c)
     if inter_tree is not None and info.n_batches:
         base = lay.interaction_offset[ci]
         for k in range(4 * info.n_batches):
@@ -392,8 +402,8 @@ def _component_composition(
         for (kind, key, _), col in zip(wanted, ext):
             cache[(kind, key)] = col
             if kind == "pre":
-                t, c = lay.pre_index[key]
-                _tree_extensions(preprocessed[t])[(c, m)] = col
+                ct, c = pre_lookup[key]
+                _tree_extensions(ct)[(c, m)] = col
 
     def source(kind: str, key: str, offset: int) -> Array:
         col = extended(kind, key)

@@ -53,12 +53,17 @@ def test_truncated_and_extended_proofs_are_malformed(fib_files):
 
 def test_unsupported_versions_are_named(fib_files):
     settings, proof = fib_files
-    newer = proof[:8] + (3).to_bytes(2, "little") + proof[10:]
+    from luminair.verifier.formats import FORMAT_VERSION
+
+    newer = proof[:8] + (FORMAT_VERSION + 1).to_bytes(2, "little") + proof[10:]
     r = verify(newer, settings)
     assert r.check == "unsupported version" and "newer" in r.error_message
     older = settings[:8] + (1).to_bytes(2, "little") + settings[10:]
     r = verify(proof, older)
     assert r.check == "unsupported version" and "prove the model again" in r.error_message, r.error_message
+    previous = proof[:8] + (2).to_bytes(2, "little") + proof[10:]
+    r = verify(previous, settings)
+    assert r.check == "unsupported version" and "another proof layout" in r.error_message, r.error_message
     r = verify(proof, settings[:8] + (9).to_bytes(2, "little") + settings[10:])
     assert r.check == "unsupported version" and "settings.bin" in r.error_message
 

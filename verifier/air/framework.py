@@ -75,7 +75,8 @@ class PreprocessedColumn:
 @dataclass
 class PreprocessedTree:
     """A committed tree of columns fixed before the witness. Either the verifier knows `root`
-    itself (pinned or recomputed tables), or `from_proof` is set: the prover commits the tree (its
+    itself (pinned or recomputed tables), or `from_proof` is set: the prover commits the columns
+    inside the main tree (build_layout: they open it; its
     root is the proof's first commitment, mixed into the channel before any challenge) and the
     AIR's own constraints pin every column of it completely (the graph topology), so the root
     needs no trust; the prover can still reuse that commitment across proofs of one model."""
@@ -320,6 +321,8 @@ class Layout:
 
 
 def build_layout(air: Air) -> Layout:
+    """Pinned preprocessed trees first (one tree each); a prover-committed preprocessed tree's
+    columns open the main tree (the same root binds them, one set of Merkle paths opens both)."""
     names: list[str] = []
     columns: list[list[ColumnSlot]] = []
     pre_index: dict[str, tuple[int, int]] = {}
@@ -327,14 +330,17 @@ def build_layout(air: Air) -> Layout:
     for info in air.infos:
         for key, masks in info.pre_masks.items():
             pre_masks.setdefault(key, set()).update(masks)
-    for t, tree in enumerate(air.preprocessed):
-        names.append(tree.name)
-        cols = []
-        for c, col in enumerate(tree.columns):
-            pre_index[col.key] = (t, c)
-            cols.append(ColumnSlot(col.log_size, tuple(sorted(pre_masks.get(col.key, {0})))))
-        columns.append(cols)
+    n_pinned = sum(not tree.from_proof for tree in air.preprocessed)
     main_cols: list[ColumnSlot] = []
+    for tree in air.preprocessed:
+        cols = main_cols if tree.from_proof else []
+        t = n_pinned if tree.from_proof else len(columns)
+        for col in tree.columns:
+            pre_index[col.key] = (t, len(cols))
+            cols.append(ColumnSlot(col.log_size, tuple(sorted(pre_masks.get(col.key, {0})))))
+        if not tree.from_proof:
+            names.append(tree.name)
+            columns.append(cols)
     main_offset = []
     for comp, info in zip(air.components, air.infos):
         main_offset.append(len(main_cols))

@@ -64,12 +64,13 @@ def range_limbs(specs: list[tuple[str, int]]) -> tuple[str, ...]:
 
 
 class GraphComponent(Component):
-    """An op component. Its topology columns (verifier/graph/topology.py) live in the prover-
-    committed `topology` tree under "<name>.<column>": `addr` (the address a row yields), `mult`
-    (how often it is read: a witness, zero on rows that yield nothing), `is_real`, and per input
-    `in{k}_addr`, `in{k}_real`. None depends on the inputs, so the prover commits them once per
-    model; none is trusted: each (but `mult`) is pinned by a difference constraint against a sparse
-    column the verifier computes from the graph (`d.<column>`) and an anchor at row 0."""
+    """An op component. Its topology columns (verifier/graph/topology.py) are the prover-committed
+    `topology` preprocessed columns "<name>.<column>", opened with the main trace (in its tree):
+    `addr` (the address a row yields), `mult` (how often it is read: a witness, zero on rows that
+    yield nothing), `is_real`, and per input `in{k}_addr`, `in{k}_real`. None depends on the inputs,
+    so the prover extends them once per model; none is trusted: each (but `mult`) is pinned by a
+    difference constraint against a sparse column the verifier computes from the graph
+    (`d.<column>`) and an anchor at row 0."""
 
     uses_range = True
     tables: tuple[str, ...] = ()  # function tables it looks up (verifier/graph/tables.py)
