@@ -9,6 +9,9 @@ far fewer trace cells (verifier/graph/components.py).
 
 * Dot + c (a bias, a residual: any third value of the output's shape) becomes a Dot with a third
   input, added to each rounded sum on its group's last row. Exact: it is the same integer Add.
+* A Dot whose reduced length allows few lanes (27 for a 3x3 convolution of RGB input: one product a
+  row) reads both operands padded with zeros to a multiple of 16 (a constant is re-laid out, a
+  computed operand materialized once without its broadcast axes): exact, and 16 products a row.
 * x * (0 < x) (relu) becomes one Relu node: one sign comparison instead of a LessThan row and a
   Mul row. Exact: the product by 1.0 or 0 is exact in fixed point, so results are unchanged.
 
@@ -22,7 +25,10 @@ from typing import Any, Callable
 import numpy as np
 
 from luminair.prover.graph import Graph, Node, Op, ShapeTracker
-from luminair.verifier.graph.topology import ViewError, affine_view
+from luminair.prover.graph.execute import constant_raw
+from luminair.verifier.fields import P
+from luminair.verifier.graph.topology import DOT_LANE_CHOICES, ViewError, affine_view
+from luminair.verifier.numeric import DOT_ACC_BOUND, VALUE_BITS
 
 
 def _is_zero(node: Node) -> bool:
@@ -60,17 +66,76 @@ def _fusable(graph: Graph) -> set[int]:
                 out.add(node.id)
         elif _relu_source(node, private) is not None or _bias_dot(node, private) is not None:
             out.add(node.id)
+        elif node.op is Op.DOT and _padded_length(graph, node) is not None:
+            out.add(node.id)
     return out
 
 
+PAD_LANES = 16
+
+
+def _operand_bound(graph: Graph, node: Node) -> int:
+    """max |raw value| of a Dot operand (topology.operand_bound's twin on the prover's graph)."""
+    if node.op is Op.CONSTANT:
+        raw = constant_raw(node, graph.numeric_format)
+        return int(np.abs(raw).max()) if raw.size else 0
+    return 1 << (VALUE_BITS - 1)
+
+
+def _padded_length(graph: Graph, dot: Node) -> int | None:
+    """The reduced length a Dot should be padded to (a multiple of PAD_LANES) when that at least
+    halves its rows and the weights' bound allows PAD_LANES products a row; else None."""
+    k = dot.srcs[0][1].shape[dot.axis]
+    if k % PAD_LANES == 0 or k <= PAD_LANES // 2:
+        return None
+    bound = _operand_bound(graph, dot.srcs[0][0]) * _operand_bound(graph, dot.srcs[1][0])
+    if PAD_LANES * bound >= P - 2 * DOT_ACC_BOUND:
+        return None
+    lanes = next(n for n in DOT_LANE_CHOICES if k % n == 0)
+    padded = -(-k // PAD_LANES) * PAD_LANES
+    if 2 * (padded // PAD_LANES) > k // lanes:
+        return None
+    for _, view in dot.srcs[:2]:  # padding already inside the reduced axis would need masks
+        try:
+            v = affine_view(view.src_shape, view.steps)
+        except ViewError:
+            return None
+        if v.masks[dot.axis] != (0, k):
+            return None
+    return padded
+
+
+def _pad_operand(graph: Graph, src: Node, view: ShapeTracker, axis: int, length: int) -> tuple[Node, ShapeTracker]:
+    """The operand read with its reduced axis zero-padded to `length`: the view without its
+    broadcast axes (cut to one element), padded, as a new constant or a Contiguous node, read back
+    through an expand."""
+    v = affine_view(view.src_shape, view.steps)
+    core = view.slice([(0, 1 if s == 0 and d > 1 and i != axis else d) for i, (d, s) in enumerate(zip(v.sizes, v.strides))])
+    pads = [(0, 0)] * len(view.shape)
+    pads[axis] = (0, length - view.shape[axis])
+    core = core.pad(pads)
+    if src.op is Op.CONSTANT:
+        fmt = graph.numeric_format
+        value = core.gather(src.value.reshape(-1)).reshape(core.shape)
+        raw = core.gather(constant_raw(src, fmt)).reshape(core.shape)
+        node = graph.add_node(Op.CONSTANT, [], core.shape, value=value, raw=raw, raw_scale=fmt.scale_bits,
+                              name=src.name, origin=src.origin)
+    else:
+        node = graph.add_node(Op.CONTIGUOUS, [(src, core)], core.shape, origin=src.origin)
+    full = tuple(length if i == axis else d for i, d in enumerate(view.shape))
+    return node, ShapeTracker(core.shape).expand(full)
+
+
 def _bias_dot(node: Node, private: Callable[[Node], bool]) -> int | None:
-    """For an Add of a two-input Dot (read unchanged, nothing else reads it) and a value read
-    through an unpadded view, the position (0 or 1) of the Dot among the Add's inputs."""
+    """For an Add of a two-input Dot (read unchanged or only reshaped, nothing else reads it) and a
+    value read through an unpadded view, the position (0 or 1) of the Dot among the Add's inputs."""
     if node.op is not Op.ADD:
         return None
     for k in (0, 1):
         (dot, view), (_, bias_view) = node.srcs[k], node.srcs[1 - k]
-        if dot.op is Op.DOT and len(dot.srcs) == 2 and view.is_identity() and private(dot) and _unpadded(bias_view):
+        if dot.op is not Op.DOT or len(dot.srcs) != 2 or not private(dot):
+            continue
+        if all(kind == "reshape" for kind, _ in view.steps) and _unpadded(bias_view.reshape(dot.shape)):
             return k
     return None
 
@@ -109,12 +174,22 @@ class FuseOpCompiler:
                 return None
             if node.op is Op.ADD:  # a bias; the consumer check was made by _fusable
                 k = _bias_dot(node, lambda _n: True)
+                assert k is not None
                 dot = node.srcs[k][0]
-                fused = graph.add_node(
-                    Op.DOT, [*dot.srcs, node.srcs[1 - k]], node.shape, axis=dot.axis, name=node.name, origin=node.origin
+                bias_src, bias_view = node.srcs[1 - k]
+                fused = graph.add_node(  # the bias is read in the Dot's own shape (a conv's is reshaped)
+                    Op.DOT, [*dot.srcs, (bias_src, bias_view.reshape(dot.shape))], dot.shape, axis=dot.axis,
+                    name=node.name, origin=node.origin,
                 )
                 self.fused["Dot+bias"] = self.fused.get("Dot+bias", 0) + 1
-                return fused, ShapeTracker(fused.shape)
+                return fused, ShapeTracker(fused.shape).reshape(node.shape)
+            if node.op is Op.DOT:  # a reduced length padded to whole rows of lanes
+                length = _padded_length(graph, node)
+                assert length is not None
+                srcs = [_pad_operand(graph, s, v, node.axis, length) for s, v in node.srcs[:2]] + list(node.srcs[2:])
+                padded = graph.add_node(Op.DOT, srcs, node.shape, axis=node.axis, name=node.name, origin=node.origin)
+                self.fused["Dot padded"] = self.fused.get("Dot padded", 0) + 1
+                return padded, ShapeTracker(padded.shape)
             if node.op is Op.MUL:  # relu; the consumer check was made by _fusable
                 x, vx = _relu_source(node, lambda _n: True)  # type: ignore[misc]
                 relu = graph.add_node(Op.RELU, [(x, vx)], node.shape, name=node.name, origin=node.origin)

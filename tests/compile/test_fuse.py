@@ -25,13 +25,13 @@ def test_every_matmul_of_an_mlp_becomes_one_dot(rng):
     (h @ cx.constant(rng.uniform(-1, 1, (8, 3)), "w2")).output("y")
     stwo = StwoCompiler()
     cx.compile(GenericCompiler(), stwo)
-    assert stwo.fused == {"Dot": 2, "Dot+bias": 1, "Relu": 1}
+    assert stwo.fused == {"Dot": 2, "Dot+bias": 1, "Relu": 1, "Dot padded": 1}
     assert Op.SUM_REDUCE not in _ops(cx) and _ops(cx).count(Op.DOT) == 2
     assert Op.MUL not in _ops(cx) and Op.LESS_THAN not in _ops(cx) and Op.ADD not in _ops(cx)
     dots = [n for n in cx.nodes() if n.op is Op.DOT]
     assert all(n.srcs[1][0].op is Op.CONSTANT for n in dots)  # weights second
     assert [len(n.srcs) for n in dots] == [3, 2]  # the first layer's bias is in its Dot
-    assert _lanes(cx) == [4, 8]  # K = 12 and 8, |w| < 1
+    assert _lanes(cx) == [16, 8]  # K = 12 padded to 16 (one row instead of three), K = 8
     feed = {"x": rng.uniform(-1, 1, (1, 12))}
     bound = error_bound(cx, feed)["y"]
     assert (np.abs(cx.run(feed, exact=True)["y"] - cx.run(feed)["y"]) <= bound).all()
@@ -89,7 +89,7 @@ def test_fusing_twice_changes_nothing(rng):
         (32, 2.9, 16),  # 16 * 2970 * 2^15 = 1.56e9 still fits
         (32, 5.0, 8),   # 16 * 5120 * 2^15 does not; 8 lanes do
         (32, 31.0, 1),  # 2 * 31744 * 2^15 = 2.08e9 does not fit: one product a row
-        (12, 0.5, 4),
+        (12, 0.5, 16),  # padded with zeros to 16: one row instead of three
         (6, 0.5, 2),
         (7, 0.5, 1),
     ],

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
+from luminair.prover import graph as G
 from luminair.prover.air.graph_trace import accumulate_dot
 from luminair.prover.graph.error_bound import error_bound
 from luminair.verifier.fields import P
@@ -319,3 +320,62 @@ def test_chunked_reads_need_enough_rows_and_whole_aligned_known_rows():
     assert small == set()  # 256 rows: not worth a component of its own
     shifted = chunked(lambda g: (g.input("x", (1, 520))[:, 4:516] @ g.constant(w, "w")).output("y"))
     assert shifted == set()  # rows start 4 elements into a known row
+
+
+def _conv(fuse: bool = True) -> Graph:
+    rng = np.random.default_rng(21)
+    cx = Graph()
+    x = cx.input("x", (1, 3, 8, 8))
+    G.conv2d(x, rng.uniform(-0.5, 0.5, (4, 3, 3, 3)), rng.uniform(-0.1, 0.1, 4), padding=1).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler(fuse=fuse))
+    return cx
+
+
+CONV_FEED = {"x": np.random.default_rng(22).uniform(0, 1, (1, 3, 8, 8))}
+
+
+def test_a_short_reduction_is_padded_to_whole_rows_exactly():
+    """A 3x3 convolution of 3 channels reduces 27 products: padded with zeros to 32 it takes two
+    rows of 16 lanes per output instead of 27 rows of one, with the conv's bias folded in; the
+    outputs are bit for bit those of the unpadded Dot (zero products add nothing)."""
+    from luminair.prover.air.graph_trace import build_spec
+
+    padded = _conv()
+    spec = build_spec(padded)
+    (d,) = [i for i, n in enumerate(spec.nodes) if n.op == "Dot"]
+    assert spec.lanes(d) == 16 and len(spec.nodes[d].srcs) == 3
+    assert spec.nodes[d].srcs[0][1][-1] == 32  # the materialized windows, padded
+    exact = padded.run(CONV_FEED, exact=True)["y"]
+    import luminair.prover.compile.fuse as fuse
+
+    original = fuse._padded_length
+    try:
+        fuse._padded_length = lambda _g, _d: None
+        unpadded = _conv()
+    finally:
+        fuse._padded_length = original
+    assert [n.op for n in unpadded.nodes() if n.op.value == "Dot"] and build_spec(unpadded).lanes(
+        [n.id for n in unpadded.nodes() if n.op.value == "Dot"][0]) == 1
+    np.testing.assert_array_equal(exact, unpadded.run(CONV_FEED, exact=True)["y"])
+    settings, trace, proof = prove_graph(padded, CONV_FEED)
+    r = check(settings, proof)
+    assert r.success, r.error_message
+    np.testing.assert_array_equal(np.array(r.outputs["y"]["values"]).reshape(exact.shape), exact)
+
+
+def test_a_padding_lane_that_is_not_zero_is_rejected():
+    """The materialized, padded windows: a padding element yielded as 1.0 instead of 0 (the Dot's
+    sums and outputs follow it): the Contiguous row reading padding must hold 0."""
+    cx = _conv()
+    settings, trace, proof = prove_graph(cx, CONV_FEED)
+    (k,) = [i for i, p in enumerate(settings.plans) if p.kind == "Contiguous" and any(
+        cx.node(n).shape[-1] == 32 for n in p.nodes)]
+    name = settings.plans[k].component.name
+    topo = settings.topology
+    row = int(np.flatnonzero((topo[f"{name}.is_real"] == 1) & (topo[f"{name}.in0_real"] == 0))[0])
+
+    def tamper(main):
+        main[k]["v"][row] = 1024
+
+    r = check(settings, forge(cx, trace, settings, tamper))
+    assert not r.success and r.check in ("OODS mismatch", "LogUp sum"), r.error_message
