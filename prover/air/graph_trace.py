@@ -41,7 +41,7 @@ def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
     counts = {n.id: np.zeros(n.numel, dtype=I64) for n in graph.nodes()}
     for node in graph.nodes():
         for k, (src, view) in enumerate(node.srcs):
-            if k == 0 and node.id in chunked:
+            if (node.id, k) in chunked:
                 continue
             idx = view.src_indices()
             counts[src.id] += np.bincount(idx[idx >= 0], minlength=src.numel)
@@ -55,9 +55,9 @@ def chunk_fanouts(spec: GraphSpec) -> dict[int, np.ndarray]:
     """known node id -> how many Dot rows read each of its known rows whole (the `cm` multiplicity
     its row yields the chunk with)."""
     out: dict[int, np.ndarray] = {}
-    for i in spec.chunked():
-        src = spec.nodes[i].srcs[0][0]
-        offset, valid = _affine_rows(row_order_view(spec, i, 0), spec.rows_of(i))
+    for i, k in sorted(spec.chunked()):
+        src = spec.nodes[i].srcs[k][0]
+        offset, valid = _affine_rows(row_order_view(spec, i, k), spec.rows_of(i))
         rows = -(-spec.nodes[src].numel // KNOWN_LANES)
         lanes = spec.lanes(i)  # a row reads lanes / KNOWN_LANES known rows, from its offset on
         starts = offset[valid] // KNOWN_LANES

@@ -27,6 +27,8 @@ import numpy as np
 from luminair.prover.graph import Graph, Node, Op, ShapeTracker
 from luminair.prover.graph.execute import constant_raw
 from luminair.verifier.fields import P
+from luminair.prover.graph.shape import prod
+from luminair.verifier.graph import topology
 from luminair.verifier.graph.topology import DOT_LANE_CHOICES, ViewError, affine_view
 from luminair.verifier.numeric import DOT_ACC_BOUND, VALUE_BITS
 
@@ -66,9 +68,23 @@ def _fusable(graph: Graph) -> set[int]:
                 out.add(node.id)
         elif _relu_source(node, private) is not None or _bias_dot(node, private) is not None:
             out.add(node.id)
-        elif node.op is Op.DOT and _padded_length(graph, node) is not None:
+        elif node.op is Op.DOT and (_padded_length(graph, node) is not None or _relayout(node, private)):
             out.add(node.id)
     return out
+
+
+def _relayout(dot: Node, private: Callable[[Node], bool]) -> bool:
+    """Whether a Dot's weights (a constant only it reads, in enough rows for whole-row reads,
+    topology.CHUNK_MIN_ROWS) should be re-laid out so that the reduced axis is contiguous: the
+    Dot then reads 8 weights per lookup instead of one."""
+    w, view = dot.srcs[1]
+    if w.op is not Op.CONSTANT or not private(w) or dot.axis != len(view.shape) - 1:
+        return False
+    try:
+        v = affine_view(view.src_shape, view.steps)
+    except ViewError:
+        return False
+    return v.strides[dot.axis] != 1 and not v.masked() and prod(view.shape) // PAD_LANES >= topology.CHUNK_MIN_ROWS
 
 
 PAD_LANES = 16
@@ -183,6 +199,12 @@ class FuseOpCompiler:
                 )
                 self.fused["Dot+bias"] = self.fused.get("Dot+bias", 0) + 1
                 return fused, ShapeTracker(fused.shape).reshape(node.shape)
+            if node.op is Op.DOT and _padded_length(graph, node) is None:  # weights re-laid out
+                w, view = node.srcs[1]
+                srcs = [node.srcs[0], _pad_operand(graph, w, view, node.axis, view.shape[node.axis]), *node.srcs[2:]]
+                out = graph.add_node(Op.DOT, srcs, node.shape, axis=node.axis, name=node.name, origin=node.origin)
+                self.fused["Dot weights re-laid out"] = self.fused.get("Dot weights re-laid out", 0) + 1
+                return out, ShapeTracker(out.shape)
             if node.op is Op.DOT:  # a reduced length padded to whole rows of lanes
                 length = _padded_length(graph, node)
                 assert length is not None

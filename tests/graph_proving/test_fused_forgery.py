@@ -379,3 +379,32 @@ def test_a_padding_lane_that_is_not_zero_is_rejected():
 
     r = check(settings, forge(cx, trace, settings, tamper))
     assert not r.success and r.check in ("OODS mismatch", "LogUp sum"), r.error_message
+
+
+def test_weights_read_many_times_are_re_laid_out_and_read_whole(monkeypatch):
+    """A batch of two reads every weight twice (no direct reads): the compiler re-lays the weight
+    matrix out so the reduced axis is contiguous, and the Dot reads 8 weights per lookup from the
+    known rows (the threshold is lowered to keep the model small). Honest: it proves, with the
+    same outputs as without the re-layout. Forged: a lane holds another weight: rejected."""
+    from luminair.verifier.graph import topology
+
+    monkeypatch.setattr(topology, "CHUNK_MIN_ROWS", 1)
+    feed = {"x": X["x"][:, :16]}
+    cx, settings, trace = _prove_small(
+        lambda g: (g.input("x", (2, 16)) @ g.constant(W[:16], "w")).output("y"), feed
+    )
+    (k,) = [i for i, p in enumerate(settings.plans) if p.kind.startswith("Dot")]
+    assert settings.plans[k].kind == "Dot16CD", settings.plans[k].kind
+    monkeypatch.setattr(topology, "CHUNK_MIN_ROWS", 1 << 30)
+    plain = Graph()
+    (plain.input("x", (2, 16)) @ plain.constant(W[:16], "w")).output("y")
+    plain.compile(GenericCompiler(), StwoCompiler())
+    np.testing.assert_array_equal(cx.run(feed, exact=True)["y"], plain.run(feed, exact=True)["y"])
+    monkeypatch.setattr(topology, "CHUNK_MIN_ROWS", 1)
+
+    def edit(main, x):
+        main["b4"][0] += 64
+        return _row_sums(main, settings.plans[k].component)
+
+    r = _forge_consistently((cx, settings, trace, k), edit_sums=edit)
+    assert r.check == "LogUp sum", r.error_message

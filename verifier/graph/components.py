@@ -408,13 +408,15 @@ class DotComponent(GraphComponent):
     reduce = True
 
     def __init__(
-        self, log_size: int, scale_bits: int, lanes: int, direct: bool = False, bias: bool = False, chunked: bool = False
+        self, log_size: int, scale_bits: int, lanes: int, direct: bool = False, bias: bool = False,
+        chunked: tuple[bool, bool] = (False, False),
     ) -> None:
         self.lanes = lanes
         self.direct = direct  # weights read straight from the verifier's `weights` terms
         self.bias = bias
-        self.chunked = chunked  # operand 0 read in whole known rows (topology.chunked_reads)
-        self.name = ("dotw" if direct else "dot") + str(lanes) + ("b" if bias else "") + ("c" if chunked else "")
+        self.chunked = chunked  # per operand: read in whole known rows (topology.chunked_reads)
+        self.name = (("dotw" if direct else "dot") + str(lanes) + ("b" if bias else "") + ("c" if chunked[0] else "")
+                     + ("d" if chunked[1] else ""))
         ab = tuple(f"a{j}" for j in range(lanes)) + tuple(f"b{j}" for j in range(lanes))
         self.op_columns = ab + ("acc", "out", "rem") + (("bias",) if bias else ()) + range_limbs(
             [("acc", DOT_ACC_BITS), ("out", 16), ("rem", scale_bits)]
@@ -424,7 +426,8 @@ class DotComponent(GraphComponent):
     def _unused(self) -> tuple[str, ...]:
         # direct weights are read whole (no lane steps) and never padded (in1_real = is_real);
         # chunked reads take a whole known row (no lane steps)
-        return (("in1_real", "in1_step") if self.direct else ()) + (("in0_step",) if self.chunked else ())
+        return (("in1_real", "in1_step") if self.direct else ()) + tuple(
+            f"in{k}_step" for k in (0, 1) if self.chunked[k])
 
     def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
         kinds = super().topology_kinds()
@@ -443,15 +446,18 @@ class DotComponent(GraphComponent):
         total = 0
         for j in range(self.lanes):
             a, b = ev.main(f"a{j}"), ev.main(f"b{j}")
-            if not self.chunked:
+            if not self.chunked[0]:
                 self.consume(ev, 0, a, j, padding_zero=False)
-            if not self.direct:
+            if not self.direct and not self.chunked[1]:
                 self.consume(ev, 1, b, j, padding_zero=False)
             total = total + a * b
-        if self.chunked:  # every KNOWN_LANES lanes are one known row, matched whole at its address
-            real, addr = self.t(ev, "in0_real"), self.t(ev, "in0_addr")
+        for k, prefix in ((0, "a"), (1, "b")):
+            if not self.chunked[k]:
+                continue
+            # every KNOWN_LANES lanes are one known row, matched whole at its address
+            real, addr = self.t(ev, f"in{k}_real"), self.t(ev, f"in{k}_addr")
             for c in range(0, self.lanes, KNOWN_LANES):
-                lanes = [ev.main(f"a{j}") for j in range(c, c + KNOWN_LANES)]
+                lanes = [ev.main(f"{prefix}{j}") for j in range(c, c + KNOWN_LANES)]
                 ev.add_to_relation(CHUNKS, -real, [addr + c if c else addr, *lanes])
         # A real row that reads padding (the masks split into whole rows, topology.dot_lanes) adds
         # nothing: one constraint per input on the row's sum instead of one per lane on its values.
@@ -567,8 +573,9 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
 
 # Component order in the AIR: fixed, independent of the graph.
 DOT_KINDS = tuple(
-    f"Dot{w}{lanes}{b}{c}" for w in ("", "W") for lanes in DOT_LANE_CHOICES for b in ("", "B")
-    for c in ("", "C") if not c or lanes % KNOWN_LANES == 0
+    f"Dot{w}{lanes}{b}{c}{d}" for w in ("", "W") for lanes in DOT_LANE_CHOICES for b in ("", "B")
+    for c in ("", "C") for d in ("", "D")
+    if (not (c or d) or lanes % KNOWN_LANES == 0) and not (w and d)
 )  # W: weights taken directly (topology.direct_weight_reads); B: with a bias input; C: operand 0 in
 #    whole known rows (topology.chunked_reads)
 COMPONENT_ORDER = (
@@ -584,5 +591,6 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
         return PrivateInputComponent(log_size, scale_bits)
     if kind in DOT_KINDS:
         lanes = int("".join(ch for ch in kind if ch.isdigit()))
-        return DotComponent(log_size, scale_bits, lanes, kind.startswith("DotW"), "B" in kind[3:], kind.endswith("C"))
+        tail = kind[3:]
+        return DotComponent(log_size, scale_bits, lanes, tail.startswith("W"), "B" in tail, ("C" in tail, "D" in tail))
     return OP_COMPONENTS[kind](log_size, scale_bits)

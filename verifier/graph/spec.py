@@ -105,8 +105,8 @@ class GraphSpec:
             self.__dict__["_direct"] = direct_weight_reads(self)
         return self.__dict__["_direct"]
 
-    def chunked(self) -> set[int]:
-        """Dot nodes reading operand 0 in whole known rows (topology.chunked_reads): derived."""
+    def chunked(self) -> set[tuple[int, int]]:
+        """(Dot node, operand) pairs read in whole known rows (topology.chunked_reads): derived."""
         if "_chunked" not in self.__dict__:
             from .topology import chunked_reads
 

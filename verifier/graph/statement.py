@@ -58,7 +58,7 @@ def node_kind(spec: GraphSpec, index: int) -> str:
         return "PrivateInput"
     if node.op in CONTRACT:
         direct = "W" if index in spec.direct_weights() else ""
-        chunked = "C" if index in spec.chunked() else ""
+        chunked = ("C" if (index, 0) in spec.chunked() else "") + ("D" if (index, 1) in spec.chunked() else "")
         return f"{node.op}{direct}{spec.lanes(index)}{'B' if len(node.srcs) == 3 else ''}{chunked}"
     return node.op
 

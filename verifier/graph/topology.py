@@ -320,8 +320,8 @@ def bias_view(spec: GraphSpec, node_index: int) -> AffineView:
         raise FormatError(f"settings.bin: node {node_index} input 2: {e}; the AIR needs affine views") from None
 
 
-def chunked_reads(spec: GraphSpec) -> set[int]:
-    """Dot nodes that read operand 0 in whole known rows: a public input or constant (held by the
+def chunked_reads(spec: GraphSpec) -> set[tuple[int, int]]:
+    """(Dot node, operand) pairs read in whole known rows: a public input or constant (held by the
     known component, KNOWN_LANES to a row) read contiguously, a multiple of KNOWN_LANES lanes a row,
     every row starting on a known row's boundary, in at least CHUNK_MIN_ROWS rows. Such a Dot
     consumes one (address, KNOWN_LANES values) tuple per known row it reads, which the known row
@@ -334,13 +334,14 @@ def chunked_reads(spec: GraphSpec) -> set[int]:
 
     out = set()
     for i, node in enumerate(spec.nodes):
-        if node.op not in CONTRACT or not known(node.srcs[0][0]):
+        if node.op not in CONTRACT or spec.lanes(i) % KNOWN_LANES or spec.rows_of(i) < CHUNK_MIN_ROWS:
             continue
-        if spec.lanes(i) % KNOWN_LANES or dot_lane_stride(spec, i, 0) != 1 or spec.rows_of(i) < CHUNK_MIN_ROWS:
-            continue
-        v = row_order_view(spec, i, 0)
-        if v.offset % KNOWN_LANES == 0 and all(s % KNOWN_LANES == 0 for d, s in zip(v.sizes, v.strides) if d > 1):
-            out.add(i)
+        for k in (0, 1):
+            if not known(node.srcs[k][0]) or dot_lane_stride(spec, i, k) != 1:
+                continue
+            v = row_order_view(spec, i, k)
+            if v.offset % KNOWN_LANES == 0 and all(s % KNOWN_LANES == 0 for d, s in zip(v.sizes, v.strides) if d > 1):
+                out.add((i, k))
     return out
 
 
