@@ -6,12 +6,13 @@ far fewer trace cells (verifier/graph/components.py).
   instead of a rounding and a range check per product. This changes the fixed-point result (it is
   the exactly rounded sum, more accurate than the sum of rounded products): `run(exact=True)` after
   compiling gives the values a proof attests, and `verifier/numeric.op_dot` defines them.
-
 * Dot + c (a bias, a residual: any third value of the output's shape) becomes a Dot with a third
   input, added to each rounded sum on its group's last row. Exact: it is the same integer Add.
 * A Dot whose reduced length allows few lanes (27 for a 3x3 convolution of RGB input: one product a
   row) reads both operands padded with zeros to a multiple of 16 (a constant is re-laid out, a
   computed operand materialized once without its broadcast axes): exact, and 16 products a row.
+* A weight matrix that a Dot reads many times, with its reduced axis strided, is re-laid out so
+  that axis is contiguous: the Dot then reads 8 weights per lookup (topology.chunked_reads).
 * x * (0 < x) (relu) becomes one Relu node: one sign comparison instead of a LessThan row and a
   Mul row. Exact: the product by 1.0 or 0 is exact in fixed point, so results are unchanged.
 
@@ -26,8 +27,8 @@ import numpy as np
 
 from luminair.prover.graph import Graph, Node, Op, ShapeTracker
 from luminair.prover.graph.execute import constant_raw
-from luminair.verifier.fields import P
 from luminair.prover.graph.shape import prod
+from luminair.verifier.fields import P
 from luminair.verifier.graph import topology
 from luminair.verifier.graph.topology import DOT_LANE_CHOICES, ViewError, affine_view
 from luminair.verifier.numeric import DOT_ACC_BOUND, VALUE_BITS
@@ -53,7 +54,8 @@ def _relu_source(node: Node, private: Callable[[Node], bool]) -> tuple[Node, Sha
 
 def _fusable(graph: Graph) -> set[int]:
     """Ids of the nodes that end a fusable pattern: a SumReduce of a Mul nothing else reads
-    (identity view), a Mul computing x * (0 < x) whose comparison nothing else reads."""
+    (identity view), a Mul computing x * (0 < x) whose comparison nothing else reads, an Add of a
+    Dot nothing else reads, and a Dot to pad or whose weights to re-lay out."""
     consumers = graph.consumers()
     outputs = {node.id for node, _ in graph.outputs().values()}
 
