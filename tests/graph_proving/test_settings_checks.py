@@ -64,6 +64,7 @@ EDITS = {
     "no outputs": (lambda g: g.outputs.clear(), "no outputs"),
     "reduce axis": (lambda g: setattr(g.nodes[3], "axis", 5), "axis"),
     "scale": (lambda g: setattr(g, "scale_bits", 20), "scale_bits"),
+    "tensor too large": (lambda g: setattr(g.nodes[0], "shape", (1 << 13, 1 << 12)), "more than a tensor may"),
 }
 
 

@@ -152,8 +152,10 @@ def read_graph(r: Reader) -> GraphSpec:
         flags = r.u8(f"{where} flags")
         axis_raw = r.u8(f"{where} axis")
         shape = tuple(_read_ints(r, f"{where} shape", MAX_DIMS))
-        if any(d < 1 for d in shape) or _numel(shape) > MAX_NUMEL:
+        if any(d < 1 for d in shape):
             raise r.fail(f"{where} shape", f"invalid shape {shape}")
+        if _numel(shape) > MAX_NUMEL:
+            raise r.fail(f"{where} shape", f"{shape} holds {_numel(shape)} elements, more than a tensor may ({MAX_NUMEL})")
         srcs = []
         n_src = r.count(f"{where} inputs", 4, 8)
         if n_src != N_INPUTS[op] and not (op == "Dot" and n_src == 3):
