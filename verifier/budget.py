@@ -153,10 +153,10 @@ def _function_table_rows(name: str, scale_bits: int) -> int:
     """Rows of a function table before padding (verifier/graph/tables.py table_rows), from its
     domain alone."""
     from .graph.tables import LOG2_MANTISSA_BITS
-    from .numeric import exp2_nonzero_start, table_domain
+    from .numeric import nonzero_start, table_domain
 
-    if name == "exp2":
-        return len(range(exp2_nonzero_start(scale_bits), table_domain("exp2", scale_bits).stop))
+    if name in ("exp2", "exp"):
+        return len(range(nonzero_start(name, scale_bits), table_domain(name, scale_bits).stop))
     if name == "log2":
         return 1 << LOG2_MANTISSA_BITS
     return 1 << 15  # sin: |x| in [0, 2^15)

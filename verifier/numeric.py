@@ -242,6 +242,18 @@ def exp2_entry(x: int, s: int) -> int:
     return _round_shift(frac, sh)
 
 
+def exp_entry(x: int, s: int) -> int:
+    """Raw result of e^x on raw input x: round(e^(x / 2^s) * 2^s), as 2^k e^r with
+    x / 2^s = k ln 2 + r, 0 <= r < ln 2."""
+    t = (x << _PREC) >> s  # exact: x / 2^s in fixed point
+    k = t // LN2
+    frac = _exp_fixed(t - k * LN2)  # e^r in [1, 2)
+    sh = _PREC - k - s
+    if sh <= 0:
+        return frac << (-sh)
+    return _round_shift(frac, sh)
+
+
 def _ln_fixed(r: int) -> int:
     """ln(r / 2^_PREC) for _ONE <= r < 2*_ONE via ln r = 2 atanh((r-1)/(r+1))."""
     u = ((r - _ONE) << _PREC) // (r + _ONE)  # in [0, 1/3)
@@ -293,16 +305,29 @@ def sin_entry(x: int, s: int) -> int:
     return _round_shift(_sin_fixed(t) << s, _PREC)
 
 
-TABLE_FUNCTIONS = {"exp2": exp2_entry, "log2": log2_entry, "sin": sin_entry}
+TABLE_FUNCTIONS = {"exp2": exp2_entry, "log2": log2_entry, "sin": sin_entry, "exp": exp_entry}
+EXPONENTIALS = ("exp2", "exp")  # increasing, 0 below a start: a table from there, a proven clamp below
+
+
+def _first_above(fn, s: int, lo: int, hi: int, bound: int) -> int:  # noqa: ANN001 - an entry function
+    """The smallest x in [lo, hi] with fn(x, s) > bound (fn increasing); hi + 1 if none."""
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if fn(mid, s) > bound:
+            hi = mid - 1
+        else:
+            lo = mid + 1
+    return lo
 
 
 @lru_cache(maxsize=64)
+def nonzero_start(name: str, s: int) -> int:
+    """The smallest raw input whose exp2 (or exp) is not 0: below it every result rounds to 0."""
+    return _first_above(TABLE_FUNCTIONS[name], s, VALUE_MIN, VALUE_MAX, 0)
+
+
 def exp2_nonzero_start(s: int) -> int:
-    """The smallest raw input whose exp2 is not 0: below it every result rounds to 0."""
-    lo = max(VALUE_MIN, -((s + 1) << s) - 2)
-    while exp2_entry(lo, s) == 0:
-        lo += 1
-    return lo
+    return nonzero_start("exp2", s)
 
 
 @lru_cache(maxsize=64)
@@ -313,14 +338,8 @@ def table_domain(name: str, s: int) -> range:
     by 2^s <= VALUE_MAX and odd, so it covers the whole symmetric range (all but -2^15)."""
     if name == "sin":
         return range(VALUE_MIN + 1, VALUE_MAX + 1)
-    if name == "exp2":
-        # largest x with exp2(x) <= VALUE_MAX: 2^(x/2^s) * 2^s < 2^15 => x < (15 - s) * 2^s
-        hi = (VALUE_BITS - 1 - s) << s
-        while exp2_entry(hi, s) > VALUE_MAX:
-            hi -= 1
-        while exp2_entry(hi + 1, s) <= VALUE_MAX:
-            hi += 1
-        return range(VALUE_MIN, hi + 1)
+    if name in EXPONENTIALS:  # every input up to the last whose result is <= VALUE_MAX
+        return range(VALUE_MIN, _first_above(TABLE_FUNCTIONS[name], s, VALUE_MIN, VALUE_MAX, VALUE_MAX))
     if name == "log2":
         lo = 1
         while log2_entry(lo, s) < VALUE_MIN:

@@ -19,7 +19,7 @@ from ...verifier.graph.statement import ComponentPlan, build_graph_air
 from ...verifier.graph.topology import KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases, row_order_view
 from ...verifier.graph.tables import table_columns as table_tree_columns
 from ...verifier.graph.tables import table_rows, table_start
-from ...verifier.numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_MIN, NumericError, exp2_nonzero_start, table_domain
+from ...verifier.numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_MIN, NumericError, nonzero_start, table_domain
 from ..stark.circle_fft import row_to_storage
 from ..stark.constraints import BV, DomainEvaluator
 
@@ -331,15 +331,16 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
         _limbs(cols, "out", 15, out)
         _limbs(cols, "rem", 16, rem)
         _limbs(cols, "gap", 16, 2 * out - rem)
-    elif kind == "Exp2":
+    elif kind in ("Exp2", "Exp"):
         (x,) = ins
-        lo = exp2_nonzero_start(s)
-        x = np.where(real, x, lo)  # padding rows compute exp2(lo)
-        top = table_domain("exp2", s).stop
+        table = plan.component.tables[0]
+        lo = nonzero_start(table, s)
+        x = np.where(real, x, lo)  # padding rows compute the table's first entry
+        top = table_domain(table, s).stop
         if np.any(x >= top):
-            _fail(plan, rows, x >= top, "exp2 result leaves the value range")
+            _fail(plan, rows, x >= top, f"{table} result leaves the value range")
         c = (x < lo).astype(I64)
-        xs, ys = table_rows("exp2", s)
+        xs, ys = table_rows(table, s)
         y = np.where(c == 1, 0, np.array(ys, dtype=I64)[np.clip(x - lo, 0, len(ys) - 1)])
         cols.update(x=x, y=y, c=c)
         _limbs(cols, "under", 16, lo - 1 - x, gate=c)
@@ -492,7 +493,7 @@ def _check_outputs(plan: ComponentPlan, rows: _Rows, cols: dict[str, np.ndarray]
     """The AIR's computation must reproduce the executor's exact values (a twin check)."""
     kind = "Dot" if plan.kind.startswith("Dot") else plan.kind
     key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "Exp2": "y", "Log2": "y",
-           "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out", "Relu": "out"}[kind]
+           "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out", "Relu": "out", "Exp": "y"}[kind]
     for nid, r0, count in rows.node_rows:
         got = cols[key][r0 : r0 + count]
         if plan.kind == "LessThan":

@@ -13,6 +13,9 @@ far fewer trace cells (verifier/graph/components.py).
   computed operand materialized once without its broadcast axes): exact, and 16 products a row.
 * A weight matrix that a Dot reads many times, with its reduced axis strided, is re-laid out so
   that axis is contiguous: the Dot then reads 8 weights per lookup (topology.chunked_reads).
+* exp as the high-level op builds it, exp2(x) * exp2(x (log2 e - 1)), becomes one Exp node: one
+  lookup in a pinned e^x table (verifier/numeric.exp_entry, correctly rounded) instead of two
+  lookups and two products (a rounding each): more accurate, so the fixed-point result changes.
 * x * (0 < x) (relu) becomes one Relu node: one sign comparison instead of a LessThan row and a
   Mul row. Exact: the product by 1.0 or 0 is exact in fixed point, so results are unchanged.
 
@@ -27,6 +30,7 @@ import numpy as np
 
 from luminair.prover.graph import Graph, Node, Op, ShapeTracker
 from luminair.prover.graph.execute import constant_raw
+from luminair.prover.graph.hl_math import LOG2_E
 from luminair.prover.graph.shape import prod
 from luminair.verifier.fields import P
 from luminair.verifier.graph import topology
@@ -52,6 +56,25 @@ def _relu_source(node: Node, private: Callable[[Node], bool]) -> tuple[Node, Sha
     return None
 
 
+def _exp_source(node: Node, private: Callable[[Node], bool]) -> tuple[Node, ShapeTracker] | None:
+    """For a Mul computing exp2(x) * exp2(x * (log2 e - 1)) (hl_math.exp), the (source, view) of x."""
+    if node.op is not Op.MUL or not all(v.is_identity() for _, v in node.srcs):
+        return None
+    for k in (0, 1):
+        e1, e2 = node.srcs[k][0], node.srcs[1 - k][0]
+        if e1.op is not Op.EXP2 or e2.op is not Op.EXP2 or not (private(e1) and private(e2)):
+            continue
+        (x, vx), = e1.srcs
+        (m, vm), = e2.srcs
+        if m.op is not Op.MUL or not vm.is_identity() or not private(m):
+            continue
+        for j in (0, 1):
+            (x2, vx2), (c, _) = m.srcs[j], m.srcs[1 - j]
+            if x2 is x and vx2 == vx and c.op is Op.CONSTANT and np.all(c.value == LOG2_E - 1.0):
+                return x, vx
+    return None
+
+
 def _fusable(graph: Graph) -> set[int]:
     """Ids of the nodes that end a fusable pattern: a SumReduce of a Mul nothing else reads
     (identity view), a Mul computing x * (0 < x) whose comparison nothing else reads, an Add of a
@@ -68,7 +91,8 @@ def _fusable(graph: Graph) -> set[int]:
             (mul, view), = node.srcs
             if mul.op is Op.MUL and view.is_identity() and private(mul):
                 out.add(node.id)
-        elif _relu_source(node, private) is not None or _bias_dot(node, private) is not None:
+        elif (_relu_source(node, private) is not None or _bias_dot(node, private) is not None
+              or _exp_source(node, private) is not None):
             out.add(node.id)
         elif node.op is Op.DOT and (_padded_length(graph, node) is not None or _relayout(node, private)):
             out.add(node.id)
@@ -214,6 +238,11 @@ class FuseOpCompiler:
                 padded = graph.add_node(Op.DOT, srcs, node.shape, axis=node.axis, name=node.name, origin=node.origin)
                 self.fused["Dot padded"] = self.fused.get("Dot padded", 0) + 1
                 return padded, ShapeTracker(padded.shape)
+            exp = _exp_source(node, lambda _n: True) if node.op is Op.MUL else None
+            if exp is not None:  # exp; the consumer checks were made by _fusable
+                fused_exp = graph.add_node(Op.EXP, [exp], node.shape, name=node.name, origin=node.origin)
+                self.fused["Exp"] = self.fused.get("Exp", 0) + 1
+                return fused_exp, ShapeTracker(fused_exp.shape)
             if node.op is Op.MUL:  # relu; the consumer check was made by _fusable
                 x, vx = _relu_source(node, lambda _n: True)  # type: ignore[misc]
                 relu = graph.add_node(Op.RELU, [(x, vx)], node.shape, name=node.name, origin=node.origin)

@@ -32,6 +32,7 @@ COMPONENT_OF = {
     Op.CONTIGUOUS: "contiguous",
     Op.DOT: "dot (fused multiply-accumulate, 1 to 16 products a row)",
     Op.RELU: "relu (fused: one comparison)",
+    Op.EXP: "exp (fused: table lookup)",
 }
 
 

@@ -84,6 +84,8 @@ def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int
                 e = es[0].reshape(n.srcs[0][1].shape).max(axis=n.axis).reshape(-1)
             elif op is Op.CONTIGUOUS:
                 e = es[0].copy()
+            elif op is Op.EXP:  # the table is correctly rounded
+                e = np.exp(xs[0]) * np.expm1(es[0]) + half
             elif op is Op.RELU:  # 1-Lipschitz, exact in fixed point
                 e = es[0].copy()
             elif op is Op.DOT:  # the products' propagated errors, summed, and one rounding

@@ -70,6 +70,8 @@ def eval_float(node: Node, args: list[np.ndarray]) -> np.ndarray:
             return out + args[2] if len(args) == 3 else out
         if op is Op.RELU:
             return np.maximum(args[0], 0.0)
+        if op is Op.EXP:
+            return np.exp(args[0])
     raise ValueError(f"{node.where()}: no float kernel for {op}")  # sources are handled by the walker
 
 

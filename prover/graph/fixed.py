@@ -131,6 +131,8 @@ _TABLE_REMEDY = {
             "or use a smaller scale for a wider range",
     "log2": "log2 needs a positive input at least one raw unit above zero: add an epsilon or clamp it",
     "sin": "use a smaller scale",
+    "exp": "its result would leave the value range: reduce the input (e.g. subtract a maximum first) "
+           "or use a smaller scale for a wider range",
 }
 
 

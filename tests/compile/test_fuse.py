@@ -157,3 +157,37 @@ def test_weights_read_more_than_once_go_through_the_known_rows(rng):
     for cx in (batched, shared, shown):
         cx.compile(GenericCompiler(), StwoCompiler())
         assert "Direct" not in _kinds(cx) and all(k in ("Known", "Dot16") for k in _kinds(cx)), _kinds(cx)
+
+
+def test_exp_becomes_one_table_lookup_in_softmax_sigmoid_and_tanh(rng):
+    """hl exp's exp2(x) * exp2(x (log2 e - 1)) becomes one Exp (the correctly rounded e^x table):
+    within the error bound of float64, and no further from it than the two-lookup form."""
+    def build(fuse):
+        cx = Graph()
+        x = cx.input("x", (2, 8))
+        G.softmax(x, 1).output("p")
+        G.sigmoid(x).output("s")
+        G.tanh(x).output("t")
+        stwo = StwoCompiler(fuse=fuse)
+        cx.compile(GenericCompiler(), stwo)
+        return cx, stwo
+
+    fused, stwo = build(True)
+    # softmax's exp and the one sigmoid and tanh share (CSE merged their e^-|x|)
+    assert stwo.fused.get("Exp") == 2 and Op.EXP in _ops(fused) and Op.EXP2 not in _ops(fused)
+    plain, _ = build(False)
+    feed = {"x": rng.uniform(-3, 3, (2, 8))}
+    bound = error_bound(fused, feed)
+    exact, ref = fused.run(feed, exact=True), fused.run(feed)
+    for k in ("p", "s", "t"):
+        assert (np.abs(exact[k] - ref[k]) <= bound[k]).all(), k
+    err = lambda cx: max(np.abs(cx.run(feed, exact=True)[k] - cx.run(feed)[k]).max() for k in ("p", "s", "t"))  # noqa: E731
+    assert err(fused) <= err(plain)
+
+
+def test_an_exp2_with_another_factor_is_not_fused(rng):
+    cx = Graph()
+    x = cx.input("x", (2, 8))
+    (x.exp2() * (x * 0.25).exp2()).output("y")  # not e^x
+    cx.compile(GenericCompiler(), StwoCompiler())
+    assert Op.EXP not in _ops(cx)

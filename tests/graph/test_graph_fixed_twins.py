@@ -63,7 +63,7 @@ def test_mod_matches_floor_modulo_for_every_sign_combination(rng):
     assert fx_mod(a, b).tolist() == [num.op_mod(int(x), int(y)) for x, y in zip(a, b)]
 
 
-@pytest.mark.parametrize("name", ["exp2", "log2", "sin"])
+@pytest.mark.parametrize("name", ["exp2", "log2", "sin", "exp"])
 @pytest.mark.parametrize("s", SCALES)
 def test_tables_match_op_table_on_random_and_edge_values(rng, name, s):
     dom = num.table_domain(name, s)
@@ -76,7 +76,7 @@ def test_tables_match_op_table_on_random_and_edge_values(rng, name, s):
     assert fx_table(name, x[:20], s).tolist() == [num.op_table(name, int(v), s) for v in x[:20]]
 
 
-@pytest.mark.parametrize("name", ["exp2", "log2", "sin"])
+@pytest.mark.parametrize("name", ["exp2", "log2", "sin", "exp"])
 def test_table_is_the_full_domain_in_order(name):
     t = lookup_table(name, 10)
     dom = num.table_domain(name, 10)

@@ -408,3 +408,19 @@ def test_weights_read_many_times_are_re_laid_out_and_read_whole(monkeypatch):
 
     r = _forge_consistently((cx, settings, trace, k), edit_sums=edit)
     assert r.check == "LogUp sum", r.error_message
+
+
+def test_a_fused_exp_off_its_table_is_rejected():
+    """The fused Exp row claims e^x one unit more than the pinned table (output claimed): the
+    lookup finds no table row."""
+    def build(g):
+        G.softmax(g.input("x", (1, 8)), 1).output("p")
+
+    cx, settings, trace = _prove_small(build, {"x": np.linspace(-2, 2, 8).reshape(1, 8)})
+    (k,) = [i for i, p in enumerate(settings.plans) if p.kind == "Exp"]
+
+    def tamper(main):
+        main[k]["y"][0] += 1
+
+    r = check(settings, forge(cx, trace, settings, tamper))
+    assert not r.success and r.check in ("LogUp sum", "OODS mismatch"), r.error_message

@@ -20,7 +20,7 @@ def test_every_pinned_root_is_the_root_of_its_table():
         assert compute_root(name, s, b) == root, (name, s, b)
 
 
-@pytest.mark.parametrize("name", ["exp2", "log2", "sin", "pow2"])
+@pytest.mark.parametrize("name", ["exp2", "log2", "sin", "pow2", "exp"])
 @pytest.mark.parametrize("s", [8, 10, 12])
 def test_tables_hold_only_true_rows(name, s):
     xs, ys = tables.function_table(name, s)
@@ -42,9 +42,16 @@ def test_tables_hold_only_true_rows(name, s):
 def test_table_designs_cover_each_functions_whole_domain(s):
     from luminair.verifier.numeric import exp2_nonzero_start
 
+    from luminair.verifier.numeric import VALUE_MAX, nonzero_start
+
     lo = exp2_nonzero_start(s)
     assert all(TABLE_FUNCTIONS["exp2"](x, s) == 0 for x in range(max(-(1 << 15), lo - 50), lo))
     assert tables.table_rows("exp2", s)[0][-1] == table_domain("exp2", s).stop - 1
+    lo = nonzero_start("exp", s)  # e^x: 0 below the table, the last row the last in range
+    assert all(TABLE_FUNCTIONS["exp"](x, s) == 0 for x in range(max(-(1 << 15), lo - 50), lo))
+    stop = table_domain("exp", s).stop
+    assert TABLE_FUNCTIONS["exp"](stop - 1, s) <= VALUE_MAX < TABLE_FUNCTIONS["exp"](stop, s)
+    assert TABLE_FUNCTIONS["exp"](0, s) == 1 << s
     for x in list(range(1, 200)) + list(range(30000, 32768)):
         if x in table_domain("log2", s):
             e = x.bit_length() - 1

@@ -264,15 +264,24 @@ class Exp2Component(GraphComponent):
     op_columns = ("x", "y", "c") + range_limbs([("under", 16)])
 
     def evaluate_op(self, ev: Any) -> None:
-        from ..numeric import exp2_nonzero_start
+        from ..numeric import nonzero_start
 
+        table = self.tables[0]
         x, y, c = ev.main("x"), ev.main("y"), ev.main("c")
         self.consume(ev, 0, x)
         ev.add_constraint(c * (c - 1))
         ev.add_constraint(c * y)
-        check_range(ev, exp2_nonzero_start(self.s) - 1 - x, "under", 16, mult=c, gate=c)
-        ev.add_to_relation("table.exp2", 1 - c, [x, y])
+        check_range(ev, nonzero_start(table, self.s) - 1 - x, "under", 16, mult=c, gate=c)
+        ev.add_to_relation(f"table.{table}", 1 - c, [x, y])
         self.produce(ev, y)
+
+
+class ExpComponent(Exp2Component):
+    """y = e^x (fused: FuseOpCompiler's exp of softmax, sigmoid, tanh), the same way through the exp
+    table: one lookup instead of two exp2 lookups and two products."""
+
+    name = "exp"
+    tables = ("exp",)
 
 
 class Log2Component(GraphComponent):
@@ -567,6 +576,7 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
     "Sqrt": SqrtComponent,
     "Contiguous": ContiguousComponent,
     "Relu": ReluComponent,
+    "Exp": ExpComponent,
     "SumReduce": SumReduceComponent,
     "MaxReduce": MaxReduceComponent,
 }
@@ -580,7 +590,7 @@ DOT_KINDS = tuple(
 #    whole known rows (topology.chunked_reads)
 COMPONENT_ORDER = (
     "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt",
-    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "Relu", *DOT_KINDS,
+    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "Relu", "Exp", *DOT_KINDS,
 )  # fmt: skip
 
 

@@ -22,9 +22,10 @@ OPS = (
     "Contiguous",
     "Dot",
     "Relu",
+    "Exp",
 )
 OP_CODE = {name: i for i, name in enumerate(OPS)}
-UNARY = ("Log2", "Exp2", "Sin", "Sqrt", "Recip", "Contiguous", "Relu")
+UNARY = ("Log2", "Exp2", "Sin", "Sqrt", "Recip", "Contiguous", "Relu", "Exp")
 BINARY = ("Add", "Mul", "Mod", "LessThan")
 REDUCE = ("SumReduce", "MaxReduce")
 # Fused ops (prover/compile/fuse.py): Dot is sum over `axis` of a * b, rounded once.

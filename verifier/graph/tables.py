@@ -4,6 +4,7 @@ a power of two with copies of a real row (never with rows outside the function's
 * range8: 0..255 (8-bit limbs of every range check);
 * exp2:  (x, exp2(x)) for every input with a non-zero result; smaller inputs give 0 through a
          proven clamp in the component;
+* exp:   (x, e^x) the same way (the fused exp of softmax, sigmoid, tanh);
 * log2:  (m, log2(m / 2^14) * 2^s) for normalized mantissas m in [2^14, 2^15): a component scales its
          input by a power of two into that interval (exact, see numeric.log2_entry);
 * pow2:  (e, 2^(14 - e)) for e in [0, 14], the normalizing factors;
@@ -20,11 +21,11 @@ from functools import lru_cache
 from ..commit import commitment_root
 from ..errors import StatementError
 from ..fields import P
-from ..numeric import exp2_entry, exp2_nonzero_start, log2_entry, sin_entry, table_domain
+from ..numeric import EXPONENTIALS, TABLE_FUNCTIONS, log2_entry, nonzero_start, sin_entry, table_domain
 from .table_roots import PINNED_ROOTS
 
 LOG2_MANTISSA_BITS = 14
-TABLE_ORDER = ("range8", "exp2", "log2", "pow2", "sin")
+TABLE_ORDER = ("range8", "exp2", "log2", "pow2", "sin", "exp")
 RECOMPUTED = ("range8", "pow2")  # small enough for the verifier to rebuild every time
 
 
@@ -39,9 +40,9 @@ def table_rows(name: str, scale_bits: int) -> tuple[tuple[int, ...], tuple[int, 
     if name == "range8":
         xs = list(range(256))
         return tuple(xs), tuple(xs)
-    if name == "exp2":
-        xs = list(range(exp2_nonzero_start(s), table_domain("exp2", s).stop))
-        return tuple(xs), tuple(exp2_entry(x, s) for x in xs)
+    if name in EXPONENTIALS:
+        xs = list(range(nonzero_start(name, s), table_domain(name, s).stop))
+        return tuple(xs), tuple(TABLE_FUNCTIONS[name](x, s) for x in xs)
     if name == "log2":
         m0 = 1 << LOG2_MANTISSA_BITS
         xs = list(range(m0, 2 * m0))

@@ -179,7 +179,7 @@ const MATCHERS = [
           if (ix.op(m) !== "MaxReduce") continue;
           const x = ix.srcs.get(m)[0];
           const reg = region(ix, x, o);
-          if (reg && count(ix, reg, "Exp2") > 0) out.push({ kind: "Softmax", out: o, input: x, members: reg });
+          if (reg && (count(ix, reg, "Exp2") + count(ix, reg, "Exp")) > 0) out.push({ kind: "Softmax", out: o, input: x, members: reg });
         }
       }
     }
@@ -211,7 +211,7 @@ const MATCHERS = [
         const s = otherSrc(ix, o, x);
         if (s === null || ix.op(s) !== "Mul" || !ix.srcs.get(s).some((k) => ix.op(k) === "Recip")) continue;
         const reg = region(ix, x, o);
-        if (!reg || count(ix, reg, "Exp2") === 0 || count(ix, reg, "LessThan") < 2) continue;
+        if (!reg || (count(ix, reg, "Exp2") + count(ix, reg, "Exp")) === 0 || count(ix, reg, "LessThan") < 2) continue;
         out.push({ kind: hasSquare(ix, reg) ? "GELU" : "SiLU", out: o, input: x, members: reg });
       }
     }
@@ -230,7 +230,7 @@ const MATCHERS = [
       }
       for (const x of inputs) {
         const reg = region(ix, x, o);
-        if (!reg || count(ix, reg, "Exp2") === 0 || count(ix, reg, "LessThan") < 2) continue;
+        if (!reg || (count(ix, reg, "Exp2") + count(ix, reg, "Exp")) === 0 || count(ix, reg, "LessThan") < 2) continue;
         out.push({ kind: hasSquare(ix, reg) ? "Tanh" : "Sigmoid", out: o, input: x, members: reg });
       }
     }
@@ -306,10 +306,10 @@ export const GROUP_HELP = {
   Linear: "Dot with a bias: x·W + b as one fused multiply-accumulate (one rounding per output); unfused: Mul + SumReduce + bias Add",
   Conv: "Dot over windowed views (Contiguous windows), one rounding per output, + bias Add; unfused: Mul + SumReduce",
   ReLU: "Relu: max(x, 0) from one sign comparison (exact); unfused: x * (0 < x) as LessThan + Mul",
-  Softmax: "exp(x - max) / sum: MaxReduce, Exp2, SumReduce, Recip, Mul",
+  Softmax: "exp(x - max) / sum: MaxReduce, Exp (fused table) or Exp2, SumReduce, Recip, Mul",
   LayerNorm: "(x - mean) / sqrt(var + eps): SumReduce, a sum of squares (Dot(d, d) or Mul + SumReduce), Sqrt, Recip",
-  Sigmoid: "1 / (1 + e^-x) through Exp2 and Recip",
-  Tanh: "through Exp2 and Recip",
+  Sigmoid: "1 / (1 + e^-x) through Exp (or Exp2) and Recip",
+  Tanh: "through Exp (or Exp2) and Recip",
   GELU: "x * sigmoid(...) (tanh form)",
   SiLU: "x * sigmoid(x)",
 };
