@@ -50,6 +50,18 @@ def _row_sums(main, comp):
     return sum(main[f"a{j}"] * main[f"b{j}"] for j in range(comp.lanes))
 
 
+def _forge_lane(case, lane, delta):
+    """A forger that changes one lane's operand on the first row (`lane` like "b3") and keeps every
+    other Dot constraint and the data flow of the outputs consistent with it."""
+    comp = case[1].plans[case[3]].component
+
+    def edit(main, x):
+        main[lane][0] += delta
+        return _row_sums(main, comp)
+
+    return _forge_consistently(case, edit_sums=edit)
+
+
 def _forge_consistently(case, edit_sums=None, restart=None, edit_after=None):
     """A forger that keeps every Dot constraint but the one under test: from the (edited) row sums it
     recomputes the running sum, the rounding and every range limb, and claims the outputs this
@@ -85,11 +97,7 @@ def _forge_consistently(case, edit_sums=None, restart=None, edit_after=None):
 def test_a_wrong_product_operand_is_rejected(dot_case):
     """The row multiplies another weight than the one the known rows yield at that address."""
 
-    def edit(main, x):
-        main["b3"][0] += 256  # 0.25 more
-        return x + 256 * main["a3"][0] * (np.arange(len(x)) == 0)
-
-    r = _forge_consistently(dot_case, edit_sums=edit)
+    r = _forge_lane(dot_case, "b3", 256)  # 0.25 more
     assert r.check == "LogUp sum", r.error_message
 
 
@@ -154,11 +162,7 @@ def test_a_direct_weight_other_than_the_displayed_one_is_rejected():
         n != 1 for p in settings.plans if p.kind == "Known" for n in p.nodes
     )  # the weights have no known rows
 
-    def edit(main, x):
-        main["b2"][0] += 256
-        return x + 256 * main["a2"][0] * (np.arange(len(x)) == 0)
-
-    r = _forge_consistently((cx, settings, trace, k), edit_sums=edit)
+    r = _forge_lane((cx, settings, trace, k), "b2", 256)
     assert r.check == "LogUp sum", r.error_message
 
 
@@ -296,11 +300,7 @@ def test_a_chunked_read_of_another_input_value_is_rejected(monkeypatch):
     (k,) = [i for i, p in enumerate(settings.plans) if p.kind.startswith("Dot")]
     assert settings.plans[k].kind == "DotW16C"
 
-    def edit(main, x):
-        main["a9"][0] += 64
-        return _row_sums(main, settings.plans[k].component)
-
-    r = _forge_consistently((cx, settings, trace, k), edit_sums=edit)
+    r = _forge_lane((cx, settings, trace, k), "a9", 64)
     assert r.check == "LogUp sum", r.error_message
 
 
@@ -402,11 +402,7 @@ def test_weights_read_many_times_are_re_laid_out_and_read_whole(monkeypatch):
     np.testing.assert_array_equal(cx.run(feed, exact=True)["y"], plain.run(feed, exact=True)["y"])
     monkeypatch.setattr(topology, "CHUNK_MIN_ROWS", 1)
 
-    def edit(main, x):
-        main["b4"][0] += 64
-        return _row_sums(main, settings.plans[k].component)
-
-    r = _forge_consistently((cx, settings, trace, k), edit_sums=edit)
+    r = _forge_lane((cx, settings, trace, k), "b4", 64)
     assert r.check == "LogUp sum", r.error_message
 
 
