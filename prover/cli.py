@@ -232,8 +232,21 @@ def check_out_dir(path: str) -> Path:
 
 
 def read_input_file(path: str) -> dict[str, Any]:
-    """INPUT.json as a dict (bounded read; UsageError for anything that is not a JSON object)."""
+    """INPUT.json as a dict (bounded read; UsageError for anything that is not a JSON object). A
+    `.npy` file is one array for a model's single input: {"input_data": [array]}."""
     raw = read_file(path, "input")
+    if path.lower().endswith(".npy"):
+        import io
+
+        import numpy as np
+
+        try:
+            arr = np.load(io.BytesIO(raw), allow_pickle=False)
+        except (ValueError, OSError, EOFError) as e:
+            raise UsageError(f"input file {path!r} is not a readable .npy array: {e}") from None
+        if arr.dtype.kind not in "biuf":
+            raise UsageError(f"input file {path!r} holds {arr.dtype} values, not numbers")
+        return {"input_data": [arr.astype(np.float64)]}
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
@@ -292,9 +305,14 @@ def quantization_report(float_out: dict[str, Any], exact_out: dict[str, Any]) ->
 
 
 def _load_onnx_bytes(data: bytes, path: str, options: dict[str, Any]) -> Any:
-    import onnx
-
     from luminair.prover.onnx import load_onnx
+
+    return load_onnx(_read_onnx(data, path), **options)
+
+
+def _read_onnx(data: bytes, path: str) -> Any:
+    """The ONNX ModelProto in `data` (external weights read beside `path`), or a UsageError."""
+    import onnx
 
     try:
         model = onnx.load_from_string(data)
@@ -304,7 +322,7 @@ def _load_onnx_bytes(data: bytes, path: str, options: dict[str, Any]) -> Any:
             load_external_data_for_model(model, str(Path(path).absolute().parent))
     except Exception as e:  # noqa: BLE001 - protobuf's DecodeError and friends
         raise UsageError(f"model file {path!r} is not a readable ONNX model: {e}") from None
-    return load_onnx(model, **options)
+    return model
 
 
 def check_labels(title: str | None, description: str | None) -> tuple[str, str]:
@@ -328,6 +346,54 @@ def check_labels(title: str | None, description: str | None) -> tuple[str, str]:
     return labels[0], labels[1]
 
 
+def parse_symbols(specs: list[str]) -> dict[str, tuple[int, int]]:
+    """--symbol NAME=LO:HI (repeatable) as {name: (lo, hi)}."""
+    out: dict[str, tuple[int, int]] = {}
+    for spec in specs:
+        name, sep, rng = spec.partition("=")
+        lo, sep2, hi = rng.partition(":")
+        try:
+            bounds = (int(lo), int(hi))
+        except ValueError:
+            bounds = None
+        if not sep or not sep2 or not name or bounds is None or name in out:
+            raise UsageError(f"--symbol {spec!r}: expected NAME=LO:HI once per symbol, e.g. --symbol batch=1:256")
+        out[name] = bounds
+    return out
+
+
+def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, int]], model_bytes: bytes | None,
+                       input_data: dict[str, Any], options: dict[str, Any], title: str, description: str) -> tuple:
+    """A model with symbolic dimensions: its one settings.bin (the same for every value of the
+    symbols) bound to the values the input implies. (graph, settings, inputs, float outputs, times)"""
+    from luminair.prover.graph.model_file import load_python_builder, read_symbolic_input
+    from luminair.prover.symbolic import SymbolicError, SymbolicModel, symbol_values_from_inputs
+
+    t0 = time.perf_counter()
+    try:
+        if model_bytes is not None:
+            model = SymbolicModel(_read_onnx(model_bytes, args.model), symbols, **options)
+        else:
+            if args.scale_bits is not None:
+                raise UsageError("--scale-bits applies to ONNX models; a Python model sets its own numeric format")
+            model = SymbolicModel(load_python_builder(args.model), symbols)
+        load_s = time.perf_counter() - t0
+        t = time.perf_counter()
+        sym_settings = model.gen_settings(preset=args.preset, security_bits=args.security, title=title,
+                                          description=description)
+        raw_inputs = read_symbolic_input(input_data, sym_settings.parsed.body)
+        values = symbol_values_from_inputs(sym_settings.parsed.body, raw_inputs)
+        settings, graph = sym_settings.bind(values)
+        settings_s = time.perf_counter() - t
+    except SymbolicError as e:
+        raise UsageError(f"--symbol: {e}") from None
+    from luminair.prover.symbolic import _shaped
+
+    inputs = _shaped(graph, raw_inputs)
+    float_out = model.graph_at(values).run(inputs)  # the float64 reference of the model at these values
+    return graph, settings, inputs, float_out, load_s, settings_s
+
+
 def cmd_prove(args: argparse.Namespace) -> int:
     from luminair.prover import GenericCompiler, StwoCompiler
     from luminair.prover.graph.model_file import load_model, read_input_json
@@ -347,32 +413,41 @@ def cmd_prove(args: argparse.Namespace) -> int:
             "--private applies to ONNX models; a Python model marks its inputs with private=True"
         )
 
+    symbols = parse_symbols(args.symbol)
     t0 = time.perf_counter()
     options: dict[str, Any] = {}
     if args.scale_bits is not None:
         options["scale_bits"] = args.scale_bits
     if args.private:
         options["private_inputs"] = tuple(args.private)
-    if model_bytes is not None:
-        graph = _load_onnx_bytes(model_bytes, args.model, options)
+    if symbols:
+        graph, settings, inputs, float_out, load_s, settings_s = _symbolic_instance(
+            args, symbols, model_bytes, input_data, options, title, description
+        )
+        t = time.perf_counter()
+        trace = gen_trace(graph, inputs)
+        trace_s = time.perf_counter() - t
     else:
-        graph = load_model(args.model)
-        if args.scale_bits is not None:
-            from luminair.verifier.numeric import NumericFormat
+        if model_bytes is not None:
+            graph = _load_onnx_bytes(model_bytes, args.model, options)
+        else:
+            graph = load_model(args.model)
+            if args.scale_bits is not None:
+                from luminair.verifier.numeric import NumericFormat
 
-            graph.numeric_format = NumericFormat(args.scale_bits)
-    graph.compile(GenericCompiler(), StwoCompiler())
-    inputs = read_input_json(input_data, graph)
-    load_s = time.perf_counter() - t0
-    t = time.perf_counter()
-    settings = gen_settings(
-        graph, preset=args.preset, security_bits=args.security, title=title, description=description
-    )
-    settings_s = time.perf_counter() - t
-    t = time.perf_counter()
-    trace = gen_trace(graph, inputs)
-    float_out = graph.run(inputs)
-    trace_s = time.perf_counter() - t
+                graph.numeric_format = NumericFormat(args.scale_bits)
+        graph.compile(GenericCompiler(), StwoCompiler())
+        inputs = read_input_json(input_data, graph)
+        load_s = time.perf_counter() - t0
+        t = time.perf_counter()
+        settings = gen_settings(
+            graph, preset=args.preset, security_bits=args.security, title=title, description=description
+        )
+        settings_s = time.perf_counter() - t
+        t = time.perf_counter()
+        trace = gen_trace(graph, inputs)
+        float_out = graph.run(inputs)
+        trace_s = time.perf_counter() - t
     hook = _progress(PROVE_STAGES, args.quiet)
     try:
         proof = prove(graph, trace, settings, on_stage=hook)
@@ -388,6 +463,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     summary = {
         "model": str(args.model),
         "model_digest": settings.model_digest,
+        "symbols": dict(settings.spec.bound) or None,
         "title": title,
         "description": description,
         "security": settings.config.describe(),
@@ -435,6 +511,9 @@ def print_prove_summary(s: dict[str, Any]) -> None:
     say(f"model digest   {s['model_digest']}  ({IDENTITY_NOTE}; the same whatever the labels)")
     say(f"title          {LABEL_NOTE}: {label_text(s.get('title'))}")
     say(f"description    {LABEL_NOTE}: {label_text(s.get('description'))}")
+    if s.get("symbols"):
+        say("symbols        " + ", ".join(f"{printable(k)}={v}" for k, v in s["symbols"].items())
+            + " (fixed by this proof; the settings.bin serves every value in the model's ranges)")
     say(f"security       {s['security']}")
     say(f"numbers        {s['numeric_format']}")
     say(
@@ -490,6 +569,8 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
         say(f"  model digest ({IDENTITY_NOTE}): {r.model_digest}")
         say(f"  title ({LABEL_NOTE}): {label_text(r.model_title)}")
         say(f"  description ({LABEL_NOTE}): {label_text(r.model_description)}")
+        if r.symbols:
+            say("  symbols (fixed by this proof): " + ", ".join(f"{printable(k)}={v}" for k, v in r.symbols.items()))
         for name, o in (r.outputs or {}).items():
             vals = o["values"]
             shown = ", ".join(f"{v:g}" for v in vals[:8]) + (", ..." if len(vals) > 8 else "")
@@ -657,6 +738,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="INPUT",
         help="keep this ONNX input out of the proof file (repeatable)",
+    )
+    p.add_argument(
+        "--symbol",
+        action="append",
+        default=[],
+        metavar="NAME=LO:HI",
+        help="make dimension NAME symbolic over [LO, HI] (an ONNX dynamic axis, or a keyword of the Python "
+        "model's build()): one settings.bin for every value; the input fixes the value (several rows of "
+        "input_data, or a .npy array, make a batch) and the proof binds it (repeatable)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

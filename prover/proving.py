@@ -286,7 +286,10 @@ def prove(
     still gives a complete proof that the verifier rejects."""
     stats = ProveStats()
     t = time.perf_counter()
-    st = build_statement(settings.parsed, trace.public)
+    # a graph instantiated from symbolic dimensions: the symbols' values lead the public values
+    bound = settings.spec.bound
+    public = ([list(bound.values())] if bound else []) + trace.public
+    st = build_statement(settings.parsed, public)
     main = main_columns(graph, settings.plans, trace.values, st.air, preprocessed_values(settings, st.air), settings.spec)
     stats.stages["trace columns"] = time.perf_counter() - t
     if on_stage:
@@ -294,7 +297,7 @@ def prove(
     cfg = settings.config
     pre = [settings.topology_tree, *table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)]
     stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage)
-    data = ProofFile(settings.parsed.digest, trace.public, stark).to_bytes()
+    data = ProofFile(settings.parsed.digest, public, stark).to_bytes()
     return Proof(data, trace.outputs, stats)
 
 

@@ -25,7 +25,7 @@ from .config import DEFAULT_MIN_SECURITY_BITS, preset_label
 from .errors import ConfigError, StatementError, VerificationError
 from .formats import read_proof_file
 from .security import security_bits, soundness_terms, weakest
-from .statement import KIND_NAMES, build_statement, read_settings
+from .statement import KIND_NAMES, bind_symbols, build_statement, read_settings
 from .verify import Progress, report, verify_stark
 
 
@@ -36,6 +36,7 @@ class VerifyResult:
     check: str | None = None  # the failed check's name, e.g. "Merkle path", "OODS mismatch"
     outputs: dict[str, Any] | None = None  # public outputs the proof attests (when success)
     inputs: dict[str, Any] | None = None  # public inputs the proof is about (when success)
+    symbols: dict[str, int] | None = None  # the symbolic dimensions' values the proof fixes (batch size...)
     security_bits: int | None = None
     security_label: str | None = None
     model_digest: str | None = None  # the model's identity (graph, views, weights, format, output maps)
@@ -85,6 +86,7 @@ def verify(
                 f"not for these settings ({settings.digest.hex()[:16]}...): wrong model or tampered settings"
             )
         settings.config.check_floor(min_security_bits)
+        settings = bind_symbols(settings, proof.public_values)
         check_work(statement_work(settings, proof.public_values, len(proof_bytes)), budget)
         st = build_statement(settings, proof.public_values)
         terms = soundness_terms(settings.config, st.air, st.public_terms)
@@ -99,6 +101,7 @@ def verify(
             success=True,
             outputs=st.outputs,
             inputs=st.inputs or None,
+            symbols=dict(settings.body.bound) if getattr(settings.body, "bound", None) else None,
             security_bits=bits,
             security_label=preset_label(settings.config).strip(" []") or None,
             model_digest=digest,

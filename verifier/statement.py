@@ -40,6 +40,7 @@ class Settings:
     config: PcsConfig
     body: Any
     raw: bytes = b""
+    template: Any = None  # a symbolic graph this settings' body was instantiated from (bind_symbols)
 
     @property
     def digest(self) -> bytes:
@@ -52,7 +53,7 @@ class Settings:
         if self.kind == KIND_GRAPH:
             from .graph.summary import model_digest
 
-            return model_digest(self.body)
+            return model_digest(self.template if self.template is not None else self.body)
         return self.digest
 
 
@@ -110,6 +111,21 @@ def read_settings(data: bytes) -> Settings:
         raise r.fail("statement kind", f"unknown kind {kind}")
     r.finish()
     return Settings(kind, config, body, bytes(data))
+
+
+def bind_symbols(settings: Settings, public: list[list[int]]) -> Settings:
+    """The settings a proof is checked against: a graph with symbolic dimensions is instantiated for
+    the symbol values the proof fixes (its first public tensor, within each symbol's bounds);
+    anything else is returned as it is. The digest stays the file's: a proof is bound to the one
+    settings.bin, and to its symbol values through the public values."""
+    body = settings.body
+    if settings.kind != KIND_GRAPH or not body.is_template:
+        return settings
+    from .graph.settings import instantiate
+    from .graph.symbols import symbol_values
+
+    concrete = instantiate(body, symbol_values(body.symbols, public))
+    return Settings(settings.kind, settings.config, concrete, settings.raw, template=body)
 
 
 def statement_bytes(digest: bytes, public_values: list[list[int]]) -> bytes:

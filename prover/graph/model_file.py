@@ -23,6 +23,14 @@ from .graph import Graph
 
 def load_python_model(path: str | os.PathLike) -> Graph:
     """Import a Python file and return the Graph its ``build()`` function makes."""
+    graph = load_python_builder(path)()
+    if not isinstance(graph, Graph):
+        raise GraphError(f"build() in {str(path)!r} returned {type(graph).__name__}, not a Graph")
+    return graph
+
+
+def load_python_builder(path: str | os.PathLike) -> Any:
+    """The ``build`` function of a Python model file (keyword arguments: symbolic dimensions)."""
     path = Path(path)
     if not path.is_file():
         raise GraphError(f"model file {str(path)!r} does not exist")
@@ -39,10 +47,7 @@ def load_python_model(path: str | os.PathLike) -> Graph:
     build = getattr(module, "build", None)
     if not callable(build):
         raise GraphError(f"{str(path)!r} must define a function build() -> Graph")
-    graph = build()
-    if not isinstance(graph, Graph):
-        raise GraphError(f"build() in {str(path)!r} returned {type(graph).__name__}, not a Graph")
-    return graph
+    return build
 
 
 def load_model(path: str | os.PathLike, **onnx_options: Any) -> Graph:
@@ -89,4 +94,27 @@ def read_input_json(source: str | os.PathLike | dict, graph: Graph) -> dict[str,
                 f"input {name!r}: expected {node.numel} values (shape {node.shape}), got {arr.size}"
             )
         out[name] = arr.reshape(node.shape)
+    return out
+
+
+def read_symbolic_input(data: dict, template: Any) -> dict[str, np.ndarray]:
+    """EZKL-style input JSON for a model with symbolic dimensions -> {input name: array}. Each entry
+    of input_data is one input (flat or nested); for a model with one input, several rows of
+    numbers are a batch: input_data [[row 1], [row 2], ...]."""
+    if not isinstance(data, dict) or "input_data" not in data:
+        raise InputError('input JSON must be an object {"input_data": [[...floats...], ...]}')
+    rows = data["input_data"]
+    names = [i.name for i in template.inputs]
+    if isinstance(rows, list) and rows and all(isinstance(v, (int, float)) for v in rows):
+        rows = [rows]
+    if len(names) == 1 and isinstance(rows, list) and len(rows) > 1:
+        rows = [rows]  # several rows of the one input: a batch
+    if not isinstance(rows, list) or len(rows) != len(names):
+        raise InputError(f"input_data must hold one entry per graph input ({len(names)}: {', '.join(names)})")
+    out = {}
+    for name, row in zip(names, rows):
+        try:
+            out[name] = np.asarray(row, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError(f"input {name!r}: input_data entry is not a (rectangular) list of numbers") from None
     return out

@@ -8,6 +8,7 @@ from ..errors import FormatError
 from ..formats import Reader, Writer
 from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
 from .spec import N_INPUTS, OP_CODE, OPS, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_shape
+from .symbols import has_refs, read_symbols, substitute, write_symbols
 from .topology import AffineView, ViewError, affine_view, is_affine
 
 MAX_NODES = 1 << 13  # decoding costs ~15 us a node; a component of ~1000 nodes reaches the work budget
@@ -63,9 +64,10 @@ def _flatten(kind: str, arg: tuple) -> list[int]:
     return [int(v) for v in arg]
 
 
-def _unflatten(kind: str, vals: list[int], what: str, r: Reader) -> tuple:
+def _unflatten(kind: str, vals: list[int], what: str, r: Reader | None) -> tuple:
     width = 3 if kind == "slice" else 2 if kind == "pad" else 1
     if len(vals) % width:
+        assert r is not None  # instantiate() only unflattens what it flattened
         raise r.fail(what, f"{kind} step with {len(vals)} values")
     if width == 1:
         return tuple(vals)
@@ -78,6 +80,7 @@ def write_graph(w: Writer, g: GraphSpec, labels: bool = True) -> None:
     w.string(g.title if labels else "")
     w.string(g.description if labels else "")
     w.u8(g.scale_bits)
+    write_symbols(w, g.symbols, g.exprs)
     w.u32(len(g.nodes))
     for node in g.nodes:
         w.u8(OP_CODE[node.op])
@@ -135,11 +138,15 @@ def _numel(shape: tuple[int, ...]) -> int:
 
 
 def read_graph(r: Reader) -> GraphSpec:
+    """The graph body. A graph with symbols is read as a template: its structure is checked here,
+    its shapes and views when it is instantiated for a proof's symbol values (`instantiate`)."""
     title = _read_label(r, "graph title", MAX_TITLE)
     description = _read_label(r, "graph description", MAX_DESCRIPTION)
     scale = r.u8("numeric format scale_bits")
     if not MIN_SCALE_BITS <= scale <= MAX_SCALE_BITS:
         raise r.fail("numeric format scale_bits", f"{scale} outside [{MIN_SCALE_BITS}, {MAX_SCALE_BITS}]")
+    symbols, exprs = read_symbols(r, _read_label)
+    template = bool(symbols)
     nodes: list[NodeSpec] = []
     steps_left = [MAX_GRAPH_STEPS]
     for i in range(r.count("graph nodes", MAX_NODES, 8)):
@@ -152,9 +159,12 @@ def read_graph(r: Reader) -> GraphSpec:
         flags = r.u8(f"{where} flags")
         axis_raw = r.u8(f"{where} axis")
         shape = tuple(_read_ints(r, f"{where} shape", MAX_DIMS))
-        if any(d < 1 for d in shape):
+        if template and has_refs(shape):
+            if op == "Constant":
+                raise r.fail(f"{where} shape", "a constant's shape cannot depend on the symbols")
+        elif any(d < 1 for d in shape):
             raise r.fail(f"{where} shape", f"invalid shape {shape}")
-        if _numel(shape) > MAX_NUMEL:
+        elif _numel(shape) > MAX_NUMEL:
             raise r.fail(f"{where} shape", f"{shape} holds {_numel(shape)} elements, more than a tensor may ({MAX_NUMEL})")
         srcs = []
         n_src = r.count(f"{where} inputs", 4, 8)
@@ -167,7 +177,8 @@ def read_graph(r: Reader) -> GraphSpec:
             srcs.append((src, nodes[src].shape, _read_steps(r, f"{where} input {k}", steps_left)))
         axis = None if axis_raw == 0xFF else axis_raw
         node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1))
-        _check_node_shapes(node, where, r)
+        if not template:
+            _check_node_shapes(node, where, r)
         if op == "Constant":
             vals = _read_ints(r, f"{where} values", MAX_NUMEL)
             if len(vals) != _numel(shape):
@@ -196,6 +207,9 @@ def read_graph(r: Reader) -> GraphSpec:
         if idx >= len(nodes):
             raise r.fail(f"{where} node", f"no node {idx}")
         steps = _read_steps(r, where, steps_left)
+        if template:
+            outputs.append(OutputSpec(name, idx, steps))
+            continue
         try:
             shape = view_shape(nodes[idx].shape, steps)
         except ValueError as e:
@@ -213,7 +227,36 @@ def read_graph(r: Reader) -> GraphSpec:
         outputs.append(OutputSpec(name, idx, steps, shape, pieces_indices(pieces)))
     if not outputs:
         raise FormatError("settings.bin: the graph has no outputs")
-    return GraphSpec(scale, nodes, inputs, outputs, title, description)
+    return GraphSpec(scale, nodes, inputs, outputs, title, description, symbols, exprs)
+
+
+def instantiate(template: GraphSpec, values: tuple[int, ...]) -> GraphSpec:
+    """The concrete graph a template gives for these symbol values (checked by the caller against
+    the symbols' bounds). Every reference is substituted, then the result is encoded and read back
+    as a graph without symbols, so it passes every check a concrete settings.bin passes."""
+    exprs = template.exprs
+
+    def steps_of(steps: tuple, where: str) -> tuple:
+        out = []
+        for kind, arg in steps:
+            flat = substitute(_flatten(kind, arg), exprs, values, f"{where} {kind} step")
+            out.append((kind, _unflatten(kind, list(flat), where, None) if kind in ("slice", "pad") else flat))
+        return tuple(out)
+
+    nodes: list[NodeSpec] = []
+    for i, n in enumerate(template.nodes):
+        shape = substitute(n.shape, exprs, values, f"node {i} shape")
+        srcs = [(s, nodes[s].shape, steps_of(st, f"node {i} input {k}")) for k, (s, _, st) in enumerate(n.srcs)]
+        nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values))
+    outputs = [OutputSpec(o.name, o.node, steps_of(o.steps, f"output {k}")) for k, o in enumerate(template.outputs)]
+    concrete = GraphSpec(template.scale_bits, nodes, template.inputs, outputs, template.title, template.description)
+    w = Writer()
+    write_graph(w, concrete)
+    label = ", ".join(f"{s.name}={v}" for s, v in zip(template.symbols, values))
+    r = Reader(w.bytes(), f"settings.bin at {label}")
+    spec = read_graph(r)
+    spec.bound = {s.name: v for s, v in zip(template.symbols, values)}
+    return spec
 
 
 def _check_node_shapes(node: NodeSpec, where: str, r: Reader) -> None:

@@ -87,6 +87,15 @@ class GraphSpec:
     outputs: list[OutputSpec]
     title: str = ""  # the publisher's labels: bound by the statement, not part of the model's identity
     description: str = ""
+    # Symbolic dimensions (verifier/graph/symbols.py): a template names its symbols and its shape and
+    # step integers may refer to `exprs`; an instantiated graph has none and records `bound`.
+    symbols: list = field(default_factory=list)
+    exprs: list = field(default_factory=list)
+    bound: dict = field(default_factory=dict)
+
+    @property
+    def is_template(self) -> bool:
+        return bool(self.symbols)
 
     def rows_of(self, index: int) -> int:
         """Trace rows a node occupies in its component (Dot: one row per chunk of `lanes`)."""

@@ -231,6 +231,11 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
     from ..statement import Statement, statement_bytes
 
     spec: GraphSpec = settings.body
+    if spec.is_template:
+        raise StatementError("a graph with symbolic dimensions is proven for symbol values (bind_symbols first)")
+    all_public = public
+    if spec.bound:  # the symbols' values lead the public tensors (statement.bind_symbols checked them)
+        public = public[1:]
     pub_inputs = [inp for inp in spec.inputs if not spec.nodes[inp.node].private]
     expected = len(pub_inputs) + len(spec.outputs)
     if len(public) != expected:
@@ -311,6 +316,8 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
 
     n_ops = sum(len(p.nodes) for p in plans if p.kind not in ("Known", "PrivateInput"))
     desc = f"graph of {len(spec.nodes)} nodes ({n_ops} proven ops), {len(air.components)} AIR components"
+    if spec.bound:
+        desc += " at " + ", ".join(f"{k}={v}" for k, v in spec.bound.items())
     n_terms = sum(seg.rows for p in plans if p.kind == "Known" or p.kind.startswith("DotW") for seg in p.segments)
     n_terms += sum(len(out.src_indices) for out in spec.outputs)
-    return Statement(air, statement_bytes(settings.digest, public), public_sum, outputs, inputs, desc, n_terms)
+    return Statement(air, statement_bytes(settings.digest, all_public), public_sum, outputs, inputs, desc, n_terms)

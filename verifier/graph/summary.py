@@ -72,6 +72,8 @@ def describe_steps(steps: tuple) -> str:
 
 
 def graph_summary(spec: GraphSpec) -> dict[str, Any]:
+    if spec.is_template:
+        return _template_summary(spec)
     nodes = []
     edges = []
     for i, node in enumerate(spec.nodes):
@@ -110,3 +112,25 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
         ],
         "weights": sum(n.numel for n in spec.nodes if n.op == "Constant"),
     }
+
+
+def _template_summary(template: GraphSpec) -> dict[str, Any]:
+    """A graph with symbolic dimensions: its shapes as expressions, its components and cells at the
+    symbols' lower bounds (labelled so)."""
+    from .settings import instantiate
+    from .symbols import describe_dims
+
+    at = tuple(s.lo for s in template.symbols)
+    out = graph_summary(instantiate(template, at))
+    sym, exprs = template.symbols, template.exprs
+    for node, entry in zip(template.nodes, out["graph"]["nodes"]):
+        entry["shape"] = describe_dims(node.shape, exprs, sym)
+    for inp in out["inputs"]:
+        inp["shape"] = describe_dims(template.nodes[inp["node"]].shape, exprs, sym)
+    for o, t in zip(out["outputs"], template.outputs):
+        if not t.steps:  # an output reading its node whole has the node's (symbolic) shape
+            o["shape"] = describe_dims(template.nodes[t.node].shape, exprs, sym)
+    out["model_digest"] = model_digest(template).hex()
+    out["symbols"] = [{"name": s.name, "min": s.lo, "max": s.hi} for s in sym]
+    out["components_at"] = {s.name: v for s, v in zip(sym, at)}
+    return out
