@@ -170,3 +170,58 @@ def test_graphs_without_symbols_report_none(mlp_fused_case):
     _, settings, _, proof = mlp_fused_case
     r = check(settings, proof)
     assert r.success and r.symbols is None
+
+
+D, TMAX = 16, 32
+WQ, WK, WV = (RNG.uniform(-0.4, 0.4, (D, D)) for _ in range(3))
+CAUSAL = np.triu(np.full((TMAX, TMAX), -24.0), 1)  # added before the softmax: e^-24 is 0 at scale 2^10
+
+
+def build_attention(seq: int) -> Graph:
+    """Causal self-attention with layer norm and a residual; the mask is a slice of a constant of
+    the longest length, so the weights do not depend on the sequence length."""
+    cx = Graph()
+    x = cx.input("x", (seq, D))
+    h = x.layer_norm(-1)
+    q, k, v = h @ cx.constant(WQ), h @ cx.constant(WK), h @ cx.constant(WV)
+    scores = (q @ k.transpose(0, 1)) * 0.25 + cx.constant(CAUSAL, "causal_mask")[:seq, :seq]
+    (scores.softmax(-1) @ v + x).output("y")
+    return cx
+
+
+def test_attention_with_a_symbolic_sequence_length_proves_at_two_lengths():
+    model = SymbolicModel(build_attention, {"seq": (1, TMAX)})
+    settings = model.gen_settings(preset="fast")
+    for seq in (5, 12):
+        xs = RNG.uniform(-1, 1, (seq, D))
+        proof, _ = model.prove(settings, {"x": xs})
+        r = check(settings, proof)
+        assert r.success and r.symbols == {"seq": seq}, r.error_message
+        exact = model.graph_at({"seq": seq}).run({"x": xs}, exact=True)["y"]
+        assert np.array_equal(np.array(r.outputs["y"]["values"]).reshape(seq, D), exact)
+
+
+def _dynamic_mlp_onnx():
+    import onnx
+    from onnx import helper, numpy_helper
+
+    w = numpy_helper.from_array(W1.T.astype(np.float32).copy(), "w")
+    b = numpy_helper.from_array(B1.astype(np.float32), "b")
+    node = helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["batch", 16])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["batch", 12])], [w, b],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_onnx_dynamic_axes_become_symbols():
+    model = SymbolicModel(_dynamic_mlp_onnx(), {"batch": (1, 32)})
+    settings = model.gen_settings(preset="fast")
+    xs = RNG.uniform(-1, 1, (6, 16))
+    proof, outputs = model.prove(settings, {"x": xs})
+    r = check(settings, proof)
+    assert r.success and r.symbols == {"batch": 6}
+    assert np.abs(outputs["y"] - (xs @ W1 + B1)).max() < 0.02
+    with pytest.raises(SymbolicError, match="no dynamic axis named"):
+        SymbolicModel(_dynamic_mlp_onnx(), {"seq": (1, 32)})
