@@ -559,6 +559,9 @@ def _floor_hint(args: argparse.Namespace, settings: bytes) -> str | None:
     )
 
 
+BATCH_ROWS_SHOWN = 8
+
+
 def print_verify_result(r: Any, hint: str | None = None) -> None:
     """The human-readable verdict of a VerifyResult (every line escaped)."""
     if r.success:
@@ -571,10 +574,19 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
         say(f"  description ({LABEL_NOTE}): {label_text(r.model_description)}")
         if r.symbols:
             say("  symbols (fixed by this proof): " + ", ".join(f"{printable(k)}={v}" for k, v in r.symbols.items()))
+        batch_sizes = set((r.symbols or {}).values())
         for name, o in (r.outputs or {}).items():
             vals = o["values"]
             shown = ", ".join(f"{v:g}" for v in vals[:8]) + (", ..." if len(vals) > 8 else "")
             say(f"  output {printable(name)} {o['shape']}: [{shown}]")
+            shape = o["shape"]
+            if len(shape) > 1 and shape[0] in batch_sizes and shape[0] > 1:  # one line per batch element
+                width = len(vals) // shape[0]
+                for b in range(min(shape[0], BATCH_ROWS_SHOWN)):
+                    row = vals[b * width : (b + 1) * width]
+                    say(f"    [{b}] " + ", ".join(f"{v:g}" for v in row[:8]) + (", ..." if len(row) > 8 else ""))
+                if shape[0] > BATCH_ROWS_SHOWN:
+                    say(f"    ... {shape[0] - BATCH_ROWS_SHOWN} more rows (--json has them all)")
             src = o.get("source")
             if isinstance(src, dict):
                 source = source_text(src.get("node"), src.get("op"), src.get("name"))

@@ -47,7 +47,7 @@ def test_batches_from_json_rows_and_npy_share_one_settings_file(model, capsys):
                 "--min-security-bits", "0"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("valid: ") and "symbols (fixed by this proof): batch=3" in out
-    assert "output y [3, 12]" in out
+    assert "output y [3, 12]" in out and "    [2] " in out and "    [3] " not in out
 
 
 @pytest.mark.parametrize("flag, message", [
