@@ -50,7 +50,7 @@ from luminair.verifier.formats import (
 )
 from luminair.verifier.graph.settings import MAX_GRAPH_STEPS, MAX_NODES, MAX_OUTPUT_NUMEL, MAX_STEPS
 from luminair.verifier.graph.spec import GraphSpec, InputSpec, NodeSpec, OutputSpec, Step, view_shape
-from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
+from luminair.verifier.statement import KIND_GRAPH, bind_symbols, encode_settings, read_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT_BYTES = 256 << 20
@@ -97,7 +97,7 @@ def shaped_stark(settings: bytes, public: list[list[int]]) -> StarkProof:
     from luminair.verifier.statement import build_statement
     from luminair.verifier.verify import draw_elements, mix_statement
 
-    parsed = read_settings(settings)
+    parsed = bind_symbols(read_settings(settings), public)
     cfg = parsed.config
     assert cfg.pow_bits == 0 and cfg.interaction_pow_bits == 0
     st = build_statement(parsed, public)
@@ -159,8 +159,8 @@ def estimate(proof: bytes, settings: bytes) -> tuple[int, int]:
     """(estimated work units, budget) of a pair, as verify() computes them."""
     from luminair.verifier.formats import read_proof_file
 
-    parsed = read_settings(settings)
     public = read_proof_file(proof).public_values
+    parsed = bind_symbols(read_settings(settings), public)
     work = statement_work(parsed, public, len(proof))
     return sum(work.values()), budget_for(len(proof), len(settings))
 
@@ -263,6 +263,24 @@ def huge_node_graph() -> tuple[bytes, list[list[int]]]:
         NodeSpec("SumReduce", (1 << 9,), [(1, (n,), (("reshape", (1 << 9, 1 << 15)),))], axis=1),
     ]
     return graph_settings(nodes, [("x", 0)], [("y", 2, ())]), [[0] * (1 << 9)]
+
+
+def symbolic_huge_node_graph(batch: int) -> tuple[bytes, list[list[int]]]:
+    """huge_node_graph with its size symbolic, 2^15 * batch elements reduced to batch outputs (batch
+    declared up to 2^20): a few bytes of expression table name a 2^24-element node at batch 2^9, and
+    a 2^35-element one at 2^20."""
+    from luminair.verifier.graph.symbols import Symbol, ref
+
+    n, rows = ref(0), ref(1)
+    x = (0, (1,), (("expand", (n,)),))
+    nodes = [
+        NodeSpec("Input", (1,), name="x", private=True),
+        NodeSpec("Add", (n,), [x, x]),
+        NodeSpec("SumReduce", (rows,), [(1, (n,), (("reshape", (rows, 1 << 15)),))], axis=1),
+    ]
+    spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 2, ())], symbols=[Symbol("batch", 1, 1 << 20)],
+                     exprs=[((1 << 15, (1,)),), ((1, (1,)),)])
+    return encode_settings(KIND_GRAPH, HOSTILE, spec), [[batch], [0] * batch]
 
 
 def huge_output_source_graph() -> tuple[bytes, list[list[int]]]:
@@ -454,6 +472,12 @@ def cases() -> list[Case]:
         Case("outputs of 2^20 elements", lambda: _pair(output_graph(MAX_OUTPUT_NUMEL)), BUDGET, fast=True),
         Case("huge nodes (2^24 elements), tiny files", lambda: _pair(huge_node_graph()), frozenset({"config below floor"}), fast=True),
         Case("huge nodes (2^24 elements), forged, floor 0", lambda: forged(*huge_node_graph()), OPENINGS, floor=0),
+        Case("symbolic: a 2^24-element node at batch 2^9, tiny files", lambda: _pair(symbolic_huge_node_graph(1 << 9)),
+             frozenset({"config below floor"}), fast=True),
+        Case("symbolic: a 2^24-element node at batch 2^9, forged, floor 0", lambda: forged(*symbolic_huge_node_graph(1 << 9)),
+             OPENINGS, floor=0),
+        Case("symbolic: a 2^35-element node at batch 2^20", lambda: _pair(symbolic_huge_node_graph(1 << 20)), MALFORMED,
+             fast=True, floor=0),
         Case("one output element of a 2^24-element node", lambda: _pair(huge_output_source_graph()), MALFORMED, fast=True),
         Case("non-affine output of 2^18 elements", lambda: _pair(non_affine_output_graph(512)), BUDGET, fast=True),
         Case("topology of 2^23 boundary rows", lambda: _pair(sparse_graph(1 << 23)), BUDGET, fast=True),
