@@ -31,6 +31,7 @@ from ..verifier.graph.statement import build_graph_air
 from ..verifier.graph.symbols import MAX_EXPONENT, MAX_SYMBOL_VALUE, Poly, Symbol, ref
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, bind_symbols, encode_settings, read_settings
 from .graph import Graph
+from .graph.graph import SYMBOL_VALUES
 from .graph.errors import GraphError, InputError
 from .graph.ops import Op
 from .graph.shape import ShapeTracker
@@ -285,8 +286,10 @@ class SymbolicSettings:
 
 
 class SymbolicModel:
-    """A model with symbolic dimensions: `build(**values) -> Graph` (a Python builder, or an ONNX
-    file whose dynamic axes are named like the symbols), and each symbol's range."""
+    """A model with symbolic dimensions and each symbol's range. `build` is a Python builder, which
+    names a symbol in an input's shape, cx.input("x", ("batch", 784)), or takes it as a keyword
+    argument, build(batch) (shapes then follow as usual: x.shape[0] is the batch size); or an ONNX
+    file or ModelProto whose dynamic axes are named like the symbols."""
 
     def __init__(self, build: Callable[..., Graph] | str | os.PathLike | Any, symbols: Mapping[str, tuple[int, int]],
                  *, degree: int = DEFAULT_DEGREE, compilers: Sequence[Any] | None = None, **onnx_options: Any):
@@ -302,8 +305,10 @@ class SymbolicModel:
             if onnx_options:
                 raise SymbolicError(f"options {sorted(onnx_options)} apply to ONNX models only")
             self.build = build
+            self._keywords = _keywords(build, [s.name for s in self.symbols])
         else:
             self.build = _onnx_builder(build, [s.name for s in self.symbols], onnx_options)
+            self._keywords = {s.name for s in self.symbols}
         self.degree = degree
         self.compilers = compilers
 
@@ -311,7 +316,11 @@ class SymbolicModel:
         """The model built and compiled for concrete symbol values."""
         from .compile.stwo import StwoCompiler
 
-        g = self.build(**values)
+        token = SYMBOL_VALUES.set(dict(values))
+        try:
+            g = self.build(**{k: v for k, v in values.items() if k in self._keywords})
+        finally:
+            SYMBOL_VALUES.reset(token)
         if not isinstance(g, Graph):
             raise SymbolicError(f"build({values}) returned {type(g).__name__}, not a Graph")
         if self.compilers is not None:
@@ -347,6 +356,20 @@ class SymbolicModel:
         st, graph = settings.bind(values)
         trace = gen_trace(graph, _shaped(graph, inputs))
         return prove(graph, trace, st, on_stage=on_stage), trace.outputs
+
+
+def _keywords(build: Callable[..., Graph], names: list[str]) -> set[str]:
+    """The symbols `build` takes as keyword arguments (the others it reads as named input
+    dimensions, cx.input("x", ("batch", 784)))."""
+    import inspect
+
+    try:
+        params = inspect.signature(build).parameters
+    except (TypeError, ValueError):
+        return set(names)
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return set(names)
+    return {n for n in names if n in params}
 
 
 def _shaped(graph: Graph, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:

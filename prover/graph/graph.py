@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
+from contextvars import ContextVar
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -23,6 +24,10 @@ from .ops import Op
 from .shape import ShapeTracker
 
 Replacement = tuple[Node, ShapeTracker]
+
+# The values of symbolic dimensions while a SymbolicModel builds its graph for one instance
+# (prover/symbolic.py): an input's named dimension, e.g. ("batch", 784), takes its value here.
+SYMBOL_VALUES: ContextVar[Mapping[str, int] | None] = ContextVar("luminair_symbol_values", default=None)
 
 
 def as_array(value: Any, what: str) -> np.ndarray:
@@ -48,6 +53,22 @@ def run_compilers(compilers: Iterable[Any], graph: "Graph") -> None:
                 f"{c!r} is not a compiler: a compiler is an object with a compile(graph) method, "
                 f"or a tuple of compilers"
             )
+
+
+def _dimension(d: Any, name: str) -> int:
+    """An input dimension: an int, or the name of a symbolic dimension (its value for the instance
+    being built; the graph's other shapes follow from it, so `x.shape[0]` is the batch size)."""
+    if isinstance(d, str):
+        values = SYMBOL_VALUES.get()
+        if values is None or d not in values:
+            known = f"; the model's symbols are {sorted(values)}" if values else ""
+            raise GraphError(
+                f"input {name!r}: dimension {d!r} is symbolic; build the graph through "
+                f"luminair.prover.symbolic.SymbolicModel(build, {{{d!r}: (lo, hi)}}) (or `luminair prove "
+                f"--symbol {d}=LO:HI`){known}"
+            )
+        return int(values[d])
+    return int(d)
 
 
 class Graph:
@@ -118,14 +139,16 @@ class Graph:
     def _register(self, t) -> None:
         self._tensors.add(t)
 
-    def input(self, name: str, shape: Sequence[int], *, private: bool = False):
-        """A graph input (public unless ``private``), fed by name when the graph runs."""
+    def input(self, name: str, shape: Sequence[int | str], *, private: bool = False):
+        """A graph input (public unless ``private``), fed by name when the graph runs. A dimension
+        may be a symbol's name, ``cx.input("x", ("batch", 784))``, in a model built by a
+        SymbolicModel (one settings.bin for every batch size)."""
         if not isinstance(name, str) or not name:
             raise GraphError(f"input name must be a non-empty string, got {name!r}")
         if name in self._inputs:
             raise GraphError(f"an input named {name!r} already exists")
         try:
-            shape_t = tuple(int(d) for d in shape)
+            shape_t = tuple(_dimension(d, name) for d in shape)
         except TypeError:
             raise GraphError(f"input {name!r}: shape must be a sequence of ints, got {shape!r}") from None
         if any(d < 0 for d in shape_t):

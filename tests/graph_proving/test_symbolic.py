@@ -225,3 +225,21 @@ def test_onnx_dynamic_axes_become_symbols():
     assert np.abs(outputs["y"] - (xs @ W1 + B1)).max() < 0.02
     with pytest.raises(SymbolicError, match="no dynamic axis named"):
         SymbolicModel(_dynamic_mlp_onnx(), {"seq": (1, 32)})
+
+
+def test_an_input_names_its_symbolic_dimension():
+    def build_named():
+        cx = Graph()
+        x = cx.input("x", ("batch", 16))
+        y = (x @ cx.constant(W1, "w1")).relu()
+        y.reshape((x.shape[0] * 12,)).output("flat")  # shapes follow from the instance's batch size
+        return cx
+
+    model = SymbolicModel(build_named, {"batch": (1, 64)})
+    settings = model.gen_settings(preset="fast")
+    assert settings.parsed.body.exprs == [((1, (1,)),), ((12, (1,)),)]
+    proof, _ = model.prove(settings, {"x": RNG.uniform(-1, 1, (9, 16))})
+    r = check(settings, proof)
+    assert r.success and r.symbols == {"batch": 9} and r.outputs["flat"]["shape"] == [108]
+    with pytest.raises(Exception, match="dimension 'batch' is symbolic; build the graph through"):
+        build_named()
