@@ -1,7 +1,7 @@
 """Batches: one symbolic settings.bin per model, proofs for many inputs at once, cost per inference
 against batch size (issue 12).
 
-    python bench/batch_bench.py [--models 64 128] [--batches 1 4 16 64 256] [--runs 3] [--out FILE]
+    python bench/batch_bench.py [--models 64 128] [--batches 1 4 16 64 256] [--runs 3] [--out FILE] [--keep DIR]
 
 The models are the examples' MLPs 784-128-10 and 64-64-10 with the batch axis made an ONNX dynamic
 axis ("batch", range 1..256). For each model the settings are made once (default preset); each
@@ -52,7 +52,7 @@ def _settings(model_bytes: bytes, folder: str, q: mp.Queue) -> None:
     q.put({"settings_s": round(time.perf_counter() - t, 3), "settings_bytes": len(settings.data)})
 
 
-def _batch(model_bytes: bytes, folder: str, batch: int, runs: int, q: mp.Queue) -> None:
+def _batch(model_bytes: bytes, folder: str, batch: int, runs: int, keep: str | None, q: mp.Queue) -> None:
     import time
 
     import numpy as np
@@ -76,6 +76,8 @@ def _batch(model_bytes: bytes, folder: str, batch: int, runs: int, q: mp.Queue) 
     proofs: list = []
     prove_t, _ = timed(lambda: proofs.append(prove(graph, trace, bound)), runs)
     verify_t, r = timed(lambda: verify(proofs[-1].data, data, max_work=10**9), 1)
+    if keep:
+        (Path(keep) / f"proof_batch{batch}.bin").write_bytes(proofs[-1].data)
     prove_s = statistics.median(prove_t)
     q.put({
         "batch": batch, "bind_s": round(bind_s, 3), "prove_s": round(prove_s, 3),
@@ -106,6 +108,8 @@ def main() -> None:
     ap.add_argument("--batches", type=int, nargs="+", default=[1, 4, 16, 64, 256])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--keep", default=None, metavar="DIR",
+                    help="keep DIR/MODEL/settings.bin and proof_batchB.bin (e.g. for bench/web/pyodide_vs_cpython.mjs)")
     args = ap.parse_args()
     report = {"machine": machine(), "preset": "default", "runs": args.runs, "models": {}}
     for hidden in args.models:
@@ -114,7 +118,12 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             entry = {"settings": _in_process(_settings, model_bytes, folder), "batches": []}
             for b in args.batches:
-                entry["batches"].append(_in_process(_batch, model_bytes, folder, b, args.runs))
+                keep = None
+                if args.keep:
+                    keep = str(Path(args.keep) / name)
+                    Path(keep).mkdir(parents=True, exist_ok=True)
+                    (Path(keep) / "settings.bin").write_bytes((Path(folder) / "settings.bin").read_bytes())
+                entry["batches"].append(_in_process(_batch, model_bytes, folder, b, args.runs, keep))
                 print(json.dumps({name: entry["batches"][-1]}), file=sys.stderr, flush=True)
         done = [e for e in entry["batches"] if "prove_s_per_inference" in e]
         if len(done) >= 2 and done[0]["batch"] == 1:
