@@ -399,6 +399,8 @@ export function toJsResult(r) {
     check: r.check ?? null,
     outputs: r.outputs ?? null,
     inputs: r.inputs ?? null,
+    // The symbolic dimensions' values this proof fixes ({batch: 7}); null for a concrete model.
+    symbols: r.symbols ?? null,
     securityBits: bits,
     securityLabel: r.security_label ?? null,
     defaultMinSecurityBits: floor,

@@ -1,5 +1,5 @@
 import type { LuminairErrorKind } from "./errors.js";
-import type { ProgressEvent, Tensor, Verdict, VerifyResult } from "./index.js";
+import type { ProgressEvent, SymbolRange, Tensor, Verdict, VerifyResult } from "./index.js";
 
 /** idle, busy (loading, verifying), or a verdict. */
 export type LuminairStatus = "idle" | "loading" | "verifying" | "verified" | "development" | "rejected" | "unavailable";
@@ -16,6 +16,8 @@ export interface VerifySuccessDetail {
   modelDescription: string | null;
   outputs: Record<string, Tensor> | null;
   inputs: Record<string, Tensor> | null;
+  /** The symbolic dimensions' values the proof fixes ({batch: 7}); null for a concrete model. */
+  symbols: Record<string, number> | null;
   modelDigest: string | null;
   securityBits: number | null;
   securityLabel: string | null;
@@ -84,6 +86,17 @@ export declare function isDevelopmentSecurity(bits: number | null | undefined, l
 /** "identity (...)" or a summary of an output's index map (-1 is the constant 0); null when absent. */
 export declare function describeIndexMap(map: "identity" | number[] | undefined | null, limit?: number): string | null;
 export declare function describeOutputSource(tensor: Tensor | null | undefined): string | null;
+/** Rows of a batched tensor shown in the modal; the rest are counted. */
+export declare const MAX_BATCH_ROWS: number;
+/** The symbol whose value is a verified tensor's first axis, or null. */
+export declare function batchAxis(
+  tensor: Tensor | null | undefined,
+  symbols: Record<string, number> | null | undefined,
+  declared?: (number | string)[] | null,
+): { symbol: string; size: number; rowShape: number[]; rowLength: number } | null;
+export declare function batchRows(values: number[], size: number, rowLength: number, limit?: number): { rows: { index: number; values: number[] }[]; more: number };
+/** "batch = 7 (fixed by this proof; one settings.bin serves every value from 1 to 256)", or null. */
+export declare function describeSymbols(symbols: Record<string, number> | null | undefined, declared?: SymbolRange[] | null): string | null;
 
 declare global {
   interface HTMLElementTagNameMap {

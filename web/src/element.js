@@ -1,7 +1,8 @@
 // <luminair-verify>: a verify button (or a badge that verifies on load) that opens a native
 // <dialog> with the verifier's steps and a determinate progress bar, the verdict, the verified model
-// digest, public outputs (with the node each one reads), security, time, a graph view drawn from
-// the verified settings, and "download proof".
+// digest, public outputs (with the node each one reads; a batched one as a row per batch element),
+// the symbol values a batched proof fixes, security, time, a graph view drawn from the verified
+// settings, and "download proof".
 //
 // Verdicts: "verified", "development" (valid, but below the default security floor: only accepted
 // because min-security-bits was lowered), "rejected" (a check failed: the claim is not proven) and
@@ -139,6 +140,55 @@ export function describeOutputSource(tensor) {
   if (src && src.node !== undefined) parts.push(`node ${src.node}${src.op ? ` (${src.op}${src.name ? ` ${src.name}` : ""})` : ""}`);
   if (map) parts.push(map);
   return parts.join(" · ");
+}
+
+/** At most this many rows of a batched tensor are shown (the rest is counted). */
+export const MAX_BATCH_ROWS = 64;
+
+/**
+ * The symbol whose value is the first axis of a verified tensor ({symbol: "batch", size: 7}), or
+ * null. `declared` is the tensor's shape in the settings summary (["batch", 16]): it says which
+ * axis is symbolic, so a concrete axis that happens to equal the value is never taken for a batch.
+ * Without it (no summary), the first axis counts when exactly one symbol has its value.
+ */
+export function batchAxis(tensor, symbols, declared) {
+  if (!symbols || typeof symbols !== "object" || !tensor || typeof tensor !== "object") return null;
+  const { shape, values } = tensor;
+  if (!Array.isArray(shape) || shape.length === 0 || !Array.isArray(values)) return null;
+  const size = shape[0];
+  let symbol = null;
+  if (Array.isArray(declared)) {
+    if (typeof declared[0] === "string" && symbols[declared[0]] === size) symbol = declared[0];
+  } else {
+    const same = Object.keys(symbols).filter((k) => symbols[k] === size);
+    if (same.length === 1) symbol = same[0];
+  }
+  const rowLength = shape.slice(1).reduce((a, b) => a * b, 1);
+  if (symbol === null || !Number.isInteger(size) || size < 1 || values.length !== size * rowLength) return null;
+  return { symbol, size, rowShape: shape.slice(1), rowLength };
+}
+
+/** The first `limit` rows of a batched tensor's values: {rows: [{index, values}], more}. */
+export function batchRows(values, size, rowLength, limit = MAX_BATCH_ROWS) {
+  const shown = Math.min(size, limit);
+  const rows = [];
+  for (let i = 0; i < shown; i++) rows.push({ index: i, values: values.slice(i * rowLength, (i + 1) * rowLength) });
+  return { rows, more: size - shown };
+}
+
+/**
+ * "batch = 7 (fixed by this proof; one settings.bin serves every value from 1 to 256)" for the
+ * symbols a proof fixes, with their ranges from the settings summary when known; null when none.
+ */
+export function describeSymbols(symbols, declared) {
+  const names = symbols && typeof symbols === "object" ? Object.keys(symbols) : [];
+  if (!names.length) return null;
+  const values = names.map((k) => `${k} = ${symbols[k]}`).join(", ");
+  const ranges = (Array.isArray(declared) ? declared : []).filter((d) => d && names.includes(d.name) && d.min != null && d.max != null);
+  let span = "";
+  if (ranges.length === 1 && names.length === 1) span = ` from ${ranges[0].min} to ${ranges[0].max}`;
+  else if (ranges.length) span = `: ${ranges.map((d) => `${d.name} ${d.min} to ${d.max}`).join(", ")}`;
+  return `${values} (fixed by this proof; one settings.bin serves every value${span})`;
 }
 
 /** Whether a result's security must be labelled as a development setting. */
@@ -717,6 +767,7 @@ export class LuminairVerifyElement extends Base {
         verdict: status,
         outputs: verdict.outputs,
         inputs: verdict.inputs,
+        symbols: verdict.symbols ?? null,
         modelDigest: verdict.modelDigest,
         modelTitle: verdict.modelTitle,
         modelDescription: verdict.modelDescription,
@@ -777,7 +828,11 @@ export class LuminairVerifyElement extends Base {
     return dd;
   }
 
-  #fillTable(wrap, body, tensors, sourceColumn) {
+  /**
+   * `symbols`: the values the proof fixes ({batch: 7}) and `declared`: each tensor's shape in the
+   * settings summary, by name. A tensor whose first axis is a symbol gets a row per element below it.
+   */
+  #fillTable(wrap, body, tensors, sourceColumn, symbols = null, declared = new Map()) {
     body.replaceChildren();
     const entries = tensors ? Object.entries(tensors) : [];
     wrap.hidden = entries.length === 0;
@@ -789,7 +844,11 @@ export class LuminairVerifyElement extends Base {
       const tr = document.createElement("tr");
       const values = t && typeof t === "object" && "values" in t ? t.values : t;
       const shape = t && typeof t === "object" && Array.isArray(t.shape) ? `[${t.shape.join("×")}]` : "";
-      const cells = [[name, "", "Name"], [shape, "", "Shape"], [formatValues(values), "values", "Values"]];
+      const batch = batchAxis(t, symbols, declared.get(name));
+      const shown = batch
+        ? `${batch.size} row${batch.size === 1 ? "" : "s"} below, one per ${batch.symbol} element`
+        : formatValues(values);
+      const cells = [[name, "", "Name"], [shape, "", "Shape"], [shown, batch ? "values batched" : "values", "Values"]];
       if (withSource) cells.push([describeOutputSource(t) ?? "—", "source", "Read from"]);
       for (const [text, cls, label] of cells) {
         const td = document.createElement("td");
@@ -802,7 +861,59 @@ export class LuminairVerifyElement extends Base {
         tr.append(td);
       }
       body.append(tr);
+      if (batch) body.append(this.#batchTable(name, values, batch, withSource ? 4 : 3));
     }
+  }
+
+  /** A row spanning the table that holds one row per batch element (index, then its values). */
+  #batchTable(name, values, { symbol, size, rowShape, rowLength }, columns) {
+    const tr = document.createElement("tr");
+    tr.className = "batch-rows";
+    const cell = document.createElement("td");
+    cell.colSpan = columns;
+    const table = document.createElement("table");
+    table.className = "batch";
+    table.dataset.name = name;
+    const caption = document.createElement("caption");
+    caption.className = "sr-only";
+    caption.textContent = `${name}, one row per ${symbol} element (${symbol} = ${size})`;
+    const head = document.createElement("thead");
+    const hr = document.createElement("tr");
+    for (const text of [symbol, `Values${rowShape.length ? ` [${rowShape.join("×")}]` : ""}`]) {
+      const h = document.createElement("th");
+      h.scope = "col";
+      h.textContent = text;
+      hr.append(h);
+    }
+    head.append(hr);
+    const tbody = document.createElement("tbody");
+    const { rows, more } = batchRows(values, size, rowLength);
+    for (const row of rows) {
+      const r = document.createElement("tr");
+      const index = document.createElement("th");
+      index.scope = "row";
+      index.dataset.label = symbol; // the narrow layout has no header row: "batch 3"
+      index.textContent = String(row.index);
+      const td = document.createElement("td");
+      td.className = "values";
+      td.dataset.label = "Values";
+      td.textContent = rowShape.length ? formatValues(row.values) : String(row.values[0]);
+      r.append(index, td);
+      tbody.append(r);
+    }
+    if (more > 0) {
+      const r = document.createElement("tr");
+      r.className = "more";
+      const td = document.createElement("td");
+      td.colSpan = 2;
+      td.textContent = `… ${more} more (${symbol} ${rows.length} to ${size - 1} not shown; every value is in the verified result)`;
+      r.append(td);
+      tbody.append(r);
+    }
+    table.append(caption, head, tbody);
+    cell.append(table);
+    tr.append(cell);
+    return tr;
   }
 
   #showSuccess(r, info) {
@@ -823,6 +934,8 @@ export class LuminairVerifyElement extends Base {
       : "";
     e.retry.hidden = false;
     if (r.statement) this.#fact("Statement", r.statement);
+    const symbols = describeSymbols(r.symbols, r.settingsSummary?.symbols);
+    if (symbols) this.#fact("Symbols", symbols, "symbols");
     this.#fact("Model digest", r.modelDigest ?? "—", "mono digest");
     const title = r.modelTitle ?? r.settingsSummary?.title ?? null;
     const description = r.modelDescription ?? null;
@@ -847,9 +960,10 @@ export class LuminairVerifyElement extends Base {
       this.#fact("Runtime", `Pyodide ${info.pyodideVersion}, verifier ${info.verifierVersion}; started in ${formatDuration(info.bootMs)}${cached}`);
       if (info.warnings?.length) this.#fact("Hosting", info.warnings.join("; "));
     }
-    this.#fillTable(e.outputs, e.outputsBody, r.outputs, true);
-    this.#fillTable(e.inputs, e.inputsBody, r.inputs, false);
     const summary = r.settingsSummary;
+    const declared = (list) => new Map((Array.isArray(list) ? list : []).filter((d) => d && typeof d.name === "string").map((d) => [d.name, d.shape]));
+    this.#fillTable(e.outputs, e.outputsBody, r.outputs, true, r.symbols, declared(summary?.outputs));
+    this.#fillTable(e.inputs, e.inputsBody, r.inputs, false, r.symbols, declared(summary?.inputs));
     if (summary?.graph && Array.isArray(summary.graph.nodes) && summary.graph.nodes.length) {
       e.graph.replaceChildren(createGraphView(document, summary));
     } else {

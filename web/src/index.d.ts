@@ -3,6 +3,7 @@ export * from "./utils.js";
 export { LuminairVerificationError, verdictForKind, type LuminairErrorKind, type ErrorVerdict } from "./errors.js";
 
 export interface Tensor {
+  /** Concrete sizes: a symbolic dimension (a batch) has the value the proof fixes. */
   shape: number[];
   values: number[];
   /** Outputs, when the verifier reports it: the node the output reads. */
@@ -15,7 +16,8 @@ export interface GraphNode {
   id: number | string;
   op: string;
   label: string;
-  shape: number[];
+  /** Sizes; a symbolic model's settings name a symbolic dimension ("batch"). */
+  shape: (number | string)[];
   private?: boolean | null;
 }
 
@@ -28,9 +30,9 @@ export interface GraphSummary {
 export interface GroupedNode extends GraphNode {
   kind: "node" | "group";
   /** The primitives it stands for (a primitive: itself). */
-  members: { id: number | string; op: string; label: string; shape: number[] }[];
+  members: { id: number | string; op: string; label: string; shape: (number | string)[] }[];
   /** Groups: the constants (weights, scalars) folded in. */
-  constants?: { id: number | string; op: string; label: string; shape: number[] }[];
+  constants?: { id: number | string; op: string; label: string; shape: (number | string)[] }[];
   /** Groups: the primitive whose value the group outputs. */
   out?: number | string;
 }
@@ -42,7 +44,18 @@ export interface SettingsSummary {
   size_bytes: number;
   config: { pow_bits: number; log_blowup: number; n_queries: number; log_last_layer: number; security_bits: number; label: string };
   graph?: GraphSummary;
+  /** The public inputs and outputs, with symbolic dimensions by name (["batch", 16]). */
+  inputs?: { name: string; node: number; shape: (number | string)[]; private: boolean }[];
+  outputs?: { name: string; node: number; shape: (number | string)[]; [key: string]: unknown }[];
+  /** A symbolic model's dimensions and the values each may take (one settings.bin for all). */
+  symbols?: SymbolRange[];
   [key: string]: unknown;
+}
+
+export interface SymbolRange {
+  name: string;
+  min: number;
+  max: number;
 }
 
 /** The verdict of a result; a thrown LuminairVerificationError stands for "unavailable". */
@@ -67,6 +80,8 @@ export interface VerifyResult {
   /** The public outputs the proof attests (when success). */
   outputs: Record<string, Tensor> | null;
   inputs: Record<string, Tensor> | null;
+  /** The symbolic dimensions' values this proof fixes ({batch: 7}); null for a concrete model. */
+  symbols: Record<string, number> | null;
   securityBits: number | null;
   /** e.g. "default preset"; development presets say so ("fast preset - DEVELOPMENT ONLY, not secure"). */
   securityLabel: string | null;

@@ -185,6 +185,15 @@ table.io th:nth-child(1) { width: 22%; }
 table.io th:nth-child(2) { width: 16%; }
 table.io td.values, table.io td.source { font-family: var(--_mono); }
 table.io td.source { font-size: 0.76rem; color: var(--_muted); }
+table.io td.batched { font-family: var(--_font); color: var(--_muted); }
+/* One row per batch element, in a row that spans the table under its tensor. */
+table.io tr.batch-rows > td { padding: 0 0 0.5rem; }
+table.io table.batch { border-collapse: collapse; width: 100%; table-layout: fixed; background: var(--_panel); border: 1px solid var(--_border); border-radius: 6px; }
+table.io table.batch th { width: auto; color: var(--_muted); font-weight: 600; }
+table.io table.batch th:nth-child(1) { width: 4.5em; }
+table.io table.batch th[scope="row"], table.io table.batch thead th:nth-child(1) { font-family: var(--_mono); text-align: right; }
+table.io table.batch tr:last-child > * { border-bottom: 0; }
+table.io table.batch tr.more td { color: var(--_muted); font-style: italic; }
 .actions { display: flex; gap: 0.6rem; margin: 0.8rem 0 1rem; flex-wrap: wrap; }
 .action { font: 600 0.82rem var(--_font); padding: 0.55em 0.9em; border-radius: 8px; border: 1px solid var(--_border); background: var(--_panel); color: var(--_fg); cursor: pointer; }
 .action:disabled { opacity: 0.5; cursor: not-allowed; }
@@ -200,6 +209,10 @@ table.io td.source { font-size: 0.76rem; color: var(--_muted); }
   table.io tr { border-bottom: 1px solid var(--_border); padding: 0.3rem 0; }
   table.io td { border: 0; padding: 0.1rem 0; }
   table.io td[data-label]::before { content: attr(data-label) ": "; color: var(--_muted); font-family: var(--_font); }
+  table.io table.batch { display: block; }
+  table.io table.batch th[scope="row"] { display: block; width: auto; text-align: left; padding: 0.2rem 0.4rem 0; }
+  table.io table.batch th[data-label]::before { content: attr(data-label) " "; font-family: var(--_font); }
+  table.io table.batch td { padding: 0 0.4rem 0.2rem; }
 }
 [hidden] { display: none !important; }
 `;

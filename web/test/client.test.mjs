@@ -208,6 +208,12 @@ describe("client protocol", () => {
     assert.equal(labels.modelDescription, "d");
   });
 
+  it("results carry the symbol values a proof fixes (null for a concrete model)", () => {
+    assert.deepEqual(toJsResult({ success: true, security_bits: 96, symbols: { batch: 7 } }).symbols, { batch: 7 });
+    assert.equal(toJsResult({ success: true, security_bits: 96, symbols: null }).symbols, null);
+    assert.equal(toJsResult({ success: false, check: "FRI" }).symbols, null, "older workers send no symbols");
+  });
+
   it("rejects non-byte arguments with a TypeError", async () => {
     await assert.rejects(verify("proof", new Uint8Array(1)), TypeError);
   });

@@ -40,15 +40,16 @@ export function withVersion(bytes, version) {
  * Run CPython's luminair.verifier.verify on each [proof, settings] pair (as bytes) and return the
  * to_dict() results, so the tests can compare Pyodide's verdicts and messages with CPython's.
  */
-export function cpythonVerify(pairs) {
+export function cpythonVerify(pairs, { minSecurityBits } = {}) {
   const payload = JSON.stringify(pairs.map(([p, s]) => [Buffer.from(p).toString("base64"), Buffer.from(s).toString("base64")]));
+  const floor = minSecurityBits === undefined ? "" : `, min_security_bits=${Number(minSecurityBits)}`;
   const code = [
     "import base64, json, sys",
     "from luminair.verifier import verify",
     "pairs = json.loads(sys.stdin.read())",
     "out = []",
     "for p, s in pairs:",
-    "    d = verify(base64.b64decode(p), base64.b64decode(s)).to_dict()",
+    `    d = verify(base64.b64decode(p), base64.b64decode(s)${floor}).to_dict()`,
     "    d.pop('extra', None)",
     "    out.append(d)",
     "print(json.dumps(out))",
@@ -58,6 +59,69 @@ export function cpythonVerify(pairs) {
 
 /** The fields of a verdict that must agree across CPython and Pyodide (time excluded). */
 export function verdictOf(d) {
-  const { success, error_message, check, outputs, inputs, security_bits, security_label, model_digest, statement, model_title, model_description } = d;
-  return { success, error_message, check, outputs, inputs, security_bits, security_label, model_digest, statement, model_title, model_description };
+  const { success, error_message, check, outputs, inputs, symbols, security_bits, security_label, model_digest, statement, model_title, model_description } = d;
+  return { success, error_message, check, outputs, inputs, symbols, security_bits, security_label, model_digest, statement, model_title, model_description };
+}
+
+/**
+ * A small symbolic MLP (batch 1 to 256): one settings.bin and a proof for each batch size, with the
+ * batch proven (x) and the prover's outputs (y), from test/fixtures/batches.py.
+ */
+export function batchFixtures(batches = [1, 7, 64]) {
+  const out = JSON.parse(execFileSync(python(), [join(WEB, "test", "fixtures", "batches.py"), ...batches.map(String)], { cwd: REPO, encoding: "utf8", maxBuffer: 64 << 20 }));
+  const bytes = (b64) => new Uint8Array(Buffer.from(b64, "base64"));
+  return {
+    settings: bytes(out.settings),
+    symbols: out.symbols,
+    proofs: Object.fromEntries(Object.entries(out.proofs).map(([b, p]) => [b, { ...p, proof: bytes(p.proof) }])),
+  };
+}
+
+// proof.bin: magic (8), u16 version, 32-byte settings digest, u32 number of public tensors, then
+// each as u32 count + count x u32; a symbolic model's first public tensor holds the symbols' values.
+const FIRST_PUBLIC_TENSOR = 8 + 2 + 32 + 4;
+
+/** A proof's public tensors (lists of M31 values) and the offset where the STARK proof starts. */
+export function publicTensors(proof) {
+  const dv = new DataView(proof.buffer, proof.byteOffset, proof.byteLength);
+  let at = FIRST_PUBLIC_TENSOR - 4;
+  const count = dv.getUint32(at, true);
+  at += 4;
+  const tensors = [];
+  for (let t = 0; t < count; t++) {
+    const n = dv.getUint32(at, true);
+    tensors.push(Array.from({ length: n }, (_, i) => dv.getUint32(at + 4 + 4 * i, true)));
+    at += 4 + 4 * n;
+  }
+  return { tensors, end: at };
+}
+
+/** The symbol values a proof fixes (its first public tensor), read from the bytes. */
+export function proofSymbols(proof) {
+  return publicTensors(proof).tensors[0];
+}
+
+/** A copy of a proof with other public tensors (the header and the STARK proof kept). */
+export function withPublic(proof, tensors) {
+  const { end } = publicTensors(proof);
+  const size = 4 + tensors.reduce((a, t) => a + 4 + 4 * t.length, 0);
+  const out = new Uint8Array(FIRST_PUBLIC_TENSOR - 4 + size + proof.length - end);
+  out.set(proof.subarray(0, FIRST_PUBLIC_TENSOR - 4));
+  const dv = new DataView(out.buffer);
+  let at = FIRST_PUBLIC_TENSOR - 4;
+  dv.setUint32(at, tensors.length, true);
+  at += 4;
+  for (const t of tensors) {
+    dv.setUint32(at, t.length, true);
+    t.forEach((v, i) => dv.setUint32(at + 4 + 4 * i, v, true));
+    at += 4 + 4 * t.length;
+  }
+  out.set(proof.subarray(end), at);
+  return out;
+}
+
+/** A copy of a proof whose first public tensor (the symbol values) says `values` instead. */
+export function withSymbols(proof, values) {
+  const { tensors } = publicTensors(proof);
+  return withPublic(proof, [values, ...tensors.slice(1)]);
 }

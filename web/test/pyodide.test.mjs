@@ -10,7 +10,8 @@ import { loadPyodide } from "pyodide";
 import { MANIFEST } from "../src/manifest.js";
 import { installGlue, installWheel, sha256Hex } from "../src/pyglue.js";
 import { execFileSync } from "node:child_process";
-import { REPO, WEB, cpythonVerify, python, sampleFiles, tamper, verdictOf, withVersion } from "./helpers.mjs";
+import { toJsResult } from "../src/client.js";
+import { REPO, WEB, batchFixtures, cpythonVerify, proofSymbols, publicTensors, python, sampleFiles, tamper, verdictOf, withPublic, withSymbols, withVersion } from "./helpers.mjs";
 
 const wheelBytes = new Uint8Array(readFileSync(join(WEB, "assets", MANIFEST.file)));
 let py;
@@ -178,4 +179,72 @@ describe("same verdict and message as CPython", () => {
     assert.equal(bad.ok, false);
     assert.match(bad.error, /not a luminair file/);
   });
+});
+
+describe("batches: one settings.bin of a symbolic model, proofs for batch sizes 1, 7 and 64", () => {
+  const fx = batchFixtures([1, 7, 64]);
+  const dev = { minSecurityBits: 0 }; // the fixtures use the fast (development) preset
+  // [the proof's batch, the public tensors claimed instead (from its own), words of the message]
+  const forged = {
+    "batch 7 claimed as 8 (in range)": [7, ([, x, y]) => [[8], x, y], "public input 'x'"],
+    "batch 7 claimed as 257 (above the range)": [7, ([, x, y]) => [[257], x, y], "outside the model's range [1, 256]"],
+    "batch 1 claimed as 0": [1, ([, x, y]) => [[0], x, y], "outside the model's range [1, 256]"],
+    "batch 64 claimed as 7": [64, ([, x, y]) => [[7], x, y], "public input 'x'"],
+    // a consistent claim for a smaller batch (its first rows): another AIR, which the proof does not fit
+    "batch 7 passed off as batch 3 with its first 3 rows": [7, ([, x, y]) => [[3], x.slice(0, 3 * 16), y.slice(0, 3 * 4)], ""],
+    "the symbol tensor left out": [7, ([, x, y]) => [x, y], "symbolic dimensions (batch)"],
+  };
+  const forge = (b, edit) => withPublic(fx.proofs[b].proof, edit(publicTensors(fx.proofs[b].proof).tensors));
+  let expected;
+  before(() => {
+    const pairs = [
+      ...Object.values(fx.proofs).map((p) => [p.proof, fx.settings]),
+      ...Object.values(forged).map(([b, edit]) => [forge(b, edit), fx.settings]),
+    ];
+    const results = cpythonVerify(pairs, { minSecurityBits: 0 });
+    expected = { proofs: Object.fromEntries(Object.keys(fx.proofs).map((b, i) => [b, results[i]])) };
+    expected.forged = Object.fromEntries(Object.keys(forged).map((k, i) => [k, results[Object.keys(fx.proofs).length + i]]));
+  });
+
+  for (const b of [1, 7, 64]) {
+    it(`batch ${b} verifies against the one settings.bin, with the batch's outputs`, () => {
+      const { proof, y } = fx.proofs[b];
+      assert.deepEqual(proofSymbols(proof), [b], "the proof fixes the batch size as its first public tensor");
+      const got = glue.verify(proof, fx.settings, dev);
+      assert.equal(got.success, true, got.error_message);
+      assert.deepEqual(got.symbols, { batch: b });
+      assert.deepEqual(got.outputs.y.shape, [b, 4]);
+      assert.deepEqual(got.inputs.x.shape, [b, 16]);
+      assert.deepEqual(got.outputs.y.values, y.flat(), "exactly what the prover computed for this batch");
+      assert.ok(got.statement.endsWith(` at batch=${b}`), got.statement);
+      assert.deepEqual(got.summary.symbols, fx.symbols);
+      assert.deepEqual(verdictOf(got), verdictOf(expected.proofs[b]), "the same verdict as CPython");
+      const js = toJsResult(got);
+      assert.deepEqual(js.symbols, { batch: b });
+      assert.equal(js.verdict, "development");
+    });
+  }
+
+  it("a concrete model reports no symbols", () => {
+    const { proof, settings } = sampleFiles();
+    const got = glue.verify(proof, settings);
+    assert.equal(got.symbols, null);
+    assert.equal(toJsResult(got).symbols, null);
+  });
+
+  it("the forgeries below rewrite only the public tensors (the helper round-trips a proof)", () => {
+    const { proof } = fx.proofs[7];
+    assert.deepEqual(withPublic(proof, publicTensors(proof).tensors), proof);
+    assert.deepEqual(proofSymbols(withSymbols(proof, [9])), [9]);
+  });
+
+  for (const [name, [b, edit, message]] of Object.entries(forged)) {
+    it(`a proof claiming other symbol values is rejected like CPython does: ${name}`, () => {
+      const got = glue.verify(forge(b, edit), fx.settings, dev);
+      assert.equal(got.success, false);
+      assert.ok(got.error_message.includes(message), got.error_message);
+      assert.equal(got.symbols, null);
+      assert.deepEqual(verdictOf(got), verdictOf(expected.forged[name]));
+    });
+  }
 });

@@ -17,8 +17,10 @@ export async function check(proof: Uint8Array, settings: Uint8Array): Promise<st
   const verdict: "verified" | "development" | "rejected" = r.verdict;
   const src = r.outputs?.y?.source?.node;
   const map = r.outputs?.y?.index_map;
+  const batch: number | undefined = r.symbols?.batch;
+  const ranges = summary.symbols?.map((s) => `${s.name} ${s.min}..${s.max}`);
   const groups = groupGraph(summary.graph ?? { nodes: [], edges: [] }).nodes.map((n) => n.members.length);
-  console.log(verdict, src, map, groups, r.modelTitle, getInfo()?.warnings);
+  console.log(verdict, src, map, groups, r.modelTitle, getInfo()?.warnings, batch, ranges);
   const digest: string = summary.model_digest;
   try {
     await verify(proof, settings);
@@ -37,7 +39,7 @@ export function element(): void {
     el.preload = "idle";
     el.cache = true;
     el.proofBytes = new Uint8Array(4);
-    el.addEventListener("luminair-verify-success", (e) => console.log(e.detail.modelDigest, e.detail.outputs, e.detail.verdict, s, v));
+    el.addEventListener("luminair-verify-success", (e) => console.log(e.detail.modelDigest, e.detail.outputs, e.detail.verdict, e.detail.symbols?.batch, s, v));
     el.addEventListener("luminair-verify-error", (e) => console.log(e.detail.kind, e.detail.check, e.detail.verdict, e.detail.url));
   }
   LuminairVerifyElement.define("my-verify");
