@@ -296,7 +296,7 @@ def prove(
         on_stage("trace columns")
     cfg = settings.config
     pre = [settings.topology_tree, *table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)]
-    stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage)
+    stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage, consume_main=True)
     data = ProofFile(settings.parsed.digest, public, stark).to_bytes()
     return Proof(data, trace.outputs, stats)
 

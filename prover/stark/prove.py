@@ -129,13 +129,15 @@ def prove_stark(
     stats: ProveStats | None = None,
     on_stage: StageHook | None = None,
     check_preprocessed: bool = True,
+    consume_main: bool = False,
 ) -> StarkProof:
     """Prove that `main` (per component: column name -> row-order values) satisfies `air`.
 
     The prover does not check the constraints: a trace that breaks them still yields a complete
     proof, which the verifier rejects (that is how forgery tests are built). It does refuse
     preprocessed commitments whose roots differ from the statement's, unless
-    `check_preprocessed=False` (only forgery tests, which must build such proofs, turn it off)."""
+    `check_preprocessed=False` (only forgery tests, which must build such proofs, turn it off).
+    With `consume_main`, each component's column dict is emptied once it is copied (less memory)."""
     stats = stats if stats is not None else ProveStats()
     timer = _Timer(stats, on_stage)
     lay = air.layout
@@ -164,6 +166,8 @@ def prove_stark(
             if name not in cols:
                 raise ProverError(f"{comp.name}: main column {name!r} missing from the trace")
             main_cols.append(to_storage(cols[name], comp.log_size, f"{comp.name}.{name}"))
+        if consume_main:  # the caller hands the row-order trace over: free it as soon as it is copied
+            cols.clear()  # type: ignore[attr-defined]
     own = [ct for ct, tree in zip(preprocessed, air.preprocessed) if tree.from_proof]
     main_only = commit_columns(main_cols, b)
     coeffs = [c for ct in own for c in ct.coeffs] + main_only.coeffs
@@ -252,6 +256,11 @@ def prove_stark(
     if lay.interaction_tree is not None:
         inter_tree = commit_columns(inter_cols, b)
         channel.mix_root(inter_tree.root)
+    # The row-order columns are no longer read (the trees hold coefficients and extensions): free
+    # them before the composition, the step that needs the most memory.
+    inter_cols.clear()
+    main_cols.clear()
+    pre_on_trace.clear()
     timer.stage("interaction trace")
 
     # 4. Composition polynomial.
@@ -295,6 +304,12 @@ def prove_stark(
         sampled.append([[values[(c, o)] for o in slot.masks] for c, slot in enumerate(cols)])
     channel.mix_felts([v for tree in sampled for col in tree for v in col])
     deep_alpha = channel.draw_felt()
+    # The DEEP quotients, FRI and the openings read evaluations only: drop this proof's coefficients
+    # (not the preprocessed trees', which the settings keep for the next proof).
+    for tree in (main_tree, inter_tree, comp_tree):
+        if tree is not None:
+            tree.coeffs = []
+    del total, comp_coeffs
     timer.stage("out-of-domain sampling")
 
     # 6. DEEP quotients and FRI.
