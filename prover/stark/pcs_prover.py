@@ -22,7 +22,7 @@ class CommittedTree:
     """Columns as polynomials (coefficients) and as evaluations on their committed domains."""
 
     coeffs: list[Array]  # per column, natural-order coefficients (size 2^n)
-    evals: list[Array]  # per column, evaluations on the circle domain of log size n + blowup
+    evals: list[Array]  # per column, evaluations on the circle domain of log size n + blowup (uint32)
     tree: MerkleTree
 
     @property
@@ -69,7 +69,10 @@ def extend_columns(coeffs: list[Array], log_blowup: int) -> list[Array]:
         log = size.bit_length() - 1
         ev = cf.extend([coeffs[i] for i in idx], log + log_blowup)
         for j, i in enumerate(idx):
-            out[i] = ev[j]
+            # kept as uint32 (canonical values < P fit): the committed extensions are most of a
+            # proof's memory; readers widen a column to uint64 before any arithmetic
+            out[i] = ev[j].astype(xp.uint32)
+        del ev
     return out  # type: ignore[return-value]
 
 

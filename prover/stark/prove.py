@@ -395,7 +395,7 @@ def _component_composition(
 
     def want(kind: str, key: str, tree: CommittedTree, idx: int) -> None:
         if tree.evals[idx].shape[0] == size:
-            cache[(kind, key)] = tree.evals[idx]
+            cache[(kind, key)] = tree.evals[idx].astype(U64)  # stored as uint32
         else:
             wanted.append((kind, key, tree.coeffs[idx]))
 
