@@ -23,15 +23,19 @@ class CommittedTree:
 
     coeffs: list[Array]  # per column, natural-order coefficients (size 2^n)
     evals: list[Array]  # per column, evaluations on the circle domain of log size n + blowup (uint32)
-    tree: MerkleTree
+    tree: MerkleTree | None  # None: columns committed inside another tree (prove.commit_preprocessed)
 
     @property
     def root(self) -> bytes:
+        if self.tree is None:
+            raise ValueError("these columns are committed inside the main tree; they have no root of their own")
         return self.tree.root
 
     def decommit(self, positions: dict[int, list[int]]) -> tuple[list[list[int]], Decommitment]:
         """Open every column at its size's positions (each as the whole fold pair, interleaved
         even/odd), in the layout verifier.pcs.open_trace_tree reads."""
+        if self.tree is None:
+            raise ValueError("these columns are committed inside the main tree; open that tree")
         sizes = {int(e.shape[0]).bit_length() - 1 for e in self.evals}
         pairs = {s - 1: sorted({p >> 1 for p in positions[s]}) for s in sizes}
         split_vals, dec = self.tree.decommit(pairs)
@@ -76,14 +80,15 @@ def extend_columns(coeffs: list[Array], log_blowup: int) -> list[Array]:
     return out  # type: ignore[return-value]
 
 
-def commit_coeffs(coeffs: list[Array], log_blowup: int) -> CommittedTree:
+def commit_coeffs(coeffs: list[Array], log_blowup: int, merkle: bool = True) -> CommittedTree:
     evals = extend_columns(coeffs, log_blowup)
-    return CommittedTree(coeffs, evals, MerkleTree(split_columns(evals)))
+    return CommittedTree(coeffs, evals, MerkleTree(split_columns(evals)) if merkle else None)
 
 
-def commit_columns(columns: list[Array], log_blowup: int) -> CommittedTree:
-    """Commit trace columns given in storage order on their trace domains."""
-    return commit_coeffs(interpolate_columns(columns), log_blowup)
+def commit_columns(columns: list[Array], log_blowup: int, merkle: bool = True) -> CommittedTree:
+    """Commit trace columns given in storage order on their trace domains (`merkle=False`: their
+    coefficients and extensions only)."""
+    return commit_coeffs(interpolate_columns(columns), log_blowup, merkle)
 
 
 # --- evaluation at out-of-domain points ---------------------------------------------------------

@@ -51,8 +51,11 @@ def to_storage(values: Any, log_size: int, what: str) -> Array:
 
 
 def commit_preprocessed(tree: PreprocessedTree, columns: Mapping[str, Any], log_blowup: int) -> CommittedTree:
+    """Coefficients and extensions of a preprocessed tree's columns, made once per model (settings).
+    A tree the proof commits itself (the topology, inside the main tree) gets no Merkle tree of
+    its own: only the main tree's is ever built, opened or mixed."""
     cols = [to_storage(columns[c.key], c.log_size, f"preprocessed {c.key}") for c in tree.columns]
-    committed = commit_columns(cols, log_blowup)
+    committed = commit_columns(cols, log_blowup, merkle=not tree.from_proof)
     for c, (col, spec) in enumerate(zip(cols, tree.columns)):  # the trace-domain values, kept
         _tree_extensions(committed)[(c, spec.log_size)] = col
     return committed

@@ -169,6 +169,15 @@ def _plan(spec: GraphSpec, kind: str, nodes: list[int], part: int, n_sparse: int
 
 
 def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[ComponentPlan]]:
+    """The AIR a graph is proven with, and its component plans (made once per spec and blowup: the
+    prover proves many times against one settings.bin; nothing downstream changes them)."""
+    cache = spec.__dict__.setdefault("_air", {})
+    if log_blowup not in cache:
+        cache[log_blowup] = _build_graph_air(spec, log_blowup)
+    return cache[log_blowup]
+
+
+def _build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[ComponentPlan]]:
     plans = plan_components(spec)
     if not any(p.kind not in ("Known", "PrivateInput") for p in plans):
         raise FormatError("settings.bin: the graph has no computation to prove")
