@@ -486,14 +486,22 @@ class ColumnPattern:
     def sparse(self) -> tuple[dict[int, int], int]:
         """(difference column row -> value mod P, anchor value at row 0)."""
         out: dict[int, int] = {}
+        seen: dict[int, int] = {}  # candidates come in runs (b, b + 1): each value serves up to 3 rows
+
+        def value(row: int) -> int:
+            got = seen.get(row)
+            if got is None:
+                got = seen[row] = self.value(row)
+            return got
+
         for r in sorted(c for c in self.candidates if c < self.n_rows):
             if self.kind == "affine":
-                d = self.value(r) - 2 * self.value(r - 1) + self.value(r - 2)
+                d = value(r) - 2 * value(r - 1) + value(r - 2)
             else:
-                d = self.value(r) - self.value(r - 1)
+                d = value(r) - value(r - 1)
             if d % P:
                 out[r] = d % P
-        return out, self.value(0) % P
+        return out, value(0) % P
 
 
 def layout_segments(spec: GraphSpec, nodes: list[int], rows_of) -> list[Segment]:  # noqa: ANN001
