@@ -4,7 +4,7 @@ against batch size (issue 12).
     python bench/batch_bench.py [--models 64 128] [--batches 1 4 16 64 256] [--runs 3] [--out FILE] [--keep DIR]
 
 The models are the examples' MLPs 784-128-10 and 64-64-10 with the batch axis made an ONNX dynamic
-axis ("batch", range 1..256). For each model the settings are made once (default preset); each
+axis ("batch", range 1..256; 1..167 for 784-128-10, whose largest view must stay within 2^24 elements). For each model the settings are made once (default preset); each
 batch size then runs in a fresh process (peak RSS is that process's): bind the settings to the
 batch size, execute, `--runs` proofs (median), one verification. Reported per batch: prove seconds,
 seconds and inferences per second per inference, proof bytes, verify ms, peak RSS; per model, the
@@ -24,7 +24,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 EXAMPLES = HERE.parent / "examples"
 MODELS = {64: EXAMPLES / "mlp_64_64_10" / "network.onnx", 128: EXAMPLES / "mlp_784_128_10" / "network.onnx"}
-MAX_BATCH = 256
+# the symbol's range: 784-128-10's Dot reads a (batch, 128, 784) view, and a view holds at most 2^24
+# elements (settings.MAX_NUMEL), so that model serves batches up to 167
+MAX_BATCH = {64: 256, 128: 167}
 
 
 def dynamic_batch(path: Path) -> bytes:
@@ -39,7 +41,7 @@ def dynamic_batch(path: Path) -> bytes:
     return model.SerializeToString()
 
 
-def _settings(model_bytes: bytes, folder: str, q: mp.Queue) -> None:
+def _settings(model_bytes: bytes, folder: str, max_batch: int, q: mp.Queue) -> None:
     import time
 
     import onnx
@@ -47,12 +49,12 @@ def _settings(model_bytes: bytes, folder: str, q: mp.Queue) -> None:
     from luminair.prover.symbolic import SymbolicModel
 
     t = time.perf_counter()
-    settings = SymbolicModel(onnx.load_from_string(model_bytes), {"batch": (1, MAX_BATCH)}).gen_settings()
+    settings = SymbolicModel(onnx.load_from_string(model_bytes), {"batch": (1, max_batch)}).gen_settings()
     settings.write(Path(folder) / "settings.bin")
     q.put({"settings_s": round(time.perf_counter() - t, 3), "settings_bytes": len(settings.data)})
 
 
-def _batch(model_bytes: bytes, folder: str, batch: int, runs: int, keep: str | None, q: mp.Queue) -> None:
+def _batch(model_bytes: bytes, folder: str, max_batch: int, batch: int, runs: int, keep: str | None, q: mp.Queue) -> None:
     import time
 
     import numpy as np
@@ -60,11 +62,10 @@ def _batch(model_bytes: bytes, folder: str, batch: int, runs: int, keep: str | N
 
     from common import peak_rss_mb, timed
     from luminair.prover.proving import gen_trace, prove
-    from luminair.prover.symbolic import SymbolicModel, SymbolicSettings, _shaped
+    from luminair.prover.symbolic import SymbolicSettings, _shaped
     from luminair.verifier import verify
     from luminair.verifier.statement import read_settings
 
-    model = SymbolicModel(onnx.load_from_string(model_bytes), {"batch": (1, MAX_BATCH)})
     data = (Path(folder) / "settings.bin").read_bytes()
     settings = SymbolicSettings(data, read_settings(data))
     n_in = settings.parsed.body.nodes[settings.parsed.body.inputs[0].node].shape[1]
@@ -116,14 +117,17 @@ def main() -> None:
         model_bytes = dynamic_batch(MODELS[hidden])
         name = "mlp_64_64_10" if hidden == 64 else "mlp_784_128_10"
         with tempfile.TemporaryDirectory() as folder:
-            entry = {"settings": _in_process(_settings, model_bytes, folder), "batches": []}
+            entry = {"settings": _in_process(_settings, model_bytes, folder, MAX_BATCH[hidden]), "batches": []}
             for b in args.batches:
+                if b > MAX_BATCH[hidden]:
+                    entry["batches"].append({"batch": b, "skipped": f"above the model's largest batch {MAX_BATCH[hidden]}"})
+                    continue
                 keep = None
                 if args.keep:
                     keep = str(Path(args.keep) / name)
                     Path(keep).mkdir(parents=True, exist_ok=True)
                     (Path(keep) / "settings.bin").write_bytes((Path(folder) / "settings.bin").read_bytes())
-                entry["batches"].append(_in_process(_batch, model_bytes, folder, b, args.runs, keep))
+                entry["batches"].append(_in_process(_batch, model_bytes, folder, MAX_BATCH[hidden], b, args.runs, keep))
                 print(json.dumps({name: entry["batches"][-1]}), file=sys.stderr, flush=True)
         done = [e for e in entry["batches"] if "prove_s_per_inference" in e]
         if len(done) >= 2 and done[0]["batch"] == 1:

@@ -157,6 +157,7 @@ def fit_template(compile_at: Callable[[dict[str, int]], GraphSpec], symbols: lis
             exprs.append(poly)
         ints_out.append(ref(index[poly]))
     template = _rebuild(first, ints_out, list(symbols), exprs)
+    _check_range(template)
     check = tuple(p[-1] for p in points)
     expected = compile_at(dict(zip(names, check)))
     got = instantiate(template, check)
@@ -167,6 +168,41 @@ def fit_template(compile_at: Callable[[dict[str, int]], GraphSpec], symbols: lis
             f"the samples does not reproduce the graph compiled at {at}"
         )
     return template
+
+
+def _check_range(template: GraphSpec) -> None:
+    """Every value the settings will declare must give a graph the verifier accepts: the largest
+    (shapes grow with the symbols) and the smallest. For one symbol, name the largest that does."""
+    from ..verifier.errors import FormatError
+
+    def fails(values: tuple[int, ...]) -> str | None:
+        try:
+            instantiate(template, values)
+        except FormatError as e:
+            return str(e)
+        return None
+
+    syms = template.symbols
+    low = tuple(s.lo for s in syms)
+    why = fails(low)
+    if why:
+        raise SymbolicError(f"at the smallest values ({_at(syms, low)}) the graph is not provable: {why}")
+    high = tuple(s.hi for s in syms)
+    why = fails(high)
+    if why is None:
+        return
+    hint = ""
+    if len(syms) == 1:
+        lo, hi = syms[0].lo, syms[0].hi  # the largest good value, by bisection (lo is good)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if fails((mid,)) is None else (lo, mid - 1)
+        hint = f"; the largest {syms[0].name} this graph allows is {lo}"
+    raise SymbolicError(f"at the largest values ({_at(syms, high)}) the graph is not provable: {why}{hint}")
+
+
+def _at(symbols: list[Symbol], values: tuple[int, ...]) -> str:
+    return ", ".join(f"{s.name}={v}" for s, v in zip(symbols, values))
 
 
 def _interpolate(column: dict[tuple, int], bases: list, grid_pts: list[list[int]], pos: int) -> Poly:

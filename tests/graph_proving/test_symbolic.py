@@ -243,3 +243,15 @@ def test_an_input_names_its_symbolic_dimension():
     assert r.success and r.symbols == {"batch": 9} and r.outputs["flat"]["shape"] == [108]
     with pytest.raises(Exception, match="dimension 'batch' is symbolic; build the graph through"):
         build_named()
+
+
+def test_a_range_the_format_cannot_serve_is_refused_with_the_largest_value_that_fits():
+    def build_wide(batch):
+        cx = Graph()
+        x = cx.input("x", (batch, 256))
+        (x @ cx.constant(np.full((256, 512), 0.01))).output("y")  # the Dot reads a (batch, 512, 256) view
+        return cx
+
+    with pytest.raises(SymbolicError, match="the largest batch this graph allows is 128"):
+        SymbolicModel(build_wide, {"batch": (1, 1000)}).gen_settings(preset="fast")
+    assert SymbolicModel(build_wide, {"batch": (1, 128)}).gen_settings(preset="fast")
