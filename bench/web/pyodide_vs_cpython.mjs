@@ -2,7 +2,7 @@
 // Verification time of the pure-Python verifier in Pyodide (Node 20, the same wheel and glue
 // the browser worker uses) against CPython, on the same files. Prints JSON.
 //
-//   node bench/web/pyodide_vs_cpython.mjs [--runs 7] [PROOF SETTINGS]...
+//   node bench/web/pyodide_vs_cpython.mjs [--runs 7] [--max-work UNITS] [PROOF SETTINGS]...
 //
 // Default pair: public/proof.bin public/settings.bin. Run `bash web/scripts/setup.sh` first.
 import { execFileSync } from "node:child_process";
@@ -15,9 +15,11 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const WEB = join(REPO, "web");
 const args = process.argv.slice(2);
 let runs = 7;
+let maxWork; // the verifier's work budget, as the widget's max-work attribute sets it (default: the files')
 const files = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--runs") runs = Number(args[++i]);
+  else if (args[i] === "--max-work") maxWork = Number(args[++i]);
   else files.push(resolve(args[i]));
 }
 if (files.length === 0) files.push(join(REPO, "public", "proof.bin"), join(REPO, "public", "settings.bin"));
@@ -36,10 +38,10 @@ from luminair.verifier import verify
 p = open(sys.argv[1], "rb").read(); s = open(sys.argv[2], "rb").read()
 times = []
 for _ in range(int(sys.argv[3])):
-    t = time.perf_counter(); r = verify(p, s); times.append((time.perf_counter() - t) * 1000)
+    t = time.perf_counter(); r = verify(p, s, max_work=int(sys.argv[4]) or None); times.append((time.perf_counter() - t) * 1000)
     assert r.success, r.error_message
 print(json.dumps(times))`;
-  return JSON.parse(execFileSync(python, ["-c", code, proof, settings, String(runs)], { cwd: REPO, encoding: "utf8" }));
+  return JSON.parse(execFileSync(python, ["-c", code, proof, settings, String(runs), String(maxWork ?? 0)], { cwd: REPO, encoding: "utf8" }));
 }
 
 const require = createRequire(join(WEB, "package.json"));
@@ -63,7 +65,7 @@ for (const [proofPath, settingsPath] of pairs) {
   let statement = null;
   for (let i = 0; i < runs; i++) {
     const t = performance.now();
-    const r = glue.verify(proof, settings);
+    const r = glue.verify(proof, settings, { maxWork });
     pyo.push(performance.now() - t);
     if (!r.success) throw new Error(`${proofPath}: ${r.error_message}`);
     statement = r.statement;
