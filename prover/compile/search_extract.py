@@ -1,0 +1,279 @@
+"""Extraction for the search compiler: from the saturated e-graph, the equivalent graph of least
+proving cost (search_cost.py), counting every shared tensor once (DAG cost, not tree cost).
+
+It starts from the graph as it was (every e-class on its original e-node; classes that rules
+made start on their cheapest e-node as a tree) and moves one e-class at a time to another
+e-node while that lowers the DAG cost: a move adds what the new e-node needs that nothing else
+uses yet and drops what only the old one needed (reference counts), so a fusion whose intermediate
+has other readers costs what it really costs. Never worse than the start, by construction.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from luminair.prover.graph import Graph, Op
+from luminair.prover.graph.shape import prod
+
+from .search_cost import UNBOUNDED, cells_per_row, dot_lanes, known_cells, private_input_cells
+from .search_facts import Encoding
+
+# An e-node: (kind, op name or None, ((class, view id), ...), axis or leaf id or None)
+ENode = tuple[str, Any, tuple[tuple[int, int], ...], Any]
+
+RED_COMPONENT = {"Sum": "SumReduce", "Max": "MaxReduce"}
+
+
+@dataclass
+class EGraphView:
+    """The saturated e-graph as plain Python: classes, their e-nodes, the class of every node."""
+
+    enodes: list[list[ENode]]
+    class_of_node: dict[int, int]
+    shapes: list[tuple[int, ...]] = field(default_factory=list)
+
+
+def read_egraph(eg: Any, n_nodes: int) -> EGraphView:
+    """Every e-node of the frozen egglog e-graph, by class (egglog bindings.EGraph)."""
+    fz = eg.freeze()
+    ids: dict[Any, int] = {}
+
+    def cls(v: Any) -> int:
+        if v not in ids:
+            ids[v] = len(ids)
+        return ids[v]
+
+    edges: dict[Any, tuple[int, int]] = {}
+    for row in fz.functions["V"].rows:
+        edges[row.output] = (cls(row.inputs[0]), eg.value_to_i64(row.inputs[1]))
+    raw: list[tuple[int, ENode]] = []
+    for kind in ("Leaf", "Un", "Bin", "Red", "Dot", "DotB", "View"):
+        for row in fz.functions[kind].rows:
+            if row.subsumed:
+                continue
+            a = row.inputs
+            if kind == "Leaf":
+                node: ENode = ("Leaf", None, (), eg.value_to_i64(a[0]))
+            elif kind == "Un":
+                node = ("Un", eg.value_to_string(a[0]), (edges[a[1]],), None)
+            elif kind == "Bin":
+                node = ("Bin", eg.value_to_string(a[0]), (edges[a[1]], edges[a[2]]), None)
+            elif kind == "Red":
+                node = ("Red", eg.value_to_string(a[0]), (edges[a[1]],), eg.value_to_i64(a[2]))
+            elif kind == "Dot":
+                node = ("Dot", None, (edges[a[0]], edges[a[1]]), eg.value_to_i64(a[2]))
+            elif kind == "DotB":
+                node = ("DotB", None, (edges[a[0]], edges[a[1]], edges[a[2]]), eg.value_to_i64(a[3]))
+            else:
+                node = ("View", None, ((cls(a[0]), eg.value_to_i64(a[1])),), None)
+            raw.append((cls(row.output), node))
+    class_of_node = {i: cls(fz.functions[f"$n{i}"].rows[0].output) for i in range(n_nodes)}
+    enodes: list[list[ENode]] = [[] for _ in range(len(ids))]
+    for c, node in raw:
+        enodes[c].append(node)
+    return EGraphView(enodes, class_of_node)
+
+
+def _shapes(egv: EGraphView, graph: Graph, enc: Encoding) -> list[tuple[int, ...]]:
+    """The shape of every class, from any e-node whose inputs' shapes are known."""
+    nodes = graph.nodes()
+    shapes: list[tuple[int, ...] | None] = [None] * len(egv.enodes)
+    for i, c in egv.class_of_node.items():
+        shapes[c] = nodes[i].shape
+    changed = True
+    while changed:
+        changed = False
+        for c, ens in enumerate(egv.enodes):
+            if shapes[c] is not None:
+                continue
+            for kind, _, edges, extra in ens:
+                if kind == "Leaf":
+                    shapes[c] = enc.constants[extra].value.shape if extra in enc.constants else nodes[extra].shape
+                else:
+                    s = _edge_shape(edges[0], shapes, enc)
+                    if s is None:
+                        continue
+                    shapes[c] = s[:extra] + s[extra + 1:] if kind in ("Red", "Dot", "DotB") else s
+                changed = True
+                break
+    if any(s is None for s in shapes):
+        raise RuntimeError("search: an e-class has no e-node of known shape")
+    return shapes  # type: ignore[return-value]
+
+
+def _edge_shape(edge: tuple[int, int], shapes: list, enc: Encoding) -> tuple[int, ...] | None:
+    c, w = edge
+    return shapes[c] if w == 0 else enc.views[w].shape  # type: ignore[union-attr]
+
+
+class CostModel:
+    """Own cost (cells) of an e-node in a class of known shape."""
+
+    def __init__(self, graph: Graph, egv: EGraphView, enc: Encoding):
+        self.cells = cells_per_row(graph.numeric_format.scale_bits)
+        self.nodes = graph.nodes()
+        self.enc = enc
+        self.shapes = egv.shapes
+        self.bound = [UNBOUNDED] * len(egv.enodes)  # |raw| bound of a class holding a constant
+        from luminair.prover.graph.execute import constant_raw
+
+        fmt = graph.numeric_format
+        for c, ens in enumerate(egv.enodes):
+            for kind, _, _, extra in ens:
+                if kind != "Leaf":
+                    continue
+                if extra in enc.constants:
+                    raw = enc.constants[extra].raw
+                elif self.nodes[extra].op is Op.CONSTANT:
+                    raw = constant_raw(self.nodes[extra], fmt)
+                else:
+                    continue
+                self.bound[c] = int(abs(raw).max()) if raw.size else 0
+
+    def __call__(self, c: int, node: ENode) -> float:
+        kind, name, edges, extra = node
+        numel = prod(self.shapes[c])
+        if kind == "Leaf":
+            n = self.nodes[extra] if extra < len(self.nodes) else None
+            if n is not None and n.op is Op.INPUT and n.private:
+                return private_input_cells(numel, self.cells)
+            return known_cells(numel, self.cells)
+        if kind == "View":
+            return 0.0
+        if kind in ("Un", "Bin"):
+            return numel * self.cells[name]
+        in_shape = _edge_shape(edges[0], self.shapes, self.enc)
+        if kind == "Red":
+            return prod(in_shape) * self.cells[RED_COMPONENT[name]]
+        lanes = dot_lanes(in_shape[extra], self.bound[edges[0][0]], self.bound[edges[1][0]])
+        return prod(in_shape) // lanes * self.cells[f"Dot{lanes}{'B' if kind == 'DotB' else ''}"]
+
+
+@dataclass
+class Extraction:
+    chosen: list[int]  # class -> index of its e-node
+    active: list[bool]  # class -> needed by the outputs
+    cost_before: float
+    cost_after: float
+    moves: int
+
+
+def _tree_best(egv: EGraphView, cost: CostModel) -> list[int]:
+    """The e-node of least tree cost in every class (Bellman-Ford over the classes)."""
+    n = len(egv.enodes)
+    best = [math.inf] * n
+    choice = [0] * n
+    own = [[cost(c, e) for e in ens] for c, ens in enumerate(egv.enodes)]
+    changed = True
+    while changed:
+        changed = False
+        for c, ens in enumerate(egv.enodes):
+            for k, (_, _, edges, _) in enumerate(ens):
+                total = own[c][k] + sum(best[ch] for ch, _ in edges)
+                if total < best[c]:
+                    best[c], choice[c] = total, k
+                    changed = True
+    return choice
+
+
+def extract(egv: EGraphView, graph: Graph, enc: Encoding, max_passes: int = 8) -> Extraction:
+    """The cheapest graph found by single-class moves from the original graph (module docstring)."""
+    egv.shapes = _shapes(egv, graph, enc)
+    cost = CostModel(graph, egv, enc)
+    enodes = egv.enodes
+    own = [[cost(c, e) for e in ens] for c, ens in enumerate(enodes)]
+    chosen = _tree_best(egv, cost)
+    for i, sig in enc.terms.items():  # the original graph: every class on the e-node it came from
+        c = egv.class_of_node[i]
+        want = sig_enode(sig, egv)
+        for k, e in enumerate(enodes[c]):
+            if e == want:
+                chosen[c] = k
+                break
+    children = lambda c, k: [ch for ch, _ in enodes[c][k][2]]  # noqa: E731
+    ref = [0] * len(enodes)
+    roots = [egv.class_of_node[n.id] for n, _ in graph.outputs().values()]
+    roots += [egv.class_of_node[n.id] for n in graph.inputs().values()]
+
+    def inc(c: int) -> float:
+        delta, stack = 0.0, [c]
+        while stack:
+            x = stack.pop()
+            ref[x] += 1
+            if ref[x] == 1:
+                delta += own[x][chosen[x]]
+                stack.extend(children(x, chosen[x]))
+        return delta
+
+    def dec(c: int) -> float:
+        delta, stack = 0.0, [c]
+        while stack:
+            x = stack.pop()
+            ref[x] -= 1
+            if ref[x] == 0:
+                delta -= own[x][chosen[x]]
+                stack.extend(children(x, chosen[x]))
+        return delta
+
+    total = sum(inc(r) for r in roots)
+    before = total
+
+    def reaches(start: list[int], target: int) -> bool:
+        seen, stack = set(), list(start)
+        while stack:
+            x = stack.pop()
+            if x == target:
+                return True
+            if x not in seen:
+                seen.add(x)
+                stack.extend(children(x, chosen[x]))
+        return False
+
+    def switch(c: int, k: int) -> float:
+        old = chosen[c]
+        chosen[c] = k
+        delta = own[c][k] - own[c][old]
+        for ch in children(c, k):
+            delta += inc(ch)
+        chosen[c] = old  # the old e-node's children are released with the old choice in place
+        for ch in children(c, old):
+            delta += dec(ch)
+        chosen[c] = k
+        return delta
+
+    candidates = [c for c, ens in enumerate(enodes) if len(ens) > 1]
+    moves = 0
+    for _ in range(max_passes):
+        improved = False
+        for c in candidates:
+            if ref[c] == 0:
+                continue
+            for k in range(len(enodes[c])):
+                if k == chosen[c] or reaches(children(c, k), c):
+                    continue
+                old = chosen[c]
+                delta = switch(c, k)
+                if delta < -1e-9:
+                    total += delta
+                    moves += 1
+                    improved = True
+                else:
+                    switch(c, old)
+        if not improved:
+            break
+    return Extraction(chosen, [r > 0 for r in ref], before, total, moves)
+
+
+def sig_enode(sig: tuple, egv: EGraphView) -> ENode:
+    """An original node's signature (search_facts.Encoding.terms) as an e-node of this e-graph."""
+    kind = sig[0]
+    cls = egv.class_of_node
+    if kind == "Leaf":
+        return ("Leaf", None, (), sig[1])
+    if kind in ("Un", "Bin"):
+        return (kind, sig[1], tuple((cls[s], w) for s, w in sig[2:]), None)
+    if kind == "Red":
+        return ("Red", sig[1], ((cls[sig[2][0]], sig[2][1]),), sig[3])
+    return (kind, None, tuple((cls[s], w) for s, w in sig[1:-1]), sig[-1])
