@@ -163,6 +163,16 @@ def _rebuild(graph: Graph, egv: EGraphView, ex: Extraction, enc: Encoding, fused
     fmt = graph.numeric_format
     old_nodes = graph.nodes()
     view_index = {v.key(): i for i, v in enumerate(enc.views) if v is not None}
+    # a rebuilt value keeps the name and origin of the original node it computes (the last one, the
+    # end of a fused pattern, as FuseOpCompiler does); a Dot+bias read through a view takes its reader's
+    label: dict[int, Node] = {}
+    for i, c in egv.class_of_node.items():
+        if old_nodes[i].op not in (Op.INPUT, Op.CONSTANT):
+            label[c] = old_nodes[i]
+    for c, k in enumerate(ex.chosen):
+        kind, _, edges, _ = egv.enodes[c][k]
+        if kind == "View" and c in label and edges[0][0] not in label:
+            label[edges[0][0]] = label[c]
 
     def view_id(v: ShapeTracker) -> int:
         return 0 if not v.steps or v.is_identity() else view_index.get(v.key(), -1)
@@ -211,17 +221,19 @@ def _rebuild(graph: Graph, egv: EGraphView, ex: Extraction, enc: Encoding, fused
             return n, ShapeTracker(shape)
         if kind == "View":
             return srcs[0]
+        named = label.get(x)
+        tags = {"name": named.name, "origin": named.origin} if named is not None else {"origin": "search"}
         if kind in ("Dot", "DotB"):
             if srcs[0][0].op is Op.CONSTANT and srcs[1][0].op is not Op.CONSTANT:
                 srcs[0], srcs[1] = srcs[1], srcs[0]  # weights second: integer products commute
-            n = graph.add_node(Op.DOT, srcs, shape, axis=extra, origin="search")
+            n = graph.add_node(Op.DOT, srcs, shape, axis=extra, **tags)
             fused["Dot"] = fused.get("Dot", 0) + 1
             if kind == "DotB":
                 fused["Dot+bias"] = fused.get("Dot+bias", 0) + 1
         else:
             if name in ("Relu", "Exp"):
                 fused[name] = fused.get(name, 0) + 1
-            n = graph.add_node(OP_OF_NAME[name], srcs, shape, axis=extra if kind == "Red" else None, origin="search")
+            n = graph.add_node(OP_OF_NAME[name], srcs, shape, axis=extra if kind == "Red" else None, **tags)
         return n, ShapeTracker(shape)
 
     order = iter(range(len(old_nodes)))  # transform visits the old nodes in order (node.id is the new id)
