@@ -83,7 +83,8 @@ class SearchCompiler:
             return False
         enc = encode(graph)
         eg = bindings.EGraph()
-        eg.run_program(*eg.parse_program(program() + enc.text))
+        eg.run_program(*eg.parse_program(program() + "(ruleset load)"))
+        _load(eg, enc.text.splitlines())
         step = eg.parse_program("(run search 1)")
         matches: Counter[str] = Counter()
         for report.iterations in range(1, self.max_iterations + 1):
@@ -113,6 +114,20 @@ class SearchCompiler:
 
 
 _RULE_NAMES = {rule.name for rule in RULES}
+_LOAD_CHUNK = 64
+
+
+def _load(eg: Any, lines: list[str]) -> None:
+    """Put the graph into the e-graph: its lines as the actions of body-less rules, run once (one
+    rebuild instead of one per command), in small chunks (a parsed command keeps a copy of its
+    source text, so parsing one huge command is quadratic)."""
+    lines = list(dict.fromkeys(lines))  # egglog refuses a rule given twice
+    cmds = []
+    for i in range(0, len(lines), _LOAD_CHUNK):
+        body = "\n".join(lines[i : i + _LOAD_CHUNK])
+        cmds += eg.parse_program(f'(rule () ({body}) :ruleset load :name "load {i}")')
+    eg.run_program(*cmds)
+    eg.run_program(*eg.parse_program("(run load 1)"))
 
 
 def _rule_name(text: str) -> str:
@@ -120,7 +135,7 @@ def _rule_name(text: str) -> str:
         return text
     if text.startswith("(rewrite (Bin"):
         return "commute"
-    return "derived facts"
+    return "load" if text.startswith("load ") else "derived facts"
 
 
 def _label(node: tuple) -> str:

@@ -11,6 +11,7 @@ has other readers costs what it really costs. Never worse than the start, by con
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +38,7 @@ class EGraphView:
 
 def read_egraph(eg: Any, n_nodes: int) -> EGraphView:
     """Every e-node of the frozen egglog e-graph, by class (egglog bindings.EGraph)."""
-    fz = eg.freeze()
+    functions = eg.freeze().functions  # a fresh dict on every access: read it once
     ids: dict[Any, int] = {}
 
     def cls(v: Any) -> int:
@@ -46,11 +47,11 @@ def read_egraph(eg: Any, n_nodes: int) -> EGraphView:
         return ids[v]
 
     edges: dict[Any, tuple[int, int]] = {}
-    for row in fz.functions["V"].rows:
+    for row in functions["V"].rows:
         edges[row.output] = (cls(row.inputs[0]), eg.value_to_i64(row.inputs[1]))
     raw: list[tuple[int, ENode]] = []
     for kind in ("Leaf", "Un", "Bin", "Red", "Dot", "DotB", "View"):
-        for row in fz.functions[kind].rows:
+        for row in functions[kind].rows:
             if row.subsumed:
                 continue
             a = row.inputs
@@ -69,7 +70,9 @@ def read_egraph(eg: Any, n_nodes: int) -> EGraphView:
             else:
                 node = ("View", None, ((cls(a[0]), eg.value_to_i64(a[1])),), None)
             raw.append((cls(row.output), node))
-    class_of_node = {i: cls(fz.functions[f"$n{i}"].rows[0].output) for i in range(n_nodes)}
+    class_of_node = {eg.value_to_i64(row.inputs[0]): cls(row.output) for row in functions["Of"].rows}
+    if len(class_of_node) != n_nodes:  # pragma: no cover - every node was given its Of
+        raise RuntimeError(f"search: {len(class_of_node)} of {n_nodes} nodes found in the e-graph")
     enodes: list[list[ENode]] = [[] for _ in range(len(ids))]
     for c, node in raw:
         enodes[c].append(node)
@@ -160,22 +163,59 @@ class Extraction:
     moves: int
 
 
-def _tree_best(egv: EGraphView, cost: CostModel) -> list[int]:
-    """The e-node of least tree cost in every class (Bellman-Ford over the classes)."""
+def _tree_best(egv: EGraphView, own: list[list[float]]) -> list[int]:
+    """The e-node of least tree cost in every class: a worklist from the leaves up (a class is
+    revisited only when one of its children got cheaper)."""
     n = len(egv.enodes)
     best = [math.inf] * n
     choice = [0] * n
-    own = [[cost(c, e) for e in ens] for c, ens in enumerate(egv.enodes)]
-    changed = True
-    while changed:
-        changed = False
-        for c, ens in enumerate(egv.enodes):
-            for k, (_, _, edges, _) in enumerate(ens):
-                total = own[c][k] + sum(best[ch] for ch, _ in edges)
-                if total < best[c]:
-                    best[c], choice[c] = total, k
-                    changed = True
+    parents: list[list[int]] = [[] for _ in range(n)]
+    for c, ens in enumerate(egv.enodes):
+        for _, _, edges, _ in ens:
+            for ch, _ in edges:
+                parents[ch].append(c)
+    work = deque(c for c, ens in enumerate(egv.enodes) if any(not e[2] for e in ens))
+    queued = set(work)
+    while work:
+        c = work.popleft()
+        queued.discard(c)
+        for k, (_, _, edges, _) in enumerate(egv.enodes[c]):
+            total = own[c][k] + sum(best[ch] for ch, _ in edges)
+            if total < best[c]:
+                best[c], choice[c] = total, k
+                for p in parents[c]:
+                    if p not in queued:
+                        queued.add(p)
+                        work.append(p)
     return choice
+
+
+def _levels(enodes: list[list[ENode]], chosen: list[int]) -> list[int]:
+    """1 + the longest path to a leaf through the chosen e-nodes, for every class (a strict
+    topological labelling: every chosen edge goes to a lower level)."""
+    level = [-1] * len(enodes)  # -1 unseen, -2 on the current path
+    for root in range(len(enodes)):
+        if level[root] >= 0:
+            continue
+        stack = [(root, False)]
+        while stack:
+            c, done = stack.pop()
+            kids = [ch for ch, _ in enodes[c][chosen[c]][2]]
+            if done:
+                level[c] = 1 + max((level[ch] for ch in kids), default=0)
+                continue
+            if level[c] >= 0:
+                continue
+            if level[c] == -2:
+                raise RuntimeError("search: the chosen e-nodes form a cycle")
+            level[c] = -2
+            stack.append((c, True))
+            for ch in kids:
+                if level[ch] == -2:
+                    raise RuntimeError("search: the chosen e-nodes form a cycle")
+                if level[ch] == -1:
+                    stack.append((ch, False))
+    return level
 
 
 def extract(egv: EGraphView, graph: Graph, enc: Encoding, max_passes: int = 8) -> Extraction:
@@ -184,7 +224,7 @@ def extract(egv: EGraphView, graph: Graph, enc: Encoding, max_passes: int = 8) -
     cost = CostModel(graph, egv, enc)
     enodes = egv.enodes
     own = [[cost(c, e) for e in ens] for c, ens in enumerate(enodes)]
-    chosen = _tree_best(egv, cost)
+    chosen = _tree_best(egv, own)
     for i, sig in enc.terms.items():  # the original graph: every class on the e-node it came from
         c = egv.class_of_node[i]
         want = sig_enode(sig, egv)
@@ -220,17 +260,6 @@ def extract(egv: EGraphView, graph: Graph, enc: Encoding, max_passes: int = 8) -
     total = sum(inc(r) for r in roots)
     before = total
 
-    def reaches(start: list[int], target: int) -> bool:
-        seen, stack = set(), list(start)
-        while stack:
-            x = stack.pop()
-            if x == target:
-                return True
-            if x not in seen:
-                seen.add(x)
-                stack.extend(children(x, chosen[x]))
-        return False
-
     def switch(c: int, k: int) -> float:
         old = chosen[c]
         chosen[c] = k
@@ -247,11 +276,14 @@ def extract(egv: EGraphView, graph: Graph, enc: Encoding, max_passes: int = 8) -
     moves = 0
     for _ in range(max_passes):
         improved = False
+        # a move may only read classes of a lower level, so the chosen graph stays acyclic (a
+        # move keeps the labelling valid; it is recomputed, tighter, every pass)
+        level = _levels(enodes, chosen)
         for c in candidates:
             if ref[c] == 0:
                 continue
             for k in range(len(enodes[c])):
-                if k == chosen[c] or reaches(children(c, k), c):
+                if k == chosen[c] or any(level[ch] >= level[c] for ch in children(c, k)):
                     continue
                 old = chosen[c]
                 delta = switch(c, k)

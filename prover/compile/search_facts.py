@@ -1,4 +1,5 @@
-"""A graph as egglog text for the search compiler: one ``let`` per node, and the facts the rules'
+"""A graph as egglog text for the search compiler: one ``(union (Of id) term)`` per node (a let
+would make a table per node), and the facts the rules'
 side conditions need (search_rules.py), computed here from the numbers and views."""
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def encode(graph: Graph) -> Encoding:
     nodes = graph.nodes()
 
     def edge(src: Node, view: ShapeTracker) -> str:
-        return f"(V $n{src.id} {views.id(view)})"
+        return f"(V (Of {src.id}) {views.id(view)})"
 
     for n in nodes:
         srcs = [(s.id, views.id(v)) for s, v in n.srcs]
@@ -107,20 +108,20 @@ def encode(graph: Graph) -> Encoding:
             sig = (kind, *srcs, n.axis)
         else:  # pragma: no cover - every op of ops.Op is listed above
             raise AssertionError(n.op)
-        lines.append(f"(let $n{n.id} {term})")
+        lines.append(f"(union (Of {n.id}) {term})")
         enc.terms[n.id] = sig
         if n.op is Op.CONSTANT:
             raw = constant_raw(n, fmt)
             if not np.any(raw) and not np.any(n.value):
-                facts.append(f"(Zero $n{n.id})")
+                facts.append(f"(Zero (Of {n.id}))")
             if np.all(n.value == LOG2_E - 1.0):
-                facts.append(f"(Log2eM1 $n{n.id})")
+                facts.append(f"(Log2eM1 (Of {n.id}))")
 
     _dot_facts(nodes, views, facts)
     _bias_facts(nodes, views, facts)
     _mask_facts(graph, nodes, enc, facts)
     for w, view in enumerate(views.table):
-        facts.append(f"(Composed {w} 0 {w})")
+        facts.append(f"(ViewId {w})")
         if view is None or _pad_free(view):
             facts.append(f"(PadFree {w})")
     enc.text = "\n".join(lines + facts) + "\n"
@@ -178,4 +179,4 @@ def _mask_facts(graph: Graph, nodes: list[Node], enc: Encoding, facts: list[str]
                 scaled = m.value * value
                 enc.constants[leaf] = NewConstant(scaled, scaled_raw.reshape(m.shape))
                 made[(c.id, m.id)] = leaf
-                facts.append(f"(MaskScale $n{c.id} $n{m.id} {leaf})")
+                facts.append(f"(MaskScale (Of {c.id}) (Of {m.id}) {leaf})")

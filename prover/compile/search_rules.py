@@ -1,6 +1,6 @@
 """The search compiler's language and rewrite rules, as egglog text (rules are data).
 
-A graph goes into the e-graph node by node: every tensor is an e-class of sort ``T``, and every
+A graph goes into the e-graph node by node (``(Of i)`` is node i's e-class): every tensor is an e-class of sort ``T``, and every
 edge ``(V t w)`` reads tensor ``t`` through view number ``w`` (0 is the identity; the others index
 a table of ShapeTrackers kept in Python). Side conditions that need numbers (is a constant all
 zeros? does a view pad? what is a composed view?) are facts computed in Python from the graph
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 SCHEMA = """
 (datatype T)
 (datatype E (V T i64))
+(constructor Of (i64) T)  ; the tensor of graph node i
 (constructor Leaf (i64) T)
 (constructor Un (String E) T)
 (constructor Bin (String E E) T)
@@ -29,6 +30,7 @@ SCHEMA = """
 (relation Zero (T))
 (relation Log2eM1 (T))
 (relation PadFree (i64))
+(relation ViewId (i64))
 (relation Composed (i64 i64 i64))
 (relation BiasView (i64 i64 i64))
 (relation MaskScale (T T i64))
@@ -72,9 +74,11 @@ RULES: tuple[Rule, ...] = (
         "through their views composed with w (the same products, summed exactly and rounded once: "
         "the Dot component's definition, verifier/numeric.op_dot, as the hand-written fusion).",
         """
-(rule ((= t (Red "Sum" (V m w) ax)) (= m (Bin "Mul" (V a u1) (V b u2)))
+(rule ((= t (Red "Sum" (V m 0) ax)) (= m (Bin "Mul" ea eb)))
+      ((union t (Dot ea eb ax))) :ruleset search :name "dot")
+(rule ((= t (Red "Sum" (V m w) ax)) (!= w 0) (= m (Bin "Mul" (V a u1) (V b u2)))
        (Composed u1 w r1) (Composed u2 w r2))
-      ((union t (Dot (V a r1) (V b r2) ax))) :ruleset search :name "dot")
+      ((union t (Dot (V a r1) (V b r2) ax))) :ruleset search :name "dot through a view")
 """,
     ),
     Rule(
@@ -141,7 +145,7 @@ def program() -> str:
     facts += [f'(ZeroToZero "{op}")' for op in ZERO_TO_ZERO]
     facts += [f'(Monotone "{op}")' for op in MONOTONE]
     derived = """
-(rule ((Elementwise op) (ZeroToZero op) (Composed w 0 w)) ((CommutesWithCopy op w)) :ruleset search)
+(rule ((Elementwise op) (ZeroToZero op) (ViewId w)) ((CommutesWithCopy op w)) :ruleset search)
 (rule ((Elementwise op) (PadFree w)) ((CommutesWithCopy op w)) :ruleset search)
 """
     return SCHEMA + "\n".join(facts) + derived + "".join(r.text for r in RULES)
