@@ -111,7 +111,8 @@ RULES: tuple[Rule, ...] = (
         "mask fold",
         "(x * c) * m with m all 0 or 1.0 (raw 0 or 2^s) and c one value k: where m is 1.0 the outer "
         "product is exact and gives x * k; where m is 0 both sides give (0 + 2^(s-1)) >> s = 0. So it "
-        "is x * (k m), one product instead of two.",
+        "is x * (k m), one product instead of two (wherever the left side is defined; under a 0 of "
+        "the mask it also gives 0 when x k would have left the range).",
         """
 (rule ((= t (Bin "Mul" (V p 0) (V m vm))) (= p (Bin "Mul" (V x vx) (V c vc))) (PadFree vc)
        (MaskScale c m k))
