@@ -361,7 +361,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
             from luminair.verifier.numeric import NumericFormat
 
             graph.numeric_format = NumericFormat(args.scale_bits)
-    graph.compile(GenericCompiler(), StwoCompiler())
+    stwo = StwoCompiler(search=not args.no_search)
+    graph.compile(GenericCompiler(), stwo)
     inputs = read_input_json(input_data, graph)
     load_s = time.perf_counter() - t0
     t = time.perf_counter()
@@ -409,6 +410,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
             "execution": round(trace_s, 3),
             **{k: round(v, 3) for k, v in proof.stats.stages.items()},
         },
+        "search": stwo.search_report.as_dict() if stwo.search_report is not None else None,
         "proof_bytes": len(proof.data),
         "settings_bytes": len(settings.data),
         "outputs": {k: v.tolist() for k, v in trace.outputs.items()},
@@ -428,6 +430,19 @@ def fused_note(c: dict[str, Any]) -> str:
         return ""
     ratio = c["primitive_cells"] / max(1, c["cells"])
     return f"; as primitive rows: {c['primitive_cells']} cells, {ratio:.1f}x"
+
+
+def search_text(r: dict[str, Any] | None) -> str:
+    """The search compiler's line of the prove summary: rewrites applied, estimated cells before and
+    after, time."""
+    if r is None:
+        return "off (--no-search: the hand-written fusion only)"
+    applied = ", ".join(f"{k} x{v}" for k, v in sorted(r["rewrites"].items())) or "none (the input was cheapest)"
+    stop = "saturated" if r["saturated"] else "time budget reached, best graph found so far"
+    return (
+        f"{applied}; estimated cells {r['cost_before_cells']} -> {r['cost_after_cells']} "
+        f"(before any fusion); {r['time_s']:.2f}s, {r['iterations']} iterations, {stop}"
+    )
 
 
 def print_prove_summary(s: dict[str, Any]) -> None:
@@ -450,6 +465,7 @@ def print_prove_summary(s: dict[str, Any]) -> None:
             for c in s["components"]
         )
     )
+    say(f"search         {search_text(s.get('search'))}")
     say("time           " + ", ".join(f"{k} {v:.2f}s" for k, v in s["time_s"].items()))
     say(f"proof          {s['proof_bytes']} bytes (settings {s['settings_bytes']} bytes)")
     for name, q in s["quantization_error"].items():
@@ -657,6 +673,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="INPUT",
         help="keep this ONNX input out of the proof file (repeatable)",
+    )
+    p.add_argument(
+        "--no-search",
+        action="store_true",
+        help="skip the search compiler (equality saturation for the cheapest graph to prove): the "
+        "hand-written fusion only",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
