@@ -75,7 +75,13 @@ class SearchCompiler:
         return f"SearchCompiler(time_budget_s={self.time_budget_s}, max_iterations={self.max_iterations})"
 
     def compile(self, graph: Graph) -> bool:
-        from egglog import bindings
+        try:
+            from egglog import bindings
+        except ImportError:
+            raise CompileError(
+                "the search compiler needs egglog (pip install 'luminair[prover]'); or compile without it: "
+                "StwoCompiler(search=False), luminair prove --no-search"
+            ) from None
 
         t0 = time.perf_counter()
         report = self.report = SearchReport(nodes_before=len(graph))
