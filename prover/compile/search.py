@@ -33,7 +33,7 @@ class SearchReport:
 
     nodes_before: int = 0
     nodes_after: int = 0
-    cost_before: float = 0.0  # estimated committed cells (search_cost.py)
+    cost_before: float = 0.0  # estimated committed cells, components padded (search_cost.py)
     cost_after: float = 0.0
     iterations: int = 0
     saturated: bool = False

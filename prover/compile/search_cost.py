@@ -1,8 +1,9 @@
 """The search compiler's cost model: committed trace cells, per row of each AIR component, read
 from the components themselves (verifier/graph/components.py), times the rows a node occupies
 (verifier/graph/statement.rows_of: one per element, one per reduced input element, one per chunk
-of lanes for a Dot). Padding to powers of two and the fixed-size tables are left out: they do not
-depend on which equivalent node is chosen, to first order."""
+of lanes for a Dot), and each component's rows padded to powers of two as the statement lays them
+out (statement.split_parts, approximated from the total). The fixed-size tables are left out: they
+do not depend on which equivalent node is chosen."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from functools import lru_cache
 
 from luminair.verifier.fields import P
 from luminair.verifier.graph.components import COMPONENT_ORDER, make_component
+from luminair.verifier.graph.statement import MIN_LOG_SIZE, SPLIT_MIN_PART, SPLIT_MIN_WASTE
 from luminair.verifier.graph.summary import component_cells
 from luminair.verifier.graph.topology import DOT_LANE_CHOICES, KNOWN_LANES
 from luminair.verifier.numeric import DOT_ACC_BOUND, VALUE_BITS
@@ -39,9 +41,20 @@ def dot_lanes(length: int, bound_a: int, bound_b: int) -> int:
     return 1
 
 
-def known_cells(numel: int, cells: dict[str, float]) -> float:
-    return -(-numel // KNOWN_LANES) * cells["Known"]
-
-
-def private_input_cells(numel: int, cells: dict[str, float]) -> float:
-    return numel * cells["PrivateInput"]
+def padded_rows(rows: int) -> int:
+    """Trace rows a component of `rows` real rows commits: the next power of two, or, where that
+    would waste SPLIT_MIN_WASTE rows, instances of the largest powers of two that fit (split_parts
+    for nodes small enough to split anywhere)."""
+    if rows <= 0:
+        return 0
+    full = 1 << max(MIN_LOG_SIZE, (rows - 1).bit_length())
+    if full - rows < SPLIT_MIN_WASTE:
+        return full
+    total, remaining = 0, rows
+    while remaining >= SPLIT_MIN_PART:
+        cap = 1 << (remaining.bit_length() - 1)
+        total += cap
+        remaining -= cap
+    if remaining:
+        total += 1 << max(MIN_LOG_SIZE, (remaining - 1).bit_length())
+    return min(total, full)

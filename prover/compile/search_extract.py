@@ -3,10 +3,11 @@ proving cost (search_cost.py), counting every shared tensor once (DAG cost, not 
 
 It starts from the graph as it was (every e-class on its original e-node; classes that rules
 made start on their cheapest e-node as a tree) and moves one e-class at a time to another
-e-node while that lowers the DAG cost: a move adds what the new e-node needs that nothing else
+e-node while that lowers the cost: a move adds what the new e-node needs that nothing else
 uses yet and drops what only the old one needed (reference counts), so a fusion whose intermediate
-has other readers costs what it really costs. Never worse than the start, by construction.
-"""
+has other readers costs what it really costs. The first phase lowers the cost per row; the second
+the cost with every component padded to powers of two. SearchCompiler keeps the input graph
+unless the result's padded cost is lower."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from typing import Any
 from luminair.prover.graph import Graph, Op
 from luminair.prover.graph.shape import prod
 
-from .search_cost import UNBOUNDED, cells_per_row, dot_lanes, known_cells, private_input_cells
+from luminair.verifier.graph.topology import KNOWN_LANES
+
+from .search_cost import UNBOUNDED, cells_per_row, dot_lanes, padded_rows
 from .search_facts import Encoding
 
 # An e-node: (kind, op name or None, ((class, view id), ...), axis or leaf id or None)
@@ -135,23 +138,28 @@ class CostModel:
                     continue
                 self.bound[c] = int(abs(raw).max()) if raw.size else 0
 
-    def __call__(self, c: int, node: ENode) -> float:
+    def component(self, c: int, node: ENode) -> tuple[str, int] | None:
+        """The AIR component an e-node's rows go to, and how many rows (None: a view, no rows)."""
         kind, name, edges, extra = node
         numel = prod(self.shapes[c])
         if kind == "Leaf":
             n = self.nodes[extra] if extra < len(self.nodes) else None
             if n is not None and n.op is Op.INPUT and n.private:
-                return private_input_cells(numel, self.cells)
-            return known_cells(numel, self.cells)
+                return "PrivateInput", numel
+            return "Known", -(-numel // KNOWN_LANES)
         if kind == "View":
-            return 0.0
+            return None
         if kind in ("Un", "Bin"):
-            return numel * self.cells[name]
+            return name, numel
         in_shape = _edge_shape(edges[0], self.shapes, self.enc)
         if kind == "Red":
-            return prod(in_shape) * self.cells[RED_COMPONENT[name]]
+            return RED_COMPONENT[name], prod(in_shape)
         lanes = dot_lanes(in_shape[extra], self.bound[edges[0][0]], self.bound[edges[1][0]])
-        return prod(in_shape) // lanes * self.cells[f"Dot{lanes}{'B' if kind == 'DotB' else ''}"]
+        return f"Dot{lanes}{'B' if kind == 'DotB' else ''}", prod(in_shape) // lanes
+
+    def __call__(self, c: int, node: ENode) -> float:
+        comp = self.component(c, node)
+        return 0.0 if comp is None else comp[1] * self.cells[comp[0]]
 
 
 @dataclass
@@ -232,10 +240,18 @@ def extract(egv: EGraphView, graph: Graph, enc: Encoding, max_passes: int = 8) -
             if e == want:
                 chosen[c] = k
                 break
+    comp = [[cost.component(c, e) for e in ens] for c, ens in enumerate(enodes)]
     children = lambda c, k: [ch for ch, _ in enodes[c][k][2]]  # noqa: E731
     ref = [0] * len(enodes)
+    rows: dict[str, int] = {}  # component -> rows of the active e-nodes
     roots = [egv.class_of_node[n.id] for n, _ in graph.outputs().values()]
     roots += [egv.class_of_node[n.id] for n in graph.inputs().values()]
+
+    def count(x: int, sign: int) -> float:
+        kr = comp[x][chosen[x]]
+        if kr is not None:
+            rows[kr[0]] = rows.get(kr[0], 0) + sign * kr[1]
+        return sign * own[x][chosen[x]]
 
     def inc(c: int) -> float:
         delta, stack = 0.0, [c]
@@ -243,7 +259,7 @@ def extract(egv: EGraphView, graph: Graph, enc: Encoding, max_passes: int = 8) -
             x = stack.pop()
             ref[x] += 1
             if ref[x] == 1:
-                delta += own[x][chosen[x]]
+                delta += count(x, 1)
                 stack.extend(children(x, chosen[x]))
         return delta
 
@@ -253,17 +269,24 @@ def extract(egv: EGraphView, graph: Graph, enc: Encoding, max_passes: int = 8) -
             x = stack.pop()
             ref[x] -= 1
             if ref[x] == 0:
-                delta -= own[x][chosen[x]]
+                delta += count(x, -1)
                 stack.extend(children(x, chosen[x]))
         return delta
 
+    def padded() -> float:  # the components' cells once each is padded to whole powers of two
+        return sum(cost.cells[kind] * padded_rows(n) for kind, n in rows.items() if n)
+
     total = sum(inc(r) for r in roots)
-    before = total
+    before = padded()
 
     def switch(c: int, k: int) -> float:
         old = chosen[c]
+        kr_old, kr_new = comp[c][old], comp[c][k]
         chosen[c] = k
         delta = own[c][k] - own[c][old]
+        for kr, sign in ((kr_old, -1), (kr_new, 1)):
+            if kr is not None:
+                rows[kr[0]] = rows.get(kr[0], 0) + sign * kr[1]
         for ch in children(c, k):
             delta += inc(ch)
         chosen[c] = old  # the old e-node's children are released with the old choice in place
@@ -272,30 +295,41 @@ def extract(egv: EGraphView, graph: Graph, enc: Encoding, max_passes: int = 8) -
         chosen[c] = k
         return delta
 
+    # Two phases of single moves: the first lowers the unpadded cost (each fusion pays for itself
+    # there); the second lowers the padded cost, what a proof commits, without raising either
+    # (it undoes a move that only pushed a component over a power of two).
     candidates = [c for c, ens in enumerate(enodes) if len(ens) > 1]
     moves = 0
-    for _ in range(max_passes):
-        improved = False
-        # a move may only read classes of a lower level, so the chosen graph stays acyclic (a
-        # move keeps the labelling valid; it is recomputed, tighter, every pass)
-        level = _levels(enodes, chosen)
-        for c in candidates:
-            if ref[c] == 0:
-                continue
-            for k in range(len(enodes[c])):
-                if k == chosen[c] or any(level[ch] >= level[c] for ch in children(c, k)):
+    for padded_phase in (False, True):
+        current = padded()
+        for _ in range(max_passes):
+            improved = False
+            # a move may only read classes of a lower level, so the chosen graph stays acyclic (a
+            # move keeps the labelling valid; it is recomputed, tighter, every pass)
+            level = _levels(enodes, chosen)
+            for c in candidates:
+                if ref[c] == 0:
                     continue
-                old = chosen[c]
-                delta = switch(c, k)
-                if delta < -1e-9:
-                    total += delta
-                    moves += 1
-                    improved = True
-                else:
-                    switch(c, old)
-        if not improved:
-            break
-    return Extraction(chosen, [r > 0 for r in ref], before, total, moves)
+                for k in range(len(enodes[c])):
+                    if k == chosen[c] or any(level[ch] >= level[c] for ch in children(c, k)):
+                        continue
+                    old = chosen[c]
+                    delta = switch(c, k)
+                    after = padded()
+                    if padded_phase:
+                        better = after < current - 0.5 or (after <= current + 0.5 and delta < -1e-9)
+                    else:
+                        better = delta < -1e-9
+                    if better:
+                        total += delta
+                        current = after
+                        moves += 1
+                        improved = True
+                    else:
+                        switch(c, old)
+            if not improved:
+                break
+    return Extraction(chosen, [r > 0 for r in ref], before, current, moves)
 
 
 def sig_enode(sig: tuple, egv: EGraphView) -> ENode:
