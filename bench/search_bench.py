@@ -26,7 +26,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import machine  # noqa: E402
+from common import machine
 
 
 def _models() -> Any:

@@ -22,7 +22,7 @@ from typing import Any
 from luminair.prover.graph import Graph, Node, Op, ShapeTracker
 from luminair.prover.graph.errors import CompileError
 
-from .search_extract import EGraphView, Extraction, sig_enode, extract, read_egraph
+from .search_extract import EGraphView, Extraction, extract, read_egraph, sig_enode
 from .search_facts import OP_OF_NAME, Encoding, encode
 from .search_rules import RULES, program
 
@@ -271,9 +271,8 @@ def _rebuild(graph: Graph, egv: EGraphView, ex: Extraction, enc: Encoding, fused
             visited[i] = built[c]
             return built[c]
         chosen = egv.enodes[c][ex.chosen[c]]
-        kind, name, edges, extra = chosen
-        same_op = _same(node, i, chosen)
-        if same_op and all(ch in built and built[ch][1].is_identity() and built[ch][0] is src and w == vid
+        edges = chosen[2]
+        if _same(node, i, chosen) and all(ch in built and built[ch][1].is_identity() and built[ch][0] is src and w == vid
                            for (ch, w), (src, v) in zip(edges, node.srcs) for vid in [view_id(v)]):
             built[c] = visited[i] = (node, ShapeTracker(node.shape))
             return None

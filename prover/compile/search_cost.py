@@ -13,7 +13,7 @@ from luminair.verifier.fields import P
 from luminair.verifier.graph.components import COMPONENT_ORDER, make_component
 from luminair.verifier.graph.statement import MIN_LOG_SIZE, SPLIT_MIN_PART, SPLIT_MIN_WASTE
 from luminair.verifier.graph.summary import component_cells
-from luminair.verifier.graph.topology import DOT_LANE_CHOICES, KNOWN_LANES
+from luminair.verifier.graph.topology import DOT_LANE_CHOICES
 from luminair.verifier.numeric import DOT_ACC_BOUND, VALUE_BITS
 
 UNBOUNDED = 1 << (VALUE_BITS - 1)  # |value| bound of anything computed (16-bit signed)

@@ -18,7 +18,6 @@ from typing import Any
 
 from luminair.prover.graph import Graph, Op
 from luminair.prover.graph.shape import prod
-
 from luminair.verifier.graph.topology import KNOWN_LANES
 
 from .search_cost import UNBOUNDED, cells_per_row, dot_lanes, padded_rows
@@ -241,7 +240,7 @@ def extract(egv: EGraphView, graph: Graph, enc: Encoding, max_passes: int = 8) -
                 chosen[c] = k
                 break
     comp = [[cost.component(c, e) for e in ens] for c, ens in enumerate(enodes)]
-    children = lambda c, k: [ch for ch, _ in enodes[c][k][2]]  # noqa: E731
+    children = lambda c, k: [ch for ch, _ in enodes[c][k][2]]
     ref = [0] * len(enodes)
     rows: dict[str, int] = {}  # component -> rows of the active e-nodes
     roots = [egv.class_of_node[n.id] for n, _ in graph.outputs().values()]

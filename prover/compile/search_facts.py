@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from luminair.prover.graph import Graph, Node, Op, ShapeTracker
 from luminair.prover.graph.execute import constant_raw
 from luminair.prover.graph.hl_math import LOG2_E
@@ -57,7 +56,7 @@ def _pad_free(view: ShapeTracker) -> bool:
         return not view.reads_padding()
 
 
-def _uniform(node: Node, fmt) -> tuple[float, int] | None:  # noqa: ANN001 - a NumericFormat
+def _uniform(node: Node, fmt) -> tuple[float, int] | None:
     """(value, raw) of a constant whose elements are all one value; else None."""
     if node.op is not Op.CONSTANT or node.numel == 0:
         return None
@@ -68,7 +67,7 @@ def _uniform(node: Node, fmt) -> tuple[float, int] | None:  # noqa: ANN001 - a N
     return None
 
 
-def _mask(node: Node, fmt) -> np.ndarray | None:  # noqa: ANN001
+def _mask(node: Node, fmt) -> np.ndarray | None:
     """A constant of 0s and 1.0s (exactly, in float and in fixed point): its raw values; else None."""
     if node.op is not Op.CONSTANT or node.numel == 0:
         return None

@@ -3,11 +3,11 @@ function returning (graph, inputs), uncompiled."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
-
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover.air.graph_trace import build_spec
 from luminair.prover.graph.model_file import load_model, read_input_json

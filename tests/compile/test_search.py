@@ -6,10 +6,8 @@ import time
 
 import numpy as np
 import pytest
-
 from luminair.prover import FuseOpCompiler, GenericCompiler, Graph, Op, SearchCompiler, StwoCompiler
 from luminair.prover.compile.stwo import materialize_views
-
 from search_models import LARGE_MODELS, SMALL_MODELS, committed_cells, compiled
 
 # the models where the search must find a strictly cheaper graph, and why
@@ -33,7 +31,7 @@ def _same_outputs(a: Graph, b: Graph, feed: dict, float_order_free: bool = False
                 assert np.allclose(ra[k], rb[k], rtol=0, atol=1e-12), k
 
 
-def _check_model(name: str, build) -> None:  # noqa: ANN001
+def _check_model(name: str, build) -> None:
     hand, feed, _ = compiled(build, search=False)
     searched, _, stwo = compiled(build, search=True)
     _same_outputs(hand, searched, feed)
@@ -58,7 +56,7 @@ def test_large_models_are_cheaper_after_search_and_searched_fast(name):
     assert stwo.search_report.time_s < 2.0, stwo.search_report.describe()
 
 
-def _matmul_through_a_transpose(cx: Graph, x, w):  # noqa: ANN001, ANN202
+def _matmul_through_a_transpose(cx: Graph, x, w):
     """x @ w written as products (m, n, k) summed after a transpose to (m, k, n) over axis 1."""
     m, k = x.shape
     n = w.shape[1]
@@ -95,7 +93,7 @@ def test_a_sum_read_through_a_transpose_becomes_the_same_dot_as_a_matmul(rng):
 
 
 def test_relu_moves_after_the_max_pool(rng):
-    g, feed, stwo = compiled(SMALL_MODELS["small_cnn"], search=True)
+    g, _, stwo = compiled(SMALL_MODELS["small_cnn"], search=True)
     (relu,) = [n for n in g.nodes() if n.op is Op.RELU]
     assert relu.srcs[0][0].op is Op.MAX_REDUCE  # relu of the pooled values, 4x fewer comparisons
     assert stwo.search_report.rewrites.get("MaxReduce -> Relu") == 1

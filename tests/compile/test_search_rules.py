@@ -5,7 +5,6 @@ inputs (hypothesis); and the search, given the left side, keeps the outputs."""
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from luminair.prover import GenericCompiler, Graph, Op, SearchCompiler, ShapeTracker, StwoCompiler
 from luminair.prover.compile.search_rules import MONOTONE, RULES, ZERO_TO_ZERO
 from luminair.verifier.numeric import VALUE_MAX, VALUE_MIN
@@ -28,12 +27,12 @@ def _exact(g: Graph, feed: dict) -> np.ndarray:
     return g.run(feed, exact=True)["out"]
 
 
-def _unary(g: Graph, op: Op, node, view: ShapeTracker | None = None):  # noqa: ANN001, ANN202
+def _unary(g: Graph, op: Op, node, view: ShapeTracker | None = None):
     view = view or ShapeTracker(node.shape)
     return g.add_node(op, [(node, view)], view.shape)
 
 
-def _graph(build) -> Graph:  # noqa: ANN001
+def _graph(build) -> Graph:
     g = Graph(scale_bits=S)
     x = g.input("x", SHAPE)
     g.tensor(build(g, x.node)).output("out")
