@@ -21,7 +21,7 @@ from luminair.prover.graph.shape import prod
 from luminair.verifier.graph.topology import KNOWN_LANES
 
 from .search_cost import UNBOUNDED, cells_per_row, dot_lanes, padded_rows
-from .search_facts import Encoding
+from .search_facts import Encoding, raw_or_none
 
 # An e-node: (kind, op name or None, ((class, view id), ...), axis or leaf id or None)
 ENode = tuple[str, Any, tuple[tuple[int, int], ...], Any]
@@ -122,8 +122,6 @@ class CostModel:
         self.enc = enc
         self.shapes = egv.shapes
         self.bound = [UNBOUNDED] * len(egv.enodes)  # |raw| bound of a class holding a constant
-        from luminair.prover.graph.execute import constant_raw
-
         fmt = graph.numeric_format
         for c, ens in enumerate(egv.enodes):
             for kind, _, _, extra in ens:
@@ -132,8 +130,10 @@ class CostModel:
                 if extra in enc.constants:
                     raw = enc.constants[extra].raw
                 elif self.nodes[extra].op is Op.CONSTANT:
-                    raw = constant_raw(self.nodes[extra], fmt)
+                    raw = raw_or_none(self.nodes[extra], fmt)
                 else:
+                    raw = None
+                if raw is None:
                     continue
                 self.bound[c] = int(abs(raw).max()) if raw.size else 0
 

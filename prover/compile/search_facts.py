@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from luminair.prover.graph import Graph, Node, Op, ShapeTracker
+from luminair.prover.graph.errors import BoundsError
 from luminair.prover.graph.execute import constant_raw
 from luminair.prover.graph.hl_math import LOG2_E
 from luminair.verifier.graph.topology import ViewError, affine_view, is_affine
@@ -49,6 +50,15 @@ class _Views:
         return self.ids[key]
 
 
+def raw_or_none(node: Node, fmt) -> np.ndarray | None:
+    """A constant's raw values; None where it has none in this format (out of range, or folded at
+    another scale): the bounds pass reports that, naming the node, when the graph runs."""
+    try:
+        return constant_raw(node, fmt)
+    except BoundsError:
+        return None
+
+
 def _pad_free(view: ShapeTracker) -> bool:
     try:
         return not affine_view(view.src_shape, view.steps).masked()
@@ -58,9 +68,9 @@ def _pad_free(view: ShapeTracker) -> bool:
 
 def _uniform(node: Node, fmt) -> tuple[float, int] | None:
     """(value, raw) of a constant whose elements are all one value; else None."""
-    if node.op is not Op.CONSTANT or node.numel == 0:
+    raw = raw_or_none(node, fmt) if node.op is Op.CONSTANT and node.numel else None
+    if raw is None:
         return None
-    raw = constant_raw(node, fmt)
     value = node.value.reshape(-1)
     if np.all(raw == raw[0]) and np.all(value == value[0]):
         return float(value[0]), int(raw[0])
@@ -69,9 +79,9 @@ def _uniform(node: Node, fmt) -> tuple[float, int] | None:
 
 def _mask(node: Node, fmt) -> np.ndarray | None:
     """A constant of 0s and 1.0s (exactly, in float and in fixed point): its raw values; else None."""
-    if node.op is not Op.CONSTANT or node.numel == 0:
+    raw = raw_or_none(node, fmt) if node.op is Op.CONSTANT and node.numel else None
+    if raw is None:
         return None
-    raw = constant_raw(node, fmt)
     value = node.value.reshape(-1)
     ones = raw == fmt.one
     if np.all(ones | (raw == 0)) and np.array_equal(value == 1.0, ones) and np.all((value == 0.0) | (value == 1.0)):
@@ -110,8 +120,8 @@ def encode(graph: Graph) -> Encoding:
         lines.append(f"(union (Of {n.id}) {term})")
         enc.terms[n.id] = sig
         if n.op is Op.CONSTANT:
-            raw = constant_raw(n, fmt)
-            if not np.any(raw) and not np.any(n.value):
+            raw = raw_or_none(n, fmt)
+            if raw is not None and not np.any(raw) and not np.any(n.value):
                 facts.append(f"(Zero (Of {n.id}))")
             if np.all(n.value == LOG2_E - 1.0):
                 facts.append(f"(Log2eM1 (Of {n.id}))")

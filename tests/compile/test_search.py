@@ -172,3 +172,16 @@ def test_a_spent_budget_still_gives_a_correct_graph_no_worse_than_the_input():
     assert search.report.iterations == 1 and not search.report.saturated
     assert search.report.cost_after <= search.report.cost_before
     _same_outputs(plain, cx, feed)
+
+
+def test_a_constant_outside_the_format_is_left_to_the_bounds_pass():
+    """The search reads constants' raw values for its facts and costs; one the format cannot hold
+    is not its error to report: compiling works, and running names the constant."""
+    from luminair.prover import BoundsError
+
+    cx = Graph()
+    x = cx.input("x", (1, 4))
+    (x * cx.constant(np.full(4, 100.0), "big")).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    with pytest.raises(BoundsError, match="big"):
+        cx.run({"x": np.ones((1, 4))}, exact=True)
