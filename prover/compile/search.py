@@ -139,6 +139,8 @@ def _load(eg: Any, lines: list[str]) -> None:
 def _rule_name(text: str) -> str:
     if text in _RULE_NAMES:
         return text
+    if text.endswith(" 2") and text[:-2] in _RULE_NAMES:  # a rule written as two egglog rules
+        return text[:-2]
     if text.startswith("(rewrite (Bin"):
         return "commute"
     return "load" if text.startswith("load ") else "derived facts"

@@ -120,6 +120,18 @@ RULES: tuple[Rule, ...] = (
 """,
     ),
     Rule(
+        "max reassociate",
+        "max over axis a of a max over axis b is the max over both axes, in either order: every value "
+        "each side compares is one of the inputs (no rounding, nothing leaves the range). Reducing the "
+        "longer axis first leaves fewer rows for the second reduction.",
+        """
+(rule ((= t (Red "Max" (V y 0) a)) (= y (Red "Max" (V x w) b)) (< a b))
+      ((union t (Red "Max" (V (Red "Max" (V x w) a) 0) (- b 1)))) :ruleset search :name "max reassociate")
+(rule ((= t (Red "Max" (V y 0) a)) (= y (Red "Max" (V x w) b)) (>= a b))
+      ((union t (Red "Max" (V (Red "Max" (V x w) (+ a 1)) 0) b))) :ruleset search :name "max reassociate 2")
+""",
+    ),
+    Rule(
         "copy after op",
         "copying f(x) through a view w is f of the copy of x through w: the same values moved; where "
         "w reads padding, both give 0 when f(0) = 0 (else w must not pad).",

@@ -40,7 +40,8 @@ def _graph(build) -> Graph:
 
 
 def test_every_rule_says_why_it_holds():
-    assert {r.name for r in RULES} >= {"commute", "dot", "dot+bias", "relu", "exp", "mask fold", "copy after op",
+    assert {r.name for r in RULES} >= {"commute", "dot", "dot+bias", "relu", "exp", "mask fold", "max reassociate",
+                                       "copy after op",
                                        "max before op"}
     assert all(len(r.why) > 40 and r.text.strip() for r in RULES)
 
@@ -172,3 +173,20 @@ def test_the_search_keeps_exact_outputs_when_it_moves_relu_past_copies_and_a_max
     searched.compile(GenericCompiler(), stwo)
     assert stwo.search_report.rewrites == {"MaxReduce -> Relu": 1}
     assert np.array_equal(_exact(plain, {"x": x}), _exact(searched, {"x": x}))
+
+
+@SETTINGS
+@given(raws())
+def test_max_reassociation_is_exact(x):
+    """max over axis 1 of the max over axis 0 (3, 4) -> () equals the other order; on the
+    unpadded and padded views too (padding reads 0, the same on both sides)."""
+    for view in (ShapeTracker(SHAPE), PADDED):
+        def lhs(g, n, view=view):
+            m = g.add_node(Op.MAX_REDUCE, [(n, view)], view.shape[1:], axis=0)
+            return g.add_node(Op.MAX_REDUCE, [(m, ShapeTracker(view.shape[1:]))], (), axis=0)
+
+        def rhs(g, n, view=view):
+            m = g.add_node(Op.MAX_REDUCE, [(n, view)], view.shape[:1], axis=1)
+            return g.add_node(Op.MAX_REDUCE, [(m, ShapeTracker(view.shape[:1]))], (), axis=0)
+
+        assert np.array_equal(_exact(_graph(lhs), {"x": x}), _exact(_graph(rhs), {"x": x}))
