@@ -440,8 +440,8 @@ def search_text(r: dict[str, Any] | None) -> str:
     applied = ", ".join(f"{k} x{v}" for k, v in sorted(r["rewrites"].items())) or "none (the input was cheapest)"
     stop = "saturated" if r["saturated"] else "time budget reached, best graph found so far"
     return (
-        f"{applied}; estimated cells {r['cost_before_cells']} -> {r['cost_after_cells']} "
-        f"(before any fusion); {r['time_s']:.2f}s, {r['iterations']} iterations, {stop}"
+        f"{applied}; estimated cells {r['cost_before_cells']} (the graph as built) -> {r['cost_after_cells']}; "
+        f"{r['time_s']:.2f}s, {r['iterations']} iterations, {stop}"
     )
 
 
