@@ -5,7 +5,7 @@ Import-light on purpose: ONNX import lives in ``luminair.prover.onnx`` and loads
 
 from luminair.verifier.numeric import NumericFormat
 
-from .compile import FuseOpCompiler, GenericCompiler, Looped, StwoCompiler
+from .compile import FuseOpCompiler, GenericCompiler, Looped, SearchCompiler, StwoCompiler
 from .graph import (
     BoundsError, CompileError, Graph, GraphError, GraphTensor, GroupOp, InputError, Node, Op, ShapeError,
     ShapeTracker, concat, where,
@@ -14,6 +14,6 @@ from .graph.model_file import load_model, load_python_model, read_input_json
 
 __all__ = [
     "BoundsError", "CompileError", "GenericCompiler", "Graph", "GraphError", "GraphTensor", "GroupOp",
-    "FuseOpCompiler", "InputError", "Looped", "Node", "NumericFormat", "Op", "ShapeError", "ShapeTracker", "StwoCompiler",
+    "FuseOpCompiler", "InputError", "Looped", "Node", "NumericFormat", "Op", "ShapeError", "SearchCompiler", "ShapeTracker", "StwoCompiler",
     "concat", "load_model", "load_python_model", "read_input_json", "where",
 ]

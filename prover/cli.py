@@ -365,18 +365,19 @@ def parse_symbols(specs: list[str]) -> dict[str, tuple[int, int]]:
 def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, int]], model_bytes: bytes | None,
                        input_data: dict[str, Any], options: dict[str, Any], title: str, description: str) -> tuple:
     """A model with symbolic dimensions: its one settings.bin (the same for every value of the
-    symbols) bound to the values the input implies. (graph, settings, inputs, float outputs, times)"""
+    symbols) bound to the values the input implies. (graph, settings, inputs, float outputs, times,
+    the search compiler's report at these values)"""
     from luminair.prover.graph.model_file import load_python_builder, read_symbolic_input
     from luminair.prover.symbolic import SymbolicError, SymbolicModel, symbol_values_from_inputs
 
     t0 = time.perf_counter()
     try:
         if model_bytes is not None:
-            model = SymbolicModel(_read_onnx(model_bytes, args.model), symbols, **options)
+            model = SymbolicModel(_read_onnx(model_bytes, args.model), symbols, search=not args.no_search, **options)
         else:
             if args.scale_bits is not None:
                 raise UsageError("--scale-bits applies to ONNX models; a Python model sets its own numeric format")
-            model = SymbolicModel(load_python_builder(args.model), symbols)
+            model = SymbolicModel(load_python_builder(args.model), symbols, search=not args.no_search)
         load_s = time.perf_counter() - t0
         t = time.perf_counter()
         sym_settings = model.gen_settings(preset=args.preset, security_bits=args.security, title=title,
@@ -391,7 +392,7 @@ def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, i
 
     inputs = _shaped(graph, raw_inputs)
     float_out = model.graph_at(values).run(inputs)  # the float64 reference of the model at these values
-    return graph, settings, inputs, float_out, load_s, settings_s
+    return graph, settings, inputs, float_out, load_s, settings_s, model.search_report
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
@@ -421,7 +422,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     if args.private:
         options["private_inputs"] = tuple(args.private)
     if symbols:
-        graph, settings, inputs, float_out, load_s, settings_s = _symbolic_instance(
+        graph, settings, inputs, float_out, load_s, settings_s, search = _symbolic_instance(
             args, symbols, model_bytes, input_data, options, title, description
         )
         t = time.perf_counter()
@@ -436,7 +437,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 from luminair.verifier.numeric import NumericFormat
 
                 graph.numeric_format = NumericFormat(args.scale_bits)
-        graph.compile(GenericCompiler(), StwoCompiler())
+        stwo = StwoCompiler(search=not args.no_search)
+        graph.compile(GenericCompiler(), stwo)
+        search = stwo.search_report
         inputs = read_input_json(input_data, graph)
         load_s = time.perf_counter() - t0
         t = time.perf_counter()
@@ -485,6 +488,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
             "execution": round(trace_s, 3),
             **{k: round(v, 3) for k, v in proof.stats.stages.items()},
         },
+        "search": search.as_dict() if search is not None else None,
         "proof_bytes": len(proof.data),
         "settings_bytes": len(settings.data),
         "outputs": {k: v.tolist() for k, v in trace.outputs.items()},
@@ -504,6 +508,19 @@ def fused_note(c: dict[str, Any]) -> str:
         return ""
     ratio = c["primitive_cells"] / max(1, c["cells"])
     return f"; as primitive rows: {c['primitive_cells']} cells, {ratio:.1f}x"
+
+
+def search_text(r: dict[str, Any] | None) -> str:
+    """The search compiler's line of the prove summary: rewrites applied, estimated cells before and
+    after, time."""
+    if r is None:
+        return "off (--no-search: the hand-written fusion only)"
+    applied = ", ".join(f"{k} x{v}" for k, v in sorted(r["rewrites"].items())) or "none (the input was cheapest)"
+    stop = "saturated" if r["saturated"] else "time budget reached, best graph found so far"
+    return (
+        f"{applied}; estimated cells {r['cost_before_cells']} (the graph as built) -> {r['cost_after_cells']}; "
+        f"{r['time_s']:.2f}s, {r['iterations']} iterations, {stop}"
+    )
 
 
 def print_prove_summary(s: dict[str, Any]) -> None:
@@ -529,6 +546,7 @@ def print_prove_summary(s: dict[str, Any]) -> None:
             for c in s["components"]
         )
     )
+    say(f"search         {search_text(s.get('search'))}")
     say("time           " + ", ".join(f"{k} {v:.2f}s" for k, v in s["time_s"].items()))
     say(f"proof          {s['proof_bytes']} bytes (settings {s['settings_bytes']} bytes)")
     for name, q in s["quantization_error"].items():
@@ -759,6 +777,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="make dimension NAME symbolic over [LO, HI] (an ONNX dynamic axis, or a keyword of the Python "
         "model's build()): one settings.bin for every value; the input fixes the value (several rows of "
         "input_data, or a .npy array, make a batch) and the proof binds it (repeatable)",
+    )
+    p.add_argument(
+        "--no-search",
+        action="store_true",
+        help="skip the search compiler (equality saturation for the cheapest graph to prove): the "
+        "hand-written fusion only",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -328,7 +328,8 @@ class SymbolicModel:
     file or ModelProto whose dynamic axes are named like the symbols."""
 
     def __init__(self, build: Callable[..., Graph] | str | os.PathLike | Any, symbols: Mapping[str, tuple[int, int]],
-                 *, degree: int = DEFAULT_DEGREE, compilers: Sequence[Any] | None = None, **onnx_options: Any):
+                 *, degree: int = DEFAULT_DEGREE, compilers: Sequence[Any] | None = None, search: bool = True,
+                 **onnx_options: Any):
         if not symbols:
             raise SymbolicError("a symbolic model needs at least one symbol")
         self.symbols = []
@@ -346,7 +347,9 @@ class SymbolicModel:
             self.build = _onnx_builder(build, [s.name for s in self.symbols], onnx_options)
             self._keywords = {s.name for s in self.symbols}
         self.degree = degree
-        self.compilers = compilers
+        self.compilers = compilers  # None: StwoCompiler(search=search), the default pipeline
+        self.search = search
+        self.search_report: Any = None  # the search compiler's report of the last graph compiled
 
     def graph_at(self, values: Mapping[str, int]) -> Graph:
         """The model built and compiled for concrete symbol values."""
@@ -362,7 +365,9 @@ class SymbolicModel:
         if self.compilers is not None:
             g.compile(*self.compilers)
         if getattr(g, "stwo_plan", None) is None:
-            StwoCompiler().compile(g)
+            stwo = StwoCompiler(search=self.search)
+            stwo.compile(g)
+            self.search_report = stwo.search_report
         return g
 
     def template(self, title: str = "", description: str = "") -> GraphSpec:

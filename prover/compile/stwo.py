@@ -12,6 +12,7 @@ from luminair.verifier.graph.spec import view_shape
 from luminair.verifier.graph.topology import is_affine
 
 from .fuse import FuseOpCompiler
+from .search import SearchCompiler, SearchReport
 
 MAX_REDUCE_LENGTH = 1 << 15  # accumulators stay below P/2 and the 16-bit checks stay sound
 
@@ -68,24 +69,39 @@ def materialize_views(graph: Graph) -> bool:
 
 
 class StwoCompiler:
-    """Removes nodes no output depends on, materializes views the AIR cannot address, fuses
-    primitive patterns into fused components (FuseOpCompiler; `fuse=False` keeps every primitive),
-    then checks every node is provable."""
+    """Removes nodes no output depends on, materializes views the AIR cannot address, searches for
+    the cheapest equivalent graph to prove (SearchCompiler: fusions and exact algebra by equality
+    saturation; `search=False` skips it), fuses the remaining primitive patterns and lays out Dot
+    operands (FuseOpCompiler; `fuse=False` keeps every primitive and skips the search too), then
+    checks every node is provable."""
 
-    def __init__(self, fuse: bool = True):
+    def __init__(self, fuse: bool = True, search: bool = True, search_budget_s: float = 2.0):
         self.fuse = fuse
+        self.search = search
+        self.search_budget_s = search_budget_s
         self.fused: dict[str, int] = {}
+        self.search_report: SearchReport | None = None
 
     def __repr__(self) -> str:
-        return "StwoCompiler()" if self.fuse else "StwoCompiler(fuse=False)"
+        if not self.fuse:
+            return "StwoCompiler(fuse=False)"
+        return "StwoCompiler()" if self.search else "StwoCompiler(search=False)"
 
     def compile(self, graph: Graph) -> None:
         graph.remove_unused()
         materialize_views(graph)
+        self.fused = {}
+        if self.fuse and self.search:
+            searcher = SearchCompiler(time_budget_s=self.search_budget_s)
+            searcher.compile(graph)
+            self.search_report = searcher.report
+            self.fused = dict(searcher.report.fused)
+            materialize_views(graph)  # the rules only compose affine views; this keeps that a guarantee
         if self.fuse:
             fuser = FuseOpCompiler()
             fuser.compile(graph)
-            self.fused = dict(fuser.fused)
+            for kind, n in fuser.fused.items():
+                self.fused[kind] = self.fused.get(kind, 0) + n
         if not graph.outputs():
             raise CompileError("the graph has no outputs: mark at least one tensor with .output(name)")
         for node in graph.nodes():

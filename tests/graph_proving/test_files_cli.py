@@ -1,5 +1,6 @@
 """Both files, every region, bad input and the command line."""
 
+import json
 import random
 from pathlib import Path
 
@@ -169,3 +170,33 @@ def test_cli_keeps_a_private_onnx_input_out_of_the_proof(tmp_path, capsys):
 
 def r_raw(r):
     return [round(v * 1024) % ((1 << 31) - 1) for v in r.outputs["output"]["values"]]
+
+
+def test_cli_prove_reports_the_search_and_no_search_turns_it_off(tmp_path, capsys):
+    """The summary names the rewrites the search applied, its cost estimate and time; with
+    --no-search it says the search was off, and both proofs verify and attest the same outputs
+    (the search's fusions here are the ones the hand-written pass makes)."""
+    model, feed = EXAMPLES / "mlp_16_16_4" / "network.onnx", EXAMPLES / "mlp_16_16_4" / "input.json"
+    outs = {}
+    for flag in ([], ["--no-search"]):
+        out = tmp_path / ("plain" if flag else "searched")
+        assert cli(["prove", str(model), "--input", str(feed), "--out", str(out), "--preset", "fast", "--quiet",
+                    "--json", *flag]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        outs[bool(flag)] = summary["outputs"]
+        assert cli(["verify", str(out / "proof.bin"), str(out / "settings.bin"), "--min-security-bits", "20"]) == 0
+        capsys.readouterr()
+        if flag:
+            assert summary["search"] is None
+        else:
+            s = summary["search"]
+            assert s["rewrites"] == {"Add -> Dot+bias": 2, "Mul -> Relu": 1} and s["saturated"]
+            assert s["cost_after_cells"] < s["cost_before_cells"] and s["time_s"] > 0
+    assert outs[True] == outs[False]
+    assert cli(["prove", str(model), "--input", str(feed), "--out", str(tmp_path / "t"), "--preset", "fast",
+                "--quiet"]) == 0
+    line = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("search "))
+    assert "Add -> Dot+bias x2, Mul -> Relu x1; estimated cells" in line and "saturated" in line
+    assert cli(["prove", str(model), "--input", str(feed), "--out", str(tmp_path / "u"), "--preset", "fast",
+                "--quiet", "--no-search"]) == 0
+    assert "search         off (--no-search" in capsys.readouterr().out
