@@ -691,11 +691,45 @@ def with_identity_and_labels(info: dict[str, Any], data: bytes) -> dict[str, Any
     return out
 
 
+def inspect_model(args: argparse.Namespace) -> dict[str, Any]:
+    """A model file compiled as `prove` would compile it, without proving: its graph, components and
+    committed cells (each fused one beside its primitive decomposition) and what the search compiler
+    rewrote (or, with --no-search, that it did not run)."""
+    from luminair.prover import GenericCompiler, StwoCompiler
+    from luminair.prover.air.graph_trace import build_spec
+    from luminair.prover.graph.model_file import load_model
+    from luminair.verifier.graph.summary import graph_summary
+
+    if Path(args.file).suffix.lower() == ".onnx":
+        graph = _load_onnx_bytes(read_file(args.file, "model"), args.file, {})
+    else:
+        check_regular_file(args.file, "model")
+        graph = load_model(args.file)
+    t = time.perf_counter()
+    stwo = StwoCompiler(search=not args.no_search)
+    graph.compile(GenericCompiler(), stwo)
+    compile_s = time.perf_counter() - t
+    info: dict[str, Any] = {"file": "model", "model": str(args.file)}
+    info.update(graph_summary(build_spec(graph)))
+    info["compile_s"] = round(compile_s, 3)
+    info["fused"] = dict(stwo.fused)
+    info["search"] = stwo.search_report.as_dict() if stwo.search_report is not None else None
+    return info
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     from luminair.verifier import summary
     from luminair.verifier.errors import FormatError
     from luminair.verifier.formats import sniff
 
+    if Path(args.file).suffix.lower() in (".onnx", ".py"):
+        info = inspect_model(args)
+        if args.json:
+            print(json.dumps(info, indent=2))
+        else:
+            print_inspect({k: v for k, v in info.items() if k != "search"})
+            say(f"search: {search_text(info['search'])}")
+        return EXIT_OK
     data = read_file(args.file, "proof or settings")
     try:
         kind = sniff(data)["kind"]
@@ -808,8 +842,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_verify)
-    i = sub.add_parser("inspect", help="show what a proof.bin or settings.bin contains", epilog=LIMITS_HELP)
-    i.add_argument("file", help="proof.bin or settings.bin (a regular file, at most 64 MiB)")
+    i = sub.add_parser(
+        "inspect", help="show what a proof.bin or settings.bin contains, or how a model compiles", epilog=LIMITS_HELP
+    )
+    i.add_argument(
+        "file",
+        help="proof.bin or settings.bin (a regular file, at most 64 MiB), or a model (.onnx or .py): its "
+        "compiled graph, components and cells, and the search compiler's rewrites, without proving",
+    )
+    i.add_argument("--no-search", action="store_true", help="for a model: compile without the search compiler")
     i.add_argument("--json", action="store_true")
     i.set_defaults(fn=cmd_inspect)
     return ap
