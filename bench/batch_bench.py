@@ -58,7 +58,6 @@ def _batch(model_bytes: bytes, folder: str, max_batch: int, batch: int, runs: in
     import time
 
     import numpy as np
-    import onnx
 
     from common import peak_rss_mb, timed
     from luminair.prover.proving import gen_trace, prove
