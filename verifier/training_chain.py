@@ -61,10 +61,11 @@ def verify_chain(
         t = (r.extra or {}).get("training")
         if t is None:
             return _fail(i, "training statement", "the proof is valid but its graph is not a training step", steps, program)
+        digest = r.model_digest or ""
         if program is None:
-            program = r.model_digest
-        elif r.model_digest != program:
-            return _fail(i, "training program", f"model digest {r.model_digest[:16]}... is not the program "
+            program = digest
+        elif digest != program:
+            return _fail(i, "training program", f"model digest {digest[:16]}... is not the program "
                          f"{program[:16]}... (another model, optimizer or hyperparameters)", steps, program)
         if seed is None:
             seed = t["seed"]
@@ -79,5 +80,5 @@ def verify_chain(
             where = "the previous step ended with" if steps else "the chain starts from"
             return _fail(i, "chain link", f"starts from weights/state {t['old_state_digest'][:16]}..., {where} "
                          f"{before[:16]}...", steps, program)
-        steps.append({**t, "model_digest": r.model_digest, "security_bits": r.security_bits})
+        steps.append({**t, "model_digest": digest, "security_bits": r.security_bits})
     return ChainResult(True, None, None, None, steps, program)

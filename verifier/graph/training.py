@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import re
 import struct
-from typing import Any
+from typing import Any, Sequence
 
 from ..errors import StatementError
 from ..numeric import from_field
@@ -97,7 +97,7 @@ def from_limbs(raws: list[int], what: str) -> int:
     return value
 
 
-def weights_digest(entries: list[tuple[str, tuple[int, ...], list[int]]]) -> str:
+def weights_digest(entries: Sequence[tuple[str, tuple[int, ...], list[int]]]) -> str:
     """BLAKE2s (hex) of named tensors of raw values, in the order given: name, shape, values."""
     h = hashlib.blake2s(_DIGEST_DOMAIN)
     h.update(struct.pack("<I", len(entries)))
@@ -172,7 +172,12 @@ def training_statement(spec: Any, inputs_raw: dict[str, list[int]], outputs_raw:
         raise TrainingStatementError(f"noise inputs for parameters {sorted(noise)}, expected one for each of 0..{len(plist) - 1}")
     seed = from_limbs(inputs_raw["train/seed"], "train/seed")
     step = from_limbs(inputs_raw["train/step"], "train/step")
-    old, new, old_state, new_state_entries, described = [], [], [], [], []
+    Entry = tuple[str, tuple[int, ...], list[int]]
+    old: list[Entry] = []
+    new: list[Entry] = []
+    old_state: list[Entry] = []
+    new_state_entries: list[Entry] = []
+    described: list[dict[str, Any]] = []
     for p, (pname, in_name) in enumerate(plist):
         shape = in_shape[in_name]
         out_name = f"train/new_param/{p}/{pname}"
