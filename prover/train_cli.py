@@ -4,6 +4,7 @@
         [--optimizer tdclm|sgd|adam|clm] [--lr LR] [--b1 B1] [--b2 B2] [--lam LAM] [--eps EPS]
         [--momentum MU] [--step N] [--seed S] [--private-batch] [--preset fast|default|secure]
     luminair train-step --model MODEL.py ...       MODEL.py defines PARAMS, BATCH and loss(params, batch)
+    luminair train-step --onnx MODEL.onnx ...      an ONNX classifier, from its own weights (cross entropy)
     luminair verify-chain DIR [--start-digest HEX]  verifies DIR/step_*/ as one run
 
 BATCH.npz holds the batch inputs by name (x, y for an MLP): one batch, or k batches stacked on a
@@ -31,6 +32,8 @@ def add_parsers(sub: Any) -> None:
     model = t.add_mutually_exclusive_group(required=True)
     model.add_argument("--mlp", metavar="SIZES", help="an MLP with ReLU, e.g. 64-64-10 (PyTorch names fc1.weight, ...)")
     model.add_argument("--model", metavar="MODEL.py", help="a Python file defining PARAMS, BATCH and loss(params, batch)")
+    model.add_argument("--onnx", metavar="MODEL.onnx", help="an ONNX classifier (one input, batch first; logits out): "
+                       "its named weights are trained with a cross-entropy loss, starting from its own weights")
     t.add_argument("--batch", required=True, help="BATCH.npz: the batch inputs by name (a leading axis of k: k steps)")
     t.add_argument("--out", required=True, help="output directory")
     w = t.add_mutually_exclusive_group()
@@ -89,6 +92,11 @@ def _program(args: argparse.Namespace) -> tuple[Any, Any]:
         batch_len = _batch_len(args)
         prog = mlp_program(sizes, batch_len, opt, loss_scale=args.loss_scale, **common)
         return prog, (lambda seed: init_mlp(sizes, seed))
+    if args.onnx:
+        from .train.from_graph import onnx_program
+
+        prog, weights = onnx_program(args.onnx, _batch_len(args), opt, loss_scale=args.loss_scale, **common)
+        return prog, (lambda seed: weights)
     ns = runpy.run_path(args.model)
     missing = [k for k in ("PARAMS", "BATCH", "loss") if k not in ns]
     if missing:
@@ -116,7 +124,7 @@ def _batches(args: argparse.Namespace, prog: Any) -> list[dict[str, np.ndarray]]
     k = None
     for name, shape in prog.batch_shapes.items():
         a = arrays[name]
-        if args.mlp and name == "y" and a.ndim in (1, 2) and np.issubdtype(a.dtype, np.integer) and a.shape[-1] != shape[-1]:
+        if (args.mlp or args.onnx) and name == "y" and a.ndim in (1, 2) and np.issubdtype(a.dtype, np.integer) and a.shape[-1] != shape[-1]:
             a = np.eye(shape[-1])[a]  # labels -> one-hot
         if a.shape == shape:
             a = a[None]

@@ -223,3 +223,25 @@ def test_weights_round_trip_npz_and_torch(honest, tmp_path) -> None:
     back = from_state_dict(net.state_dict())
     assert prog.digest(back) == prog.digest(params)
     assert BATCH == x.shape[0]
+
+
+def test_onnx_classifier_trains_like_the_python_mlp() -> None:
+    """An imported ONNX MLP (Gemm, Relu, Gemm) as a training program: its own weights are the
+    parameters, and its fixed-point step is the Python MLP's, bit for bit; the step verifies."""
+    from pathlib import Path
+
+    from luminair.prover.train import mlp_program, onnx_program
+
+    onnx_path = Path(__file__).resolve().parents[2] / "examples" / "mlp_16_16_4" / "network.onnx"
+    prog, weights = onnx_program(onnx_path, BATCH, TDCLM(lr=0.02), preset="fast")
+    assert list(prog.param_shapes) == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+    mlp = mlp_program([16, 16, 4], BATCH, TDCLM(lr=0.02), preset="fast")
+    rng = np.random.default_rng(5)
+    b = {"x": rng.uniform(0, 1, (BATCH, 16)), "y": np.eye(4)[rng.integers(0, 4, BATCH)]}
+    p, s = prog.quantize(weights), prog.init_state()
+    a, c = prog.run_exact(p, s, b, 0, SEED), mlp.run_exact(p, s, b, 0, SEED)
+    assert a.loss == c.loss
+    for k in p:
+        np.testing.assert_array_equal(a.new_params[k], c.new_params[k])
+    step = prog.prove_step(p, s, b, 0, SEED)
+    assert verify(step.proof, step.settings, min_security_bits=0, max_work=MAX_WORK).success
