@@ -61,7 +61,7 @@ def _prove(build, feed: dict, monkeypatch) -> tuple[bytes, bytes]:
 
 
 def _step_graph(cx: Graph, *, noise_private=False, noise_shape=(2,), seed_shape=(4,), extra_input=None,
-                new_name="train/new_param/0/w", with_loss=True, state=False) -> None:
+                new_name="train/new_param/0/w", with_loss=True, state=False, extra_output=None) -> None:
     cx.input("train/seed", seed_shape)
     cx.input("train/step", (2,))
     w = cx.input("train/param/0/w", (2,))
@@ -73,6 +73,8 @@ def _step_graph(cx: Graph, *, noise_private=False, noise_shape=(2,), seed_shape=
     (w + n.sum()).output(new_name)  # some update that reads the noise
     if with_loss:
         (w * w).sum().output("train/loss")
+    if extra_output:
+        (w * 2.0).output(extra_output)
 
 
 def _feed(seed=3, step=1, noise=None, seed_limbs=None, extra=None, noise_shape=(2,), state=False) -> dict:
@@ -116,6 +118,10 @@ CASES = {
     "missing loss": (dict(with_loss=False), {}, "train/loss"),
     "state without new state": (dict(state=True), dict(state=True), "state inputs"),
     "negative seed limb": ({}, dict(seed_limbs=[-1, 0, 0, 0]), "limb 0"),
+    "two inputs for one parameter": (dict(extra_input="train/param/0/v"), dict(extra="train/param/0/v"),
+                                     "parameter 0 has two inputs"),
+    "two new values for one parameter": (dict(extra_output="train/new_param/0/v"), {}, "two new-value outputs"),
+    "unknown output role": (dict(extra_output="train/grad/0"), {}, "not a known training role"),
 }
 
 

@@ -139,7 +139,9 @@ def training_statement(spec: Any, inputs_raw: dict[str, list[int]], outputs_raw:
         if name in ("train/seed", "train/step"):
             continue
         if m := _PARAM.fullmatch(name):
-            params.setdefault(int(m[1]), (m[2], name))
+            if int(m[1]) in params:
+                raise TrainingStatementError(f"parameter {m[1]} has two inputs ({params[int(m[1])][1]!r}, {name!r})")
+            params[int(m[1])] = (m[2], name)
         elif m := _NOISE.fullmatch(name):
             if int(m[1]) in noise:
                 raise TrainingStatementError(f"parameter {m[1]} has two noise inputs")
@@ -155,6 +157,8 @@ def training_statement(spec: Any, inputs_raw: dict[str, list[int]], outputs_raw:
         if not name.startswith(PREFIX) or name == "train/loss":
             continue
         if m := _NEW_PARAM.fullmatch(name):
+            if int(m[1]) in new_params:
+                raise TrainingStatementError(f"parameter {m[1]} has two new-value outputs")
             new_params[int(m[1])] = name
         elif m := _NEW_STATE.fullmatch(name):
             new_state.setdefault(int(m[1]), {})[m[2]] = name
