@@ -104,7 +104,29 @@ def _operand(cx: Any, node: Node, k: int) -> GraphTensor:
     return GraphTensor(cx, src, view)
 
 
-def _vjp(cx: Any, node: Node, k: int, g: GraphTensor) -> GraphTensor | None:
+class _Product:
+    """g * other, not yet built: when the operand was broadcast (a matmul's weight), the product is
+    built with the broadcast axes last, so that its sum is a Mul read whole by a SumReduce (which
+    the compiler fuses into one Dot) instead of a sum over a permuted view."""
+
+    def __init__(self, a: GraphTensor, b: GraphTensor) -> None:
+        self.a, self.b, self.shape = a, b, a.shape
+
+    def build(self) -> GraphTensor:
+        return self.a * self.b
+
+    def summed(self, axes: tuple[int, ...], keep_shape: tuple[int, ...]) -> GraphTensor:
+        kept = tuple(i for i in range(len(self.shape)) if i not in axes)
+        n = 1
+        for a in axes:
+            n *= self.shape[a]
+        flat = tuple(self.shape[i] for i in kept) + (n,)
+        a = self.a.permute(kept + axes).reshape(flat)
+        b = self.b.permute(kept + axes).reshape(flat)
+        return (a * b).sum_reduce(len(flat) - 1).reshape(keep_shape)
+
+
+def _vjp(cx: Any, node: Node, k: int, g: GraphTensor) -> GraphTensor | _Product | None:
     """The gradient with respect to operand k (in the operand's view shape), or None for zero."""
     op = node.op
     y = GraphTensor(cx, node, ShapeTracker(node.shape))
@@ -112,7 +134,7 @@ def _vjp(cx: Any, node: Node, k: int, g: GraphTensor) -> GraphTensor | None:
     if op is Op.ADD or op is Op.CONTIGUOUS:
         return g
     if op is Op.MUL:
-        return g * _operand(cx, node, 1 - k)
+        return _Product(g, _operand(cx, node, 1 - k))
     if op is Op.LESS_THAN:
         return None
     if op is Op.LOG2:  # d log2(x) = 1 / (x ln 2)
@@ -160,11 +182,19 @@ def _view_shapes(view: ShapeTracker) -> list[tuple[int, ...]]:
     return shapes
 
 
-def view_adjoint(g: GraphTensor, view: ShapeTracker) -> GraphTensor:
+def view_adjoint(g: GraphTensor | _Product, view: ShapeTracker) -> GraphTensor:
     """The adjoint of reading a source through ``view``: each source element receives the sum of
     the gradients of the view elements that read it (padding receives nothing)."""
     shapes = _view_shapes(view)
-    for (kind, arg), before in zip(reversed(view.steps), reversed(shapes[:-1])):
+    steps = list(zip(reversed(view.steps), reversed(shapes[:-1])))
+    if isinstance(g, _Product):
+        if steps and steps[0][0][0] == "expand":
+            (_, arg), before = steps.pop(0)
+            axes = tuple(i for i, (a, b) in enumerate(zip(before, arg)) if a != b)
+            g = g.summed(axes, before) if axes else g.build()
+        else:
+            g = g.build()
+    for (kind, arg), before in steps:
         if kind == "reshape":
             g = g.reshape(before)
         elif kind == "permute":
