@@ -5,7 +5,7 @@ out, seed, step and noise in). One program (one settings.bin) serves every step:
 and the seed are public inputs and the noise is recomputed by the verifier.
 
     prog = TrainProgram(loss_fn, {"w": (4, 2)}, {"x": (8, 4), "y": (8, 2)}, TDCLM(lr=0.01))
-    res = prog.prove_step(params, prog.init_state(params), batch, step=0, seed=7)
+    res = prog.prove_step(params, prog.init_state(), batch, step=0, seed=7)
     verify(res.proof, res.settings).extra["training"]   # step, digests, loss
 """
 
@@ -155,7 +155,8 @@ class TrainProgram:
             out[k] = np.floor(arr * self.one + 0.5) / self.one
         return out
 
-    def init_state(self, params: Mapping[str, Any] | None = None) -> State:
+    def init_state(self) -> State:
+        """The optimizer state before the first step: zeros."""
         return {k: {slot: np.zeros(s) for slot in self.optimizer.state_slots()} for k, s in self.param_shapes.items()}
 
     def feed(self, params: Mapping[str, Any], state: State, batch: Mapping[str, Any], step: int, seed: int) -> dict:
@@ -195,11 +196,9 @@ class TrainProgram:
         feed = self.feed(params, state, batch, 0, 0)
         outs = cx.run(feed)
         new_params, new_state, grads = {}, {}, {}
-        for k in self.param_shapes:
-            g = outs[f"grad/{k}"]
-            grads[k] = g
-            new_params[k], new_state[k] = self.optimizer.reference(feed[self.param_input(list(self.param_shapes).index(k), k)],
-                                                                   g, state[k])
+        for i, k in enumerate(self.param_shapes):
+            grads[k] = outs[f"grad/{k}"]
+            new_params[k], new_state[k] = self.optimizer.reference(feed[self.param_input(i, k)], grads[k], state[k])
         return StepValues(new_params, new_state, float(outs["train/loss"].reshape(-1)[0]), grads)
 
     def digest(self, params: Mapping[str, Any], state: State | None = None) -> str:
