@@ -245,3 +245,14 @@ def test_onnx_classifier_trains_like_the_python_mlp() -> None:
         np.testing.assert_array_equal(a.new_params[k], c.new_params[k])
     step = prog.prove_step(p, s, b, 0, SEED)
     assert verify(step.proof, step.settings, min_security_bits=0, max_work=MAX_WORK).success
+
+
+def test_program_digest_pins_the_hyperparameters(honest) -> None:
+    """The hyperparameters are part of the program: rebuilding it from the claimed ones gives the
+    proofs' model digest (anyone can check a claimed learning rate that way); any change differs."""
+    prog, _, _, steps = honest
+    digest = verify(steps[0].proof, steps[0].settings, min_security_bits=0, max_work=MAX_WORK).model_digest
+    assert program().settings().model_digest == digest
+    for other in (TDCLM(lr=0.021), TDCLM(lr=0.02, b1=0.8), TDCLM(lr=0.02, lam=0.4), TDCLM(lr=0.02, eps=0.05)):
+        assert program(optimizer=other).settings().model_digest != digest, other
+    assert program(loss_scale=4.0).settings().model_digest != digest
