@@ -73,3 +73,31 @@ def test_usage_errors(run: Path, capsys) -> None:
     assert "array 'x' has shape" in capsys.readouterr().err
     assert cli(["verify-chain", str(run)]) == 2
     assert "has no step_*/ folders" in capsys.readouterr().err
+
+
+MODEL_PY = '''
+import numpy as np
+
+PARAMS = {"w": (3, 2)}
+BATCH = {"x": (4, 3), "t": (4, 2)}
+
+
+def loss(params, batch):
+    return (batch["x"] @ params["w"] - batch["t"]).square().mean()
+
+
+def init(seed):
+    return {"w": np.random.default_rng(seed).uniform(-1, 1, (3, 2))}
+'''
+
+
+def test_train_step_with_a_python_model(tmp_path: Path, capsys) -> None:
+    (tmp_path / "model.py").write_text(MODEL_PY)
+    rng = np.random.default_rng(1)
+    np.savez(tmp_path / "b.npz", x=rng.uniform(0, 1, (4, 3)), t=rng.uniform(0, 1, (4, 2)))
+    assert cli(["train-step", "--model", str(tmp_path / "model.py"), "--batch", str(tmp_path / "b.npz"),
+                "--out", str(tmp_path / "out"), "--optimizer", "sgd", "--lr", "0.05", "--momentum", "0.9",
+                "--preset", "fast", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["optimizer"] == {"optimizer": "sgd", "lr": 0.05, "momentum": 0.9}
+    assert cli(["verify-chain", str(tmp_path / "out"), "--min-security-bits", "0"]) == 0
