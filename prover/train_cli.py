@@ -181,6 +181,7 @@ def cmd_train_step(args: argparse.Namespace) -> int:
         "program_digest": settings.model_digest,
         "optimizer": prog.optimizer.hparams(),
         "noise_bits": prog.bits,
+        "effective_lr": prog.effective_lr,
         "loss_scale": prog.loss_scale,
         "seed": args.seed,
         "start_state_digest": start_digest,

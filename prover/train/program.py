@@ -23,6 +23,7 @@ from ...verifier.graph.training import (
 from ..compile import GenericCompiler, StwoCompiler
 from ..graph import Graph, GraphError, GraphTensor
 from .optim import Optimizer
+from .rounding import effective_lr
 
 LossFn = Callable[[dict[str, GraphTensor], dict[str, GraphTensor]], GraphTensor]
 Params = dict[str, np.ndarray]
@@ -84,6 +85,7 @@ class TrainProgram:
         self.preset, self.config, self.title, self.description = preset, config, title, description
         optimizer.check(scale_bits)
         self.bits = optimizer.bits(scale_bits)
+        self.effective_lr = effective_lr(optimizer.lr, self.bits, scale_bits)  # lr as the fixed point applies it
         self.graph, self.grad_handles = self._build(compiled=True)
         self._reference: Graph | None = None
         self._settings: Any = None

@@ -78,6 +78,13 @@ def test_stochastic_rounding_is_unbiased() -> None:
         assert len({s.tobytes() for s in steps}) > 1  # different seeds round differently
 
 
+def test_effective_learning_rate_is_the_quantized_factor() -> None:
+    prog = program(optimizer=TDCLM(lr=0.02))
+    c = round(0.02 * (1 << prog.bits) * prog.one) / prog.one  # lr * 2^bits at the graph's resolution
+    assert prog.effective_lr == c / (1 << prog.bits)
+    assert abs(prog.effective_lr - 0.02) < 0.02 * 1e-3
+
+
 def test_limits_are_clear_errors() -> None:
     assert min_eps(10) == 33 / 1024
     with pytest.raises(GraphError, match="eps"):
