@@ -182,6 +182,12 @@ def test_weights_of_another_step_are_rejected(honest) -> None:
     other = prog.prove_step(steps[0].new_params, steps[0].new_state, batches(3)[1], 1, SEED + 1)
     r = _chain([_pairs(steps)[0], (other.proof, other.settings)])
     assert not r.success and r.check == "chain seed" and r.failed_step == 1
+    # the expected start step and seed, when the caller names them
+    r = _chain(_pairs(steps), start_step=1)
+    assert not r.success and r.check == "chain step" and r.failed_step == 0
+    r = _chain(_pairs(steps), seed=SEED + 1)
+    assert not r.success and r.check == "chain seed" and r.failed_step == 0
+    assert _chain(_pairs(steps), start_step=0, seed=SEED).success
 
 
 def test_tampered_proof_in_chain_names_the_step(honest) -> None:
