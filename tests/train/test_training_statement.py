@@ -61,15 +61,18 @@ def _prove(build, feed: dict, monkeypatch) -> tuple[bytes, bytes]:
 
 
 def _step_graph(cx: Graph, *, noise_private=False, noise_shape=(2,), seed_shape=(4,), extra_input=None,
-                new_name="train/new_param/0/w", with_loss=True, state=False, extra_output=None) -> None:
+                new_name="train/new_param/0/w", with_loss=True, state=False, extra_output=None,
+                param_name="train/param/0/w", noise_name="train/noise/0/4", state_shape=(2,)) -> None:
     cx.input("train/seed", seed_shape)
     cx.input("train/step", (2,))
-    w = cx.input("train/param/0/w", (2,))
-    n = cx.input("train/noise/0/4", noise_shape, private=noise_private)
+    w = cx.input(param_name, (2,))
+    n = cx.input(noise_name, noise_shape, private=noise_private)
     if extra_input:
         cx.input(extra_input, (1,))
     if state:
-        cx.input("train/state/0/m", (2,))
+        m = cx.input("train/state/0/m", state_shape)
+        if state == "paired":
+            (m * 0.5).output("train/new_state/0/m")
     (w + n.sum()).output(new_name)  # some update that reads the noise
     if with_loss:
         (w * w).sum().output("train/loss")
@@ -77,18 +80,19 @@ def _step_graph(cx: Graph, *, noise_private=False, noise_shape=(2,), seed_shape=
         (w * 2.0).output(extra_output)
 
 
-def _feed(seed=3, step=1, noise=None, seed_limbs=None, extra=None, noise_shape=(2,), state=False) -> dict:
+def _feed(seed=3, step=1, noise=None, seed_limbs=None, extra=None, noise_shape=(2,), state=False,
+          param_name="train/param/0/w", noise_name="train/noise/0/4", state_shape=(2,)) -> dict:
     raw = sr_noise(seed, step, 0, int(np.prod(noise_shape)), 4) if noise is None else noise
     feed = {
         "train/seed": np.array(seed_limbs if seed_limbs is not None else to_limbs(seed, 4)) / 1024,
         "train/step": np.array(to_limbs(step, 2)) / 1024,
-        "train/param/0/w": np.array([0.5, -0.25]),
-        "train/noise/0/4": np.array(raw).reshape(noise_shape) / 1024,
+        param_name: np.array([0.5, -0.25]),
+        noise_name: np.array(raw).reshape(noise_shape) / 1024,
     }
     if extra:
         feed[extra] = np.zeros(1)
     if state:
-        feed["train/state/0/m"] = np.zeros(2)
+        feed["train/state/0/m"] = np.zeros(state_shape)
     return feed
 
 
@@ -122,6 +126,13 @@ CASES = {
                                      "parameter 0 has two inputs"),
     "two new values for one parameter": (dict(extra_output="train/new_param/0/v"), {}, "two new-value outputs"),
     "unknown output role": (dict(extra_output="train/grad/0"), {}, "not a known training role"),
+    "two noise inputs": (dict(extra_input="train/noise/0/5"), dict(extra="train/noise/0/5"), "two noise inputs"),
+    "no parameter": (dict(param_name="x"), dict(param_name="x"), "at least one train/param input"),
+    "noise of another parameter": (dict(noise_name="train/noise/1/4"), dict(noise_name="train/noise/1/4"),
+                                   "noise inputs for parameters [1]"),
+    "state shape": (dict(state="paired", state_shape=(3,)), dict(state=True, state_shape=(3,)),
+                    "must have the parameter's shape"),
+    "new value of an unknown parameter": (dict(extra_output="train/new_param/1/v"), {}, "that have no input"),
 }
 
 
