@@ -262,3 +262,15 @@ def test_program_digest_pins_the_hyperparameters(honest) -> None:
     for other in (TDCLM(lr=0.021), TDCLM(lr=0.02, b1=0.8), TDCLM(lr=0.02, lam=0.4), TDCLM(lr=0.02, eps=0.05)):
         assert program(optimizer=other).settings().model_digest != digest, other
     assert program(loss_scale=4.0).settings().model_digest != digest
+
+
+def test_chain_of_an_inference_proof_or_of_nothing_is_rejected() -> None:
+    from pathlib import Path
+
+    public = Path(__file__).resolve().parents[2] / "public"
+    pair = ((public / "proof.bin").read_bytes(), (public / "settings.bin").read_bytes())
+    assert verify(*pair).success  # a valid proof, but of an inference graph
+    r = verify_chain([pair])
+    assert not r.success and r.check == "training statement" and r.failed_step == 0, r.error_message
+    r = verify_chain([])
+    assert not r.success and r.check == "training statement"
