@@ -13,7 +13,6 @@ import json
 import time
 
 import numpy as np
-
 from luminair.prover.train import TDCLM, init_mlp, mlp_program, save_npz
 from luminair.prover.train.data import digits_batches, eval_loss
 from luminair.verifier.training_chain import verify_chain
@@ -46,27 +45,44 @@ def main() -> None:
     p, s = params, state
     for i, r in enumerate(steps):
         ref = prog.reference_step(p, s, train[i])
-        max_err = max(max_err, max(float(np.abs(r.new_params[k] - ref.new_params[k]).max()) for k in prog.param_shapes))
+        max_err = max(
+            max_err, max(float(np.abs(r.new_params[k] - ref.new_params[k]).max()) for k in prog.param_shapes)
+        )
         p, s = r.new_params, r.new_state
     t = time.perf_counter()
-    chain = verify_chain([(r.proof, r.settings) for r in steps], min_security_bits=0, max_work=100_000_000,
-                         start_state_digest=prog.digest(params, state))
+    chain = verify_chain(
+        [(r.proof, r.settings) for r in steps],
+        min_security_bits=0,
+        max_work=100_000_000,
+        start_state_digest=prog.digest(params, state),
+    )
     verify_s = time.perf_counter() - t
     after = eval_loss(prog, steps[-1].new_params, held_out)
     if args.out:
         save_npz(args.out, steps[-1].new_params, steps[-1].new_state)
-    print(json.dumps({
-        "model": f"MLP {args.sizes}", "batch": args.batch, "optimizer": prog.optimizer.hparams(),
-        "noise_bits": prog.bits, "preset": args.preset,
-        "held_out_loss_before": round(before, 4), "held_out_loss_after": round(after, 4),
-        "step_losses": [round(r.loss, 4) for r in steps],
-        "chain_valid": chain.success, "chain_error": chain.error_message,
-        "settings_s": round(settings_s, 2),
-        "prove_s_median": round(float(np.median([r.prove_s for r in steps])), 2),
-        "verify_chain_s": round(verify_s, 2),
-        "proof_bytes_median": int(np.median([len(r.proof) for r in steps])),
-        "max_abs_error_vs_float64": max_err, "max_error_raw_units": max_err * prog.one,
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "model": f"MLP {args.sizes}",
+                "batch": args.batch,
+                "optimizer": prog.optimizer.hparams(),
+                "noise_bits": prog.bits,
+                "preset": args.preset,
+                "held_out_loss_before": round(before, 4),
+                "held_out_loss_after": round(after, 4),
+                "step_losses": [round(r.loss, 4) for r in steps],
+                "chain_valid": chain.success,
+                "chain_error": chain.error_message,
+                "settings_s": round(settings_s, 2),
+                "prove_s_median": round(float(np.median([r.prove_s for r in steps])), 2),
+                "verify_chain_s": round(verify_s, 2),
+                "proof_bytes_median": int(np.median([len(r.proof) for r in steps])),
+                "max_abs_error_vs_float64": max_err,
+                "max_error_raw_units": max_err * prog.one,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -23,28 +23,46 @@ from typing import Any
 
 import numpy as np
 
-OPT_FLAGS = {"sgd": ("lr", "momentum"), "adam": ("lr", "b1", "b2", "eps"), "clm": ("lr", "b1", "b2", "eps"),
-             "tdclm": ("lr", "b1", "lam", "eps")}
+OPT_FLAGS = {
+    "sgd": ("lr", "momentum"),
+    "adam": ("lr", "b1", "b2", "eps"),
+    "clm": ("lr", "b1", "b2", "eps"),
+    "tdclm": ("lr", "b1", "lam", "eps"),
+}
 
 
 def add_parsers(sub: Any) -> None:
     t = sub.add_parser("train-step", help="prove one (or k chained) optimizer steps of a model on a batch")
     model = t.add_mutually_exclusive_group(required=True)
-    model.add_argument("--mlp", metavar="SIZES", help="an MLP with ReLU, e.g. 64-64-10 (PyTorch names fc1.weight, ...)")
-    model.add_argument("--model", metavar="MODEL.py", help="a Python file defining PARAMS, BATCH and loss(params, batch)")
-    model.add_argument("--onnx", metavar="MODEL.onnx", help="an ONNX classifier (one input, batch first; logits out): "
-                       "its named weights are trained with a cross-entropy loss, starting from its own weights")
-    t.add_argument("--batch", required=True, help="BATCH.npz: the batch inputs by name (a leading axis of k: k steps)")
+    model.add_argument(
+        "--mlp", metavar="SIZES", help="an MLP with ReLU, e.g. 64-64-10 (PyTorch names fc1.weight, ...)"
+    )
+    model.add_argument(
+        "--model", metavar="MODEL.py", help="a Python file defining PARAMS, BATCH and loss(params, batch)"
+    )
+    model.add_argument(
+        "--onnx",
+        metavar="MODEL.onnx",
+        help="an ONNX classifier (one input, batch first; logits out): "
+        "its named weights are trained with a cross-entropy loss, starting from its own weights",
+    )
+    t.add_argument(
+        "--batch", required=True, help="BATCH.npz: the batch inputs by name (a leading axis of k: k steps)"
+    )
     t.add_argument("--out", required=True, help="output directory")
     w = t.add_mutually_exclusive_group()
     w.add_argument("--weights", help="W.npz: the weights (and optimizer state) before the step")
-    w.add_argument("--init", type=int, default=None, metavar="SEED", help="start from a seeded initialisation")
+    w.add_argument(
+        "--init", type=int, default=None, metavar="SEED", help="start from a seeded initialisation"
+    )
     t.add_argument("--optimizer", choices=sorted(OPT_FLAGS), default="tdclm")
     for flag in ("lr", "b1", "b2", "lam", "eps", "momentum"):
         t.add_argument(f"--{flag}", type=float, default=None)
     t.add_argument("--step", type=int, default=0, help="the step number of the (first) step")
     t.add_argument("--seed", type=int, default=0, help="the base seed of the stochastic rounding")
-    t.add_argument("--loss-scale", type=float, default=None, help="the optimizer sees the gradient of LOSS_SCALE * loss")
+    t.add_argument(
+        "--loss-scale", type=float, default=None, help="the optimizer sees the gradient of LOSS_SCALE * loss"
+    )
     t.add_argument("--private-batch", action="store_true", help="keep the batch out of the proof files")
     t.add_argument("--preset", choices=["fast", "default", "secure"], default="default")
     t.add_argument("--scale-bits", type=int, default=10)
@@ -100,8 +118,12 @@ def _program(args: argparse.Namespace) -> tuple[Any, Any]:
     ns = runpy.run_path(args.model)
     missing = [k for k in ("PARAMS", "BATCH", "loss") if k not in ns]
     if missing:
-        raise UsageError(f"--model {args.model!r} must define PARAMS, BATCH and loss(params, batch); missing {missing}")
-    prog = TrainProgram(ns["loss"], ns["PARAMS"], ns["BATCH"], opt, loss_scale=args.loss_scale or 1.0, **common)
+        raise UsageError(
+            f"--model {args.model!r} must define PARAMS, BATCH and loss(params, batch); missing {missing}"
+        )
+    prog = TrainProgram(
+        ns["loss"], ns["PARAMS"], ns["BATCH"], opt, loss_scale=args.loss_scale or 1.0, **common
+    )
     init = ns.get("init")
     return prog, init
 
@@ -124,12 +146,20 @@ def _batches(args: argparse.Namespace, prog: Any) -> list[dict[str, np.ndarray]]
     k = None
     for name, shape in prog.batch_shapes.items():
         a = arrays[name]
-        if (args.mlp or args.onnx) and name == "y" and a.ndim in (1, 2) and np.issubdtype(a.dtype, np.integer) and a.shape[-1] != shape[-1]:
+        if (
+            (args.mlp or args.onnx)
+            and name == "y"
+            and a.ndim in (1, 2)
+            and np.issubdtype(a.dtype, np.integer)
+            and a.shape[-1] != shape[-1]
+        ):
             a = np.eye(shape[-1])[a]  # labels -> one-hot
         if a.shape == shape:
             a = a[None]
         if a.shape[1:] != shape:
-            raise UsageError(f"--batch: array {name!r} has shape {arrays[name].shape}, expected {shape} or (k,) + {shape}")
+            raise UsageError(
+                f"--batch: array {name!r} has shape {arrays[name].shape}, expected {shape} or (k,) + {shape}"
+            )
         if k is not None and a.shape[0] != k:
             raise UsageError(f"--batch: arrays hold different numbers of steps ({k} and {a.shape[0]})")
         k = a.shape[0]
@@ -154,7 +184,9 @@ def cmd_train_step(args: argparse.Namespace) -> int:
         for k in prog.param_shapes:
             for slot in prog.optimizer.state_slots():
                 if slot not in state.get(k, {}):
-                    raise UsageError(f"--weights {args.weights!r} has no optimizer state {k}/{slot} (state/{k}/{slot})")
+                    raise UsageError(
+                        f"--weights {args.weights!r} has no optimizer state {k}/{slot} (state/{k}/{slot})"
+                    )
     else:
         if init is None:
             raise UsageError("give --weights (the model file defines no init)")
@@ -168,9 +200,17 @@ def cmd_train_step(args: argparse.Namespace) -> int:
         d = out / f"step_{r.step:05d}"
         _write(d / "proof.bin", r.proof)
         _write(d / "settings.bin", r.settings)
-        steps.append({"step": r.step, "loss": r.loss, "old_weights_digest": r.old_digest,
-                      "new_weights_digest": r.new_digest, "prove_s": round(r.prove_s, 3), "proof_bytes": len(r.proof),
-                      "dir": str(d)})
+        steps.append(
+            {
+                "step": r.step,
+                "loss": r.loss,
+                "old_weights_digest": r.old_digest,
+                "new_weights_digest": r.new_digest,
+                "prove_s": round(r.prove_s, 3),
+                "proof_bytes": len(r.proof),
+                "dir": str(d),
+            }
+        )
         if not args.json:
             say(f"step {r.step}: loss {r.loss:.4f}, proved in {r.prove_s:.1f} s, {len(r.proof)} bytes -> {d}")
 
@@ -195,8 +235,10 @@ def cmd_train_step(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         say(f"program (model digest) {summary['program_digest']}; {summary['security']}")
-        say(f"state digest (weights + optimizer state) before {start_digest[:16]}..., after "
-            f"{summary['end_state_digest'][:16]}... -> {summary['weights']}")
+        say(
+            f"state digest (weights + optimizer state) before {start_digest[:16]}..., after "
+            f"{summary['end_state_digest'][:16]}... -> {summary['weights']}"
+        )
     return EXIT_OK
 
 
@@ -209,19 +251,43 @@ def cmd_verify_chain(args: argparse.Namespace) -> int:
     dirs = sorted(p for p in Path(args.dir).glob("step_*") if p.is_dir())
     if not dirs:
         raise UsageError(f"{args.dir!r} has no step_*/ folders")
-    pairs = [(read_file(str(d / "proof.bin"), "proof"), read_file(str(d / "settings.bin"), "settings")) for d in dirs]
+    pairs = [
+        (read_file(str(d / "proof.bin"), "proof"), read_file(str(d / "settings.bin"), "settings"))
+        for d in dirs
+    ]
     floor = DEFAULT_MIN_SECURITY_BITS if args.min_security_bits is None else args.min_security_bits
-    r = verify_chain(pairs, program_digest=args.program_digest, start_state_digest=args.start_digest,
-                     min_security_bits=floor, max_work=args.max_work)
+    r = verify_chain(
+        pairs,
+        program_digest=args.program_digest,
+        start_state_digest=args.start_digest,
+        min_security_bits=floor,
+        max_work=args.max_work,
+    )
     if args.json:
-        print(json.dumps({"success": r.success, "error_message": r.error_message, "check": r.check,
-                          "failed_step": r.failed_step, "program_digest": r.program_digest, "steps": r.steps}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "success": r.success,
+                    "error_message": r.error_message,
+                    "check": r.check,
+                    "failed_step": r.failed_step,
+                    "program_digest": r.program_digest,
+                    "steps": r.steps,
+                },
+                indent=2,
+            )
+        )
     elif r.success:
-        say(f"valid: {len(r.steps)} chained training steps {r.steps[0]['step']}..{r.steps[-1]['step']} of program "
-            f"{r.program_digest}")
+        say(
+            f"valid: {len(r.steps)} chained training steps {r.steps[0]['step']}..{r.steps[-1]['step']} "
+            f"of program {r.program_digest}"
+        )
         for s in r.steps:
-            say(f"  step {s['step']}: loss {s['loss']:.4f}; weights {s['old_weights_digest'][:16]}... -> "
-                f"{s['new_weights_digest'][:16]}...")
+            say(
+                f"  step {s['step']}: loss {s['loss']:.4f}; weights {s['old_weights_digest'][:16]}... -> "
+                f"{s['new_weights_digest'][:16]}..."
+            )
     else:
-        say(f"rejected: {r.error_message} ({dirs[r.failed_step].name if r.failed_step is not None else args.dir})")
+        where = dirs[r.failed_step].name if r.failed_step is not None else args.dir
+        say(f"rejected: {r.error_message} ({where})")
     return EXIT_OK if r.success else EXIT_REJECTED

@@ -60,13 +60,25 @@ def verify_chain(
             return ChainResult(False, f"step {i}: {r.error_message}", r.check, i, steps, program)
         t = (r.extra or {}).get("training")
         if t is None:
-            return _fail(i, "training statement", "the proof is valid but its graph is not a training step", steps, program)
+            return _fail(
+                i,
+                "training statement",
+                "the proof is valid but its graph is not a training step",
+                steps,
+                program,
+            )
         digest = r.model_digest or ""
         if program is None:
             program = digest
         elif digest != program:
-            return _fail(i, "training program", f"model digest {digest[:16]}... is not the program "
-                         f"{program[:16]}... (another model, optimizer or hyperparameters)", steps, program)
+            return _fail(
+                i,
+                "training program",
+                f"model digest {digest[:16]}... is not the program "
+                f"{program[:16]}... (another model, optimizer or hyperparameters)",
+                steps,
+                program,
+            )
         if seed is None:
             seed = t["seed"]
         elif t["seed"] != seed:
@@ -74,11 +86,18 @@ def verify_chain(
         if start_step is None:
             start_step = t["step"]
         if t["step"] != start_step + i:
-            return _fail(i, "chain step", f"step number {t['step']}, expected {start_step + i}", steps, program)
+            return _fail(
+                i, "chain step", f"step number {t['step']}, expected {start_step + i}", steps, program
+            )
         before = steps[-1]["new_state_digest"] if steps else start_state_digest
         if before is not None and t["old_state_digest"] != before:
             where = "the previous step ended with" if steps else "the chain starts from"
-            return _fail(i, "chain link", f"starts from weights/state {t['old_state_digest'][:16]}..., {where} "
-                         f"{before[:16]}...", steps, program)
+            return _fail(
+                i,
+                "chain link",
+                f"starts from weights/state {t['old_state_digest'][:16]}..., {where} {before[:16]}...",
+                steps,
+                program,
+            )
         steps.append({**t, "model_digest": digest, "security_bits": r.security_bits})
     return ChainResult(True, None, None, None, steps, program)

@@ -225,7 +225,7 @@ def _unslice(g: GraphTensor, ranges: tuple, before: tuple[int, ...]) -> GraphTen
             pads = [(0, 0)] * g.ndim
             pads[axis + 1] = (0, c - 1)
             g = g.pad(pads)
-            g = g.reshape(g.shape[:axis] + (n * c,) + g.shape[axis + 2:])
+            g = g.reshape(g.shape[:axis] + (n * c,) + g.shape[axis + 2 :])
             keep = min(n * c, d - a)
             rng = [(0, s) for s in g.shape]
             rng[axis] = (0, keep)

@@ -17,7 +17,9 @@ def load_digits_xy() -> tuple[np.ndarray, np.ndarray]:
     return d.data / 16.0, d.target.astype(int)
 
 
-def digits_batches(batch: int, steps: int, seed: int = 0) -> tuple[list[dict[str, np.ndarray]], dict[str, np.ndarray]]:
+def digits_batches(
+    batch: int, steps: int, seed: int = 0
+) -> tuple[list[dict[str, np.ndarray]], dict[str, np.ndarray]]:
     """``steps`` training batches drawn without replacement from the first 1500 samples, and the
     held-out rest (297 samples) as one evaluation set."""
     x, y = load_digits_xy()
@@ -27,7 +29,7 @@ def digits_batches(batch: int, steps: int, seed: int = 0) -> tuple[list[dict[str
         order = np.concatenate([rng.permutation(1500) for _ in range(-(-batch * steps // 1500))])
     out = []
     for i in range(steps):
-        idx = order[i * batch:(i + 1) * batch]
+        idx = order[i * batch : (i + 1) * batch]
         out.append({"x": x[idx], "y": onehot(y[idx], 10)})
     return out, {"x": x[1500:], "y": onehot(y[1500:], 10)}
 
@@ -36,6 +38,8 @@ def eval_loss(prog, params, data: dict[str, np.ndarray]) -> float:
     """The float64 mean loss of ``params`` over ``data`` (in chunks of the program's batch)."""
     b = prog.batch_shapes["x"][0]
     n = len(data["x"]) // b * b
-    losses = [prog.reference_step(params, prog.init_state(), {k: v[i:i + b] for k, v in data.items()}).loss
-              for i in range(0, n, b)]
+    losses = [
+        prog.reference_step(params, prog.init_state(), {k: v[i : i + b] for k, v in data.items()}).loss
+        for i in range(0, n, b)
+    ]
     return float(np.mean(losses))

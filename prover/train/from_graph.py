@@ -28,7 +28,9 @@ def trainable_constants(graph: Graph) -> dict[str, Node]:
     return out
 
 
-def replay(graph: Graph, params: Mapping[str, GraphTensor], inputs: Mapping[str, GraphTensor]) -> dict[str, GraphTensor]:
+def replay(
+    graph: Graph, params: Mapping[str, GraphTensor], inputs: Mapping[str, GraphTensor]
+) -> dict[str, GraphTensor]:
     """The outputs of ``graph`` rebuilt in the graph of ``params``, reading each named constant
     from ``params`` and each input from ``inputs`` (same shapes)."""
     target = next(iter(params.values())).graph
@@ -42,20 +44,25 @@ def replay(graph: Graph, params: Mapping[str, GraphTensor], inputs: Mapping[str,
         elif n.op is Op.CONSTANT and n.name in params:
             mapped[n.id] = params[n.name].node
         elif n.op is Op.CONSTANT:
-            mapped[n.id] = target.add_node(Op.CONSTANT, (), n.shape, name=n.name, value=n.value, raw=n.raw,
-                                           raw_scale=n.raw_scale)
+            mapped[n.id] = target.add_node(
+                Op.CONSTANT, (), n.shape, name=n.name, value=n.value, raw=n.raw, raw_scale=n.raw_scale
+            )
         else:
             mapped[n.id] = target.add_node(n.op, [(mapped[s.id], v) for s, v in n.srcs], n.shape, axis=n.axis)
-    return {name: GraphTensor(target, mapped[node.id], view) for name, (node, view) in graph.outputs().items()}
+    return {
+        name: GraphTensor(target, mapped[node.id], view) for name, (node, view) in graph.outputs().items()
+    }
 
 
-def graph_program(graph: Graph, optimizer: Optimizer, **kwargs: Any) -> tuple[TrainProgram, dict[str, np.ndarray]]:
+def graph_program(
+    graph: Graph, optimizer: Optimizer, **kwargs: Any
+) -> tuple[TrainProgram, dict[str, np.ndarray]]:
     """A TrainProgram training every named weight constant of ``graph`` (one input, one output:
     the logits) with a cross-entropy loss; returns it and the graph's current weights."""
     if len(graph.inputs()) != 1 or len(graph.outputs()) != 1:
         raise GraphError("a classifier for training has one input and one output (the logits)")
-    (in_name, in_node), = graph.inputs().items()
-    (out_name, (out_node, out_view)), = graph.outputs().items()
+    ((in_name, in_node),) = graph.inputs().items()
+    ((out_name, (out_node, out_view)),) = graph.outputs().items()
     consts = trainable_constants(graph)
     if not consts:
         raise GraphError("the model has no named weight constants to train")
@@ -68,12 +75,20 @@ def graph_program(graph: Graph, optimizer: Optimizer, **kwargs: Any) -> tuple[Tr
     batch_shape = {"x": in_node.shape, "y": (in_node.shape[0], classes)}
     if kwargs.get("loss_scale") is None:  # as mlp_program: the gradient of min(batch, 16) * loss
         kwargs["loss_scale"] = float(min(in_node.shape[0], 16))
-    prog = TrainProgram(loss, {k: n.shape for k, n in consts.items()}, batch_shape, optimizer,
-                        scale_bits=graph.numeric_format.scale_bits, **kwargs)
+    prog = TrainProgram(
+        loss,
+        {k: n.shape for k, n in consts.items()},
+        batch_shape,
+        optimizer,
+        scale_bits=graph.numeric_format.scale_bits,
+        **kwargs,
+    )
     return prog, {k: np.array(n.value) for k, n in consts.items()}
 
 
-def onnx_program(path: str | os.PathLike, batch: int, optimizer: Optimizer, **kwargs: Any) -> tuple[TrainProgram, dict[str, np.ndarray]]:
+def onnx_program(
+    path: str | os.PathLike, batch: int, optimizer: Optimizer, **kwargs: Any
+) -> tuple[TrainProgram, dict[str, np.ndarray]]:
     """graph_program of an ONNX classifier whose first input axis is the batch: that axis is set to
     ``batch`` (a model that fixes its batch elsewhere, e.g. in a Reshape, fails in the importer)."""
     import onnx

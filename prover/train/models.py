@@ -46,15 +46,20 @@ def mlp_loss(sizes: Sequence[int]) -> LossFn:
     return loss
 
 
-def mlp_program(sizes: Sequence[int], batch: int, optimizer: Optimizer, *, loss_scale: float | None = None,
-                **kwargs) -> TrainProgram:
+def mlp_program(
+    sizes: Sequence[int], batch: int, optimizer: Optimizer, *, loss_scale: float | None = None, **kwargs
+) -> TrainProgram:
     """The training step of an MLP ``sizes`` (e.g. [64, 64, 10]) on batches x (batch, in), y one-hot
     (batch, out). ``loss_scale`` defaults to min(batch, 16): the optimizer sees the gradient of
     loss_scale * loss, whose per-example terms are then well above the fixed-point resolution
     (16 keeps the scale itself in range at scale 10)."""
     return TrainProgram(
-        mlp_loss(sizes), mlp_param_shapes(sizes), {"x": (batch, sizes[0]), "y": (batch, sizes[-1])}, optimizer,
-        loss_scale=float(min(batch, 16)) if loss_scale is None else loss_scale, **kwargs,
+        mlp_loss(sizes),
+        mlp_param_shapes(sizes),
+        {"x": (batch, sizes[0]), "y": (batch, sizes[-1])},
+        optimizer,
+        loss_scale=float(min(batch, 16)) if loss_scale is None else loss_scale,
+        **kwargs,
     )
 
 

@@ -62,7 +62,9 @@ class Optimizer:
     def check(self, scale_bits: int) -> None:
         self.bits(scale_bits)
 
-    def direction(self, g: GraphTensor, state: dict[str, GraphTensor]) -> tuple[GraphTensor, dict[str, GraphTensor]]:
+    def direction(
+        self, g: GraphTensor, state: dict[str, GraphTensor]
+    ) -> tuple[GraphTensor, dict[str, GraphTensor]]:
         raise NotImplementedError
 
     def update(
@@ -71,16 +73,25 @@ class Optimizer:
         u, new_state = self.direction(g, state)
         return sr_step(p, u, self.lr, bits, noise), new_state
 
-    def reference_direction(self, g: np.ndarray, state: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def reference_direction(
+        self, g: np.ndarray, state: dict[str, np.ndarray]
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         raise NotImplementedError
 
-    def reference(self, p: np.ndarray, g: np.ndarray, state: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def reference(
+        self, p: np.ndarray, g: np.ndarray, state: dict[str, np.ndarray]
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """The update in float64 without rounding: p - lr * u."""
-        u, new_state = self.reference_direction(np.asarray(g, float), {k: np.asarray(v, float) for k, v in state.items()})
+        u, new_state = self.reference_direction(
+            np.asarray(g, float), {k: np.asarray(v, float) for k, v in state.items()}
+        )
         return np.asarray(p, float) - self.lr * u, new_state
 
     def hparams(self) -> dict[str, Any]:
-        return {"optimizer": self.name, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "u_bound"}}
+        return {
+            "optimizer": self.name,
+            **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "u_bound"},
+        }
 
 
 @dataclass(frozen=True)

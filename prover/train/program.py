@@ -18,7 +18,11 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ...verifier.graph.training import (
-    SEED_LIMBS, STEP_LIMBS, sr_noise, to_limbs, weights_digest,
+    SEED_LIMBS,
+    STEP_LIMBS,
+    sr_noise,
+    to_limbs,
+    weights_digest,
 )
 from ..compile import GenericCompiler, StwoCompiler
 from ..graph import Graph, GraphError, GraphTensor
@@ -85,7 +89,9 @@ class TrainProgram:
         self.preset, self.config, self.title, self.description = preset, config, title, description
         optimizer.check(scale_bits)
         self.bits = optimizer.bits(scale_bits)
-        self.effective_lr = effective_lr(optimizer.lr, self.bits, scale_bits)  # lr as the fixed point applies it
+        self.effective_lr = effective_lr(
+            optimizer.lr, self.bits, scale_bits
+        )  # lr as the fixed point applies it
         self.graph, self.grad_handles = self._build(compiled=True)
         self._reference: Graph | None = None
         self._settings: Any = None
@@ -99,13 +105,18 @@ class TrainProgram:
         cx = Graph(scale_bits=self.scale_bits)
         cx.input("train/seed", (SEED_LIMBS,))
         cx.input("train/step", (STEP_LIMBS,))
-        params = {k: cx.input(self.param_input(i, k), s) for i, (k, s) in enumerate(self.param_shapes.items())}
+        params = {
+            k: cx.input(self.param_input(i, k), s) for i, (k, s) in enumerate(self.param_shapes.items())
+        }
         slots = self.optimizer.state_slots()
         state = {
             k: {slot: cx.input(f"train/state/{i}/{slot}", s) for slot in slots}
             for i, (k, s) in enumerate(self.param_shapes.items())
         }
-        noise = {k: cx.input(f"train/noise/{i}/{self.bits}", s) for i, (k, s) in enumerate(self.param_shapes.items())}
+        noise = {
+            k: cx.input(f"train/noise/{i}/{self.bits}", s)
+            for i, (k, s) in enumerate(self.param_shapes.items())
+        }
         batch = {k: cx.input(k, s, private=self.private_batch) for k, s in self.batch_shapes.items()}
         loss = self.loss_fn(params, batch)
         if loss.numel != 1:
@@ -159,9 +170,14 @@ class TrainProgram:
 
     def init_state(self) -> State:
         """The optimizer state before the first step: zeros."""
-        return {k: {slot: np.zeros(s) for slot in self.optimizer.state_slots()} for k, s in self.param_shapes.items()}
+        return {
+            k: {slot: np.zeros(s) for slot in self.optimizer.state_slots()}
+            for k, s in self.param_shapes.items()
+        }
 
-    def feed(self, params: Mapping[str, Any], state: State, batch: Mapping[str, Any], step: int, seed: int) -> dict:
+    def feed(
+        self, params: Mapping[str, Any], state: State, batch: Mapping[str, Any], step: int, seed: int
+    ) -> dict:
         one = float(self.one)
         feed: dict[str, Any] = {
             "train/seed": np.array(to_limbs(seed, SEED_LIMBS)) / one,
@@ -172,7 +188,9 @@ class TrainProgram:
             for slot in self.optimizer.state_slots():
                 feed[f"train/state/{i}/{slot}"] = np.asarray(state[k][slot], dtype=np.float64)
             n = int(np.prod(shape))
-            feed[f"train/noise/{i}/{self.bits}"] = np.array(sr_noise(seed, step, i, n, self.bits), dtype=np.float64).reshape(shape) / one
+            feed[f"train/noise/{i}/{self.bits}"] = (
+                np.array(sr_noise(seed, step, i, n, self.bits), dtype=np.float64).reshape(shape) / one
+            )
         for k in self.batch_shapes:
             if k not in batch:
                 raise GraphError(f"missing batch input {k!r}")
@@ -183,11 +201,15 @@ class TrainProgram:
         new_params, new_state = {}, {}
         for i, k in enumerate(self.param_shapes):
             new_params[k] = np.asarray(outs[f"train/new_param/{i}/{k}"], dtype=np.float64)
-            new_state[k] = {slot: np.asarray(outs[f"train/new_state/{i}/{slot}"], dtype=np.float64)
-                            for slot in self.optimizer.state_slots()}
+            new_state[k] = {
+                slot: np.asarray(outs[f"train/new_state/{i}/{slot}"], dtype=np.float64)
+                for slot in self.optimizer.state_slots()
+            }
         return StepValues(new_params, new_state, float(np.asarray(outs["train/loss"]).reshape(-1)[0]))
 
-    def run_exact(self, params: Mapping[str, Any], state: State, batch: Mapping[str, Any], step: int, seed: int) -> StepValues:
+    def run_exact(
+        self, params: Mapping[str, Any], state: State, batch: Mapping[str, Any], step: int, seed: int
+    ) -> StepValues:
         """The fixed-point step (what a proof attests), without proving."""
         return self._split(self.graph.run(self.feed(params, state, batch, step, seed), exact=True))
 
@@ -200,7 +222,9 @@ class TrainProgram:
         new_params, new_state, grads = {}, {}, {}
         for i, k in enumerate(self.param_shapes):
             grads[k] = outs[f"grad/{k}"]
-            new_params[k], new_state[k] = self.optimizer.reference(feed[self.param_input(i, k)], grads[k], state[k])
+            new_params[k], new_state[k] = self.optimizer.reference(
+                feed[self.param_input(i, k)], grads[k], state[k]
+            )
         return StepValues(new_params, new_state, float(outs["train/loss"].reshape(-1)[0]), grads)
 
     def digest(self, params: Mapping[str, Any], state: State | None = None) -> str:
@@ -215,7 +239,9 @@ class TrainProgram:
 
     # -- proving ---------------------------------------------------------------------------------
 
-    def prove_step(self, params: Mapping[str, Any], state: State, batch: Mapping[str, Any], step: int, seed: int) -> StepResult:
+    def prove_step(
+        self, params: Mapping[str, Any], state: State, batch: Mapping[str, Any], step: int, seed: int
+    ) -> StepResult:
         """Prove one step; returns the proof, settings and the new parameters and state."""
         settings = self.settings()
         t = time.perf_counter()
@@ -224,12 +250,26 @@ class TrainProgram:
         dt = time.perf_counter() - t
         vals = self._split(trace.outputs)
         return StepResult(
-            step, seed, proof.data, settings.data, vals.new_params, vals.new_state, vals.loss,
-            self.digest(params), self.digest(vals.new_params), dt, proof.stats,
+            step,
+            seed,
+            proof.data,
+            settings.data,
+            vals.new_params,
+            vals.new_state,
+            vals.loss,
+            self.digest(params),
+            self.digest(vals.new_params),
+            dt,
+            proof.stats,
         )
 
     def prove_chain(
-        self, params: Mapping[str, Any], state: State, batches: Sequence[Mapping[str, Any]], start_step: int, seed: int,
+        self,
+        params: Mapping[str, Any],
+        state: State,
+        batches: Sequence[Mapping[str, Any]],
+        start_step: int,
+        seed: int,
         on_step: Callable[[StepResult], None] | None = None,
     ) -> list[StepResult]:
         """Prove ``len(batches)`` consecutive steps, each starting from the previous step's result."""

@@ -47,7 +47,7 @@ def sr_step(p: GraphTensor, u: GraphTensor, lr: float, bits: int, noise: GraphTe
     unit = 2.0 ** (bits - s)  # the real value of raw 2^bits
     t = mul_const(u, lr * (1 << bits))
     d = t + noise
-    q = (d - d % unit) * (2.0 ** -bits)
+    q = (d - d % unit) * (2.0**-bits)
     return p - q
 
 

@@ -10,7 +10,9 @@ import numpy as np
 STATE_PREFIX = "state/"  # optimizer state in an .npz: "state/<param>/<slot>"
 
 
-def save_npz(path: str | Path, params: Mapping[str, Any], state: Mapping[str, Mapping[str, Any]] | None = None) -> Path:
+def save_npz(
+    path: str | Path, params: Mapping[str, Any], state: Mapping[str, Mapping[str, Any]] | None = None
+) -> Path:
     """Parameters under their own names, optimizer state under state/<param>/<slot>."""
     arrays = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
     for k, slots in (state or {}).items():
@@ -30,7 +32,7 @@ def load_npz(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, dict[st
     with np.load(path, allow_pickle=False) as z:
         for key in z.files:
             if key.startswith(STATE_PREFIX):
-                name, _, slot = key[len(STATE_PREFIX):].rpartition("/")
+                name, _, slot = key[len(STATE_PREFIX) :].rpartition("/")
                 state.setdefault(name, {})[slot] = np.array(z[key], dtype=np.float64)
             else:
                 params[key] = np.array(z[key], dtype=np.float64)

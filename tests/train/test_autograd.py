@@ -8,7 +8,6 @@ from typing import Callable
 
 import numpy as np
 import pytest
-
 from luminair.prover import Graph, GraphError
 
 RNG = np.random.default_rng(11)
@@ -39,17 +38,32 @@ def _finite_difference(cx: Graph, feed: dict, name: str, h: float = 1e-6) -> np.
 CASES = {
     "matmul relu": (lambda a, b: ((a @ b).relu() * 1.3).sum(), [(3, 4), (4, 2)]),
     "log_softmax softmax": (lambda a: a.log_softmax(-1).sum() * 0.5 + a.softmax(0)[1].sum(), [(3, 4)]),
-    "max strided slice": (lambda a, b: (a * b.T).max(1).sum() + (a[:, ::2] * 2.0).sum() + a[::2, 1:].sum(),
-                          [(3, 4), (4, 3)]),
-    "sigmoid tanh sqrt exp": (lambda a: a.sigmoid().sum() + a.tanh().sum() + a.sqrt().sum() + a.exp().sum(), [(2, 3)]),
+    "max strided slice": (
+        lambda a, b: (a * b.T).max(1).sum() + (a[:, ::2] * 2.0).sum() + a[::2, 1:].sum(),
+        [(3, 4), (4, 3)],
+    ),
+    "sigmoid tanh sqrt exp": (
+        lambda a: a.sigmoid().sum() + a.tanh().sum() + a.sqrt().sum() + a.exp().sum(),
+        [(2, 3)],
+    ),
     "pad": (lambda a: (a.pad(((1, 0), (0, 2))) * a.pad(((0, 1), (2, 0)))).sum(), [(3, 4)]),
-    "div sin log mod": (lambda a, b: (a / b).sum() + a.sin().sum() + a.log().sum() + (a % b).sum(), [(3, 4), (3, 4)]),
-    "reshape permute broadcast": (lambda a, b: (a.reshape(4, 3).permute(1, 0) * b).sum() + (a + b[0]).sum(),
-                                  [(3, 4), (3, 4)]),
+    "div sin log mod": (
+        lambda a, b: (a / b).sum() + a.sin().sum() + a.log().sum() + (a % b).sum(),
+        [(3, 4), (3, 4)],
+    ),
+    "reshape permute broadcast": (
+        lambda a, b: (a.reshape(4, 3).permute(1, 0) * b).sum() + (a + b[0]).sum(),
+        [(3, 4), (3, 4)],
+    ),
     "layer_norm var": (lambda a: (a.layer_norm() * a).sum() * 0.1 + a.var() * 2, [(3, 4)]),
-    "conv2d avg_pool": (lambda a, w: a.conv2d(w, padding=1).avg_pool2d(2).square().sum(), [(1, 1, 4, 4), (2, 1, 3, 3)]),
-    "recip pow leaky gelu": (lambda a: a.recip().sum() + (a ** 3).sum() + a.leaky_relu(0.1).sum() + a.gelu().sum(),
-                             [(2, 3)]),
+    "conv2d avg_pool": (
+        lambda a, w: a.conv2d(w, padding=1).avg_pool2d(2).square().sum(),
+        [(1, 1, 4, 4), (2, 1, 3, 3)],
+    ),
+    "recip pow leaky gelu": (
+        lambda a: a.recip().sum() + (a**3).sum() + a.leaky_relu(0.1).sum() + a.gelu().sum(),
+        [(2, 3)],
+    ),
 }
 
 
@@ -96,7 +110,11 @@ def test_fixed_point_gradient_is_close_to_float() -> None:
     loss = cross_entropy(x.linear(w).relu() * 1.5, y)
     (g,) = cx.grad(loss, [w], grad_output=6.0)
     g.output("g")
-    feed = {"x": RNG.uniform(0, 1, (6, 5)), "y": onehot(RNG.integers(0, 3, 6), 3), "w": RNG.uniform(-1, 1, (3, 5))}
+    feed = {
+        "x": RNG.uniform(0, 1, (6, 5)),
+        "y": onehot(RNG.integers(0, 3, 6), 3),
+        "w": RNG.uniform(-1, 1, (3, 5)),
+    }
     exact, real = cx.run(feed, exact=True)["g"], cx.run(feed)["g"]
     assert np.abs(exact - real).max() <= 8 / 1024, np.abs(exact - real).max()
 

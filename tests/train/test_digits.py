@@ -29,8 +29,12 @@ def test_twenty_tdclm_steps_lower_the_loss_and_proven_steps_verify() -> None:
     assert after < before - 0.3, (before, after)
 
     steps = prog.prove_chain(params, state, train[:2], start_step=0, seed=11)
-    r = verify_chain([(x.proof, x.settings) for x in steps], min_security_bits=0, max_work=50_000_000,
-                     start_state_digest=prog.digest(params, state))
+    r = verify_chain(
+        [(x.proof, x.settings) for x in steps],
+        min_security_bits=0,
+        max_work=50_000_000,
+        start_state_digest=prog.digest(params, state),
+    )
     assert r.success, r.error_message
     p, s = params, state
     for i, x in enumerate(steps):

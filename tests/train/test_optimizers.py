@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from luminair.prover import GraphError
 from luminair.prover.train import CLM, SGD, TDCLM, Adam, min_eps, mlp_program
 from luminair.prover.train.rounding import noise_bits
 from luminair.verifier import verify
-
 from train_helpers import BATCH, MAX_WORK, SEED, SIZES, batches, program, start
 
 OPTIMIZERS = {

@@ -8,14 +8,12 @@ import dataclasses
 
 import numpy as np
 import pytest
-
 from luminair.prover.air import graph_trace
 from luminair.prover.train import TDCLM, load_npz, save_npz, to_state_dict
 from luminair.verifier import verify
 from luminair.verifier.graph import statement as graph_statement
 from luminair.verifier.graph.training import NoiseError
 from luminair.verifier.training_chain import verify_chain
-
 from train_helpers import BATCH, MAX_WORK, SEED, SIZES, batches, program, relie, start
 
 STARK_CHECKS = {"LogUp sum", "OODS mismatch", "FRI", "Merkle path"}
@@ -81,7 +79,9 @@ def test_proven_step_is_within_the_fixed_point_error_of_float64(honest) -> None:
     ref = prog.reference_step(params, state, batches(3)[0])
     opt = prog.optimizer
     bound = opt.lr * 2 * opt.u_bound + 1 / prog.one
-    errs = np.concatenate([np.abs(steps[0].new_params[k] - ref.new_params[k]).ravel() for k in prog.param_shapes])
+    errs = np.concatenate(
+        [np.abs(steps[0].new_params[k] - ref.new_params[k]).ravel() for k in prog.param_shapes]
+    )
     assert errs.max() <= bound
     assert errs.max() <= 3 / prog.one, errs.max() * prog.one  # measured: under 2 raw units
     assert abs(steps[0].loss - ref.loss) <= 8 / prog.one
@@ -92,7 +92,9 @@ def test_wrong_rounding_noise_is_rejected(honest, monkeypatch) -> None:
     feed = prog.feed(params, state, batches(1)[0], 0, SEED)
     key = f"train/noise/2/{prog.bits}"
     feed[key] = feed[key].copy()
-    feed[key].flat[5] = (feed[key].flat[5] * prog.one + 1) % (1 << prog.bits) / prog.one  # one bit of one element
+    feed[key].flat[5] = (
+        (feed[key].flat[5] * prog.one + 1) % (1 << prog.bits) / prog.one
+    )  # one bit of one element
     trace = prog.graph.gen_trace(feed)
     with pytest.raises(NoiseError):  # the honest prover refuses
         prog.graph.prove(trace, prog.settings())
@@ -220,7 +222,9 @@ def test_weights_round_trip_npz_and_torch(honest, tmp_path) -> None:
     net.load_state_dict(to_state_dict(params))
     x = batches(1)[0]["x"]
     logits = net(torch.tensor(x, dtype=torch.float32)).detach().numpy()
-    ref = prog.reference_graph.run(prog.feed(params, state, batches(1)[0], 0, 0))  # float64 of the same weights
+    ref = prog.reference_graph.run(
+        prog.feed(params, state, batches(1)[0], 0, 0)
+    )  # float64 of the same weights
     h = np.maximum(x @ params["fc1.weight"].T + params["fc1.bias"], 0)
     np.testing.assert_allclose(logits, h @ params["fc2.weight"].T + params["fc2.bias"], atol=1e-5)
     assert np.isfinite(ref["train/loss"]).all()

@@ -6,19 +6,44 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover.air import graph_trace
 from luminair.verifier import verify
 from luminair.verifier.graph import statement as graph_statement
-from luminair.verifier.graph.training import from_limbs, sr_noise, to_limbs, weights_digest, TrainingStatementError
+from luminair.verifier.graph.training import (
+    TrainingStatementError,
+    from_limbs,
+    sr_noise,
+    to_limbs,
+    weights_digest,
+)
 
 
 def test_noise_bits_are_pinned() -> None:
     """The same (seed, step, index) gives the same bits everywhere: these values are part of the
     statement (a change is a protocol change)."""
-    assert sr_noise(7, 0, 0, 20, 10) == [886, 784, 787, 743, 996, 355, 770, 269, 434, 66, 542, 849, 48, 28, 761,
-                                         959, 50, 405, 260, 339]
+    assert sr_noise(7, 0, 0, 20, 10) == [
+        886,
+        784,
+        787,
+        743,
+        996,
+        355,
+        770,
+        269,
+        434,
+        66,
+        542,
+        849,
+        48,
+        28,
+        761,
+        959,
+        50,
+        405,
+        260,
+        339,
+    ]
     assert sr_noise(2**60 - 1, 2**30 - 1, 3, 5, 15) == [8899, 28984, 7032, 7635, 11575]
 
 
@@ -60,9 +85,21 @@ def _prove(build, feed: dict, monkeypatch) -> tuple[bytes, bytes]:
     return proof.data, settings.data
 
 
-def _step_graph(cx: Graph, *, noise_private=False, noise_shape=(2,), seed_shape=(4,), extra_input=None,
-                new_name="train/new_param/0/w", with_loss=True, state=False, extra_output=None,
-                param_name="train/param/0/w", noise_name="train/noise/0/4", state_shape=(2,)) -> None:
+def _step_graph(
+    cx: Graph,
+    *,
+    noise_private=False,
+    noise_shape=(2,),
+    seed_shape=(4,),
+    extra_input=None,
+    new_name="train/new_param/0/w",
+    with_loss=True,
+    state=False,
+    extra_output=None,
+    param_name="train/param/0/w",
+    noise_name="train/noise/0/4",
+    state_shape=(2,),
+) -> None:
     cx.input("train/seed", seed_shape)
     cx.input("train/step", (2,))
     w = cx.input(param_name, (2,))
@@ -80,8 +117,18 @@ def _step_graph(cx: Graph, *, noise_private=False, noise_shape=(2,), seed_shape=
         (w * 2.0).output(extra_output)
 
 
-def _feed(seed=3, step=1, noise=None, seed_limbs=None, extra=None, noise_shape=(2,), state=False,
-          param_name="train/param/0/w", noise_name="train/noise/0/4", state_shape=(2,)) -> dict:
+def _feed(
+    seed=3,
+    step=1,
+    noise=None,
+    seed_limbs=None,
+    extra=None,
+    noise_shape=(2,),
+    state=False,
+    param_name="train/param/0/w",
+    noise_name="train/noise/0/4",
+    state_shape=(2,),
+) -> dict:
     raw = sr_noise(seed, step, 0, int(np.prod(noise_shape)), 4) if noise is None else noise
     feed = {
         "train/seed": np.array(seed_limbs if seed_limbs is not None else to_limbs(seed, 4)) / 1024,
@@ -118,20 +165,41 @@ CASES = {
     "noise shape": (dict(noise_shape=(3,)), dict(noise_shape=(3,)), "must have the parameter's shape"),
     "seed shape": (dict(seed_shape=(3,)), dict(seed_limbs=[1, 2, 3]), "train/seed"),
     "unknown role": (dict(extra_input="train/lr"), dict(extra="train/lr"), "not a known training role"),
-    "missing new weights": (dict(new_name="train/new_param/0/v"), {}, "needs an output 'train/new_param/0/w'"),
+    "missing new weights": (
+        dict(new_name="train/new_param/0/v"),
+        {},
+        "needs an output 'train/new_param/0/w'",
+    ),
     "missing loss": (dict(with_loss=False), {}, "train/loss"),
     "state without new state": (dict(state=True), dict(state=True), "state inputs"),
     "negative seed limb": ({}, dict(seed_limbs=[-1, 0, 0, 0]), "limb 0"),
-    "two inputs for one parameter": (dict(extra_input="train/param/0/v"), dict(extra="train/param/0/v"),
-                                     "parameter 0 has two inputs"),
-    "two new values for one parameter": (dict(extra_output="train/new_param/0/v"), {}, "two new-value outputs"),
+    "two inputs for one parameter": (
+        dict(extra_input="train/param/0/v"),
+        dict(extra="train/param/0/v"),
+        "parameter 0 has two inputs",
+    ),
+    "two new values for one parameter": (
+        dict(extra_output="train/new_param/0/v"),
+        {},
+        "two new-value outputs",
+    ),
     "unknown output role": (dict(extra_output="train/grad/0"), {}, "not a known training role"),
-    "two noise inputs": (dict(extra_input="train/noise/0/5"), dict(extra="train/noise/0/5"), "two noise inputs"),
+    "two noise inputs": (
+        dict(extra_input="train/noise/0/5"),
+        dict(extra="train/noise/0/5"),
+        "two noise inputs",
+    ),
     "no parameter": (dict(param_name="x"), dict(param_name="x"), "at least one train/param input"),
-    "noise of another parameter": (dict(noise_name="train/noise/1/4"), dict(noise_name="train/noise/1/4"),
-                                   "noise inputs for parameters [1]"),
-    "state shape": (dict(state="paired", state_shape=(3,)), dict(state=True, state_shape=(3,)),
-                    "must have the parameter's shape"),
+    "noise of another parameter": (
+        dict(noise_name="train/noise/1/4"),
+        dict(noise_name="train/noise/1/4"),
+        "noise inputs for parameters [1]",
+    ),
+    "state shape": (
+        dict(state="paired", state_shape=(3,)),
+        dict(state=True, state_shape=(3,)),
+        "must have the parameter's shape",
+    ),
     "new value of an unknown parameter": (dict(extra_output="train/new_param/1/v"), {}, "that have no input"),
 }
 

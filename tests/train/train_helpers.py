@@ -4,7 +4,6 @@ about one value of its trace while keeping every later value consistent with the
 from __future__ import annotations
 
 import numpy as np
-
 from luminair.prover.graph.execute import eval_exact
 from luminair.prover.train import TDCLM, init_mlp, mlp_program, onehot
 
@@ -22,8 +21,10 @@ def program(**kw):
 
 def batches(n: int, seed: int = 3) -> list[dict]:
     rng = np.random.default_rng(seed)
-    return [{"x": rng.uniform(0, 1, (BATCH, SIZES[0])), "y": onehot(rng.integers(0, SIZES[-1], BATCH), SIZES[-1])}
-            for _ in range(n)]
+    return [
+        {"x": rng.uniform(0, 1, (BATCH, SIZES[0])), "y": onehot(rng.integers(0, SIZES[-1], BATCH), SIZES[-1])}
+        for _ in range(n)
+    ]
 
 
 def start(prog):

@@ -110,7 +110,9 @@ def weights_digest(entries: Sequence[tuple[str, tuple[int, ...], list[int]]]) ->
 
 
 def is_training(spec: Any) -> bool:
-    return any(i.name.startswith(PREFIX) for i in spec.inputs) or any(o.name.startswith(PREFIX) for o in spec.outputs)
+    return any(i.name.startswith(PREFIX) for i in spec.inputs) or any(
+        o.name.startswith(PREFIX) for o in spec.outputs
+    )
 
 
 def _indexed(found: dict[int, Any], what: str) -> list[Any]:
@@ -119,7 +121,9 @@ def _indexed(found: dict[int, Any], what: str) -> list[Any]:
     return [found[i] for i in range(len(found))]
 
 
-def training_statement(spec: Any, inputs_raw: dict[str, list[int]], outputs_raw: dict[str, list[int]]) -> dict | None:
+def training_statement(
+    spec: Any, inputs_raw: dict[str, list[int]], outputs_raw: dict[str, list[int]]
+) -> dict | None:
     """Check the roles and the noise of a training-step graph; None when the graph is not one.
 
     ``inputs_raw`` / ``outputs_raw``: public name -> signed raw values (row-major)."""
@@ -140,7 +144,9 @@ def training_statement(spec: Any, inputs_raw: dict[str, list[int]], outputs_raw:
             continue
         if m := _PARAM.fullmatch(name):
             if int(m[1]) in params:
-                raise TrainingStatementError(f"parameter {m[1]} has two inputs ({params[int(m[1])][1]!r}, {name!r})")
+                raise TrainingStatementError(
+                    f"parameter {m[1]} has two inputs ({params[int(m[1])][1]!r}, {name!r})"
+                )
             params[int(m[1])] = (m[2], name)
         elif m := _NOISE.fullmatch(name):
             if int(m[1]) in noise:
@@ -173,7 +179,9 @@ def training_statement(spec: Any, inputs_raw: dict[str, list[int]], outputs_raw:
     if not plist:
         raise TrainingStatementError("a training step needs at least one train/param input")
     if sorted(noise) != list(range(len(plist))):
-        raise TrainingStatementError(f"noise inputs for parameters {sorted(noise)}, expected one for each of 0..{len(plist) - 1}")
+        raise TrainingStatementError(
+            f"noise inputs for parameters {sorted(noise)}, expected one for each of 0..{len(plist) - 1}"
+        )
     seed = from_limbs(inputs_raw["train/seed"], "train/seed")
     step = from_limbs(inputs_raw["train/step"], "train/step")
     Entry = tuple[str, tuple[int, ...], list[int]]
@@ -186,35 +194,46 @@ def training_statement(spec: Any, inputs_raw: dict[str, list[int]], outputs_raw:
         shape = in_shape[in_name]
         out_name = f"train/new_param/{p}/{pname}"
         if new_params.get(p) != out_name or out_shape[out_name] != shape:
-            raise TrainingStatementError(f"parameter {p} {pname!r} needs an output {out_name!r} of shape {shape}")
+            raise TrainingStatementError(
+                f"parameter {p} {pname!r} needs an output {out_name!r} of shape {shape}"
+            )
         nname, bits = noise[p]
         if in_shape[nname] != shape or not 1 <= bits <= MAX_NOISE_BITS:
-            raise TrainingStatementError(f"noise input {nname!r} must have the parameter's shape {shape} and 1..15 bits")
+            raise TrainingStatementError(
+                f"noise input {nname!r} must have the parameter's shape {shape} and 1..15 bits"
+            )
         expect = sr_noise(seed, step, p, len(inputs_raw[nname]), bits)
         for i, (got, want) in enumerate(zip(inputs_raw[nname], expect)):
             if got != want:
                 raise NoiseError(
-                    f"parameter {p} {pname!r} element {i}: the proof's noise is {got}, seed {seed} at step {step} "
-                    f"gives {want}"
+                    f"parameter {p} {pname!r} element {i}: the proof's noise is {got}, seed {seed} at step "
+                    f"{step} gives {want}"
                 )
         slots = state.get(p, {})
-        if set(new_state.get(p, {})) != set(slots):
+        outs = new_state.get(p, {})
+        if set(outs) != set(slots):
             raise TrainingStatementError(
-                f"parameter {p} {pname!r}: state inputs {sorted(slots)} and outputs {sorted(new_state.get(p, {}))} differ"
+                f"parameter {p} {pname!r}: state inputs {sorted(slots)} and outputs {sorted(outs)} differ"
             )
         for slot in sorted(slots):
             sname, oname = slots[slot], new_state[p][slot]
             if in_shape[sname] != shape or out_shape[oname] != shape:
-                raise TrainingStatementError(f"state {sname!r} and {oname!r} must have the parameter's shape {shape}")
+                raise TrainingStatementError(
+                    f"state {sname!r} and {oname!r} must have the parameter's shape {shape}"
+                )
             old_state.append((f"{pname}/{slot}", shape, inputs_raw[sname]))
             new_state_entries.append((f"{pname}/{slot}", shape, outputs_raw[oname]))
         old.append((pname, shape, inputs_raw[in_name]))
         new.append((pname, shape, outputs_raw[out_name]))
-        described.append({"index": p, "name": pname, "shape": list(shape), "noise_bits": bits, "state": sorted(slots)})
+        described.append(
+            {"index": p, "name": pname, "shape": list(shape), "noise_bits": bits, "state": sorted(slots)}
+        )
     extra_new = set(new_params) - set(range(len(plist)))
     extra_state = set(new_state) - set(range(len(plist))) or set(state) - set(range(len(plist)))
     if extra_new or extra_state:
-        raise TrainingStatementError(f"outputs or states for parameters {sorted(extra_new | extra_state)} that have no input")
+        raise TrainingStatementError(
+            f"outputs or states for parameters {sorted(extra_new | extra_state)} that have no input"
+        )
     scale = spec.scale_bits
     return {
         "step": step,
@@ -226,7 +245,9 @@ def training_statement(spec: Any, inputs_raw: dict[str, list[int]], outputs_raw:
         "old_state_digest": weights_digest(old + old_state),
         "new_state_digest": weights_digest(new + new_state_entries),
         "batch_inputs": [i.name for i in spec.inputs if not i.name.startswith(PREFIX)],
-        "private_batch_inputs": [i.name for i in spec.inputs if not i.name.startswith(PREFIX) and spec.nodes[i.node].private],
+        "private_batch_inputs": [
+            i.name for i in spec.inputs if not i.name.startswith(PREFIX) and spec.nodes[i.node].private
+        ],
     }
 
 
