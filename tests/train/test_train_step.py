@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 import pytest
 from luminair.prover.air import graph_trace
-from luminair.prover.train import TDCLM, load_npz, save_npz, to_state_dict
+from luminair.prover.train import TDCLM, from_state_dict, load_npz, save_npz, to_state_dict
 from luminair.verifier import verify
 from luminair.verifier.graph import statement as graph_statement
 from luminair.verifier.graph.training import NoiseError
@@ -209,12 +209,19 @@ def test_private_batch_step_verifies_without_revealing_the_batch() -> None:
     assert "x" not in r.inputs and r.extra["training"]["private_batch_inputs"] == ["x", "y"]
 
 
-def test_weights_round_trip_npz_and_torch(honest, tmp_path) -> None:
+def test_weights_round_trip_npz(honest, tmp_path) -> None:
     prog, _, _, steps = honest
     path = save_npz(tmp_path / "w.npz", steps[-1].new_params, steps[-1].new_state)
     params, state = load_npz(path)
     assert prog.digest(params, state) == prog.digest(steps[-1].new_params, steps[-1].new_state)
+
+
+def test_weights_round_trip_torch_state_dict(honest) -> None:
+    """The proven weights load into a PyTorch module with the same names and compute the same
+    logits; the state dict reads back to the same digest."""
     torch = pytest.importorskip("torch")
+    prog, _, _, steps = honest
+    params, state = steps[-1].new_params, steps[-1].new_state
     net = torch.nn.Sequential()
     net.add_module("fc1", torch.nn.Linear(SIZES[0], SIZES[1]))
     net.add_module("relu", torch.nn.ReLU())
@@ -222,17 +229,10 @@ def test_weights_round_trip_npz_and_torch(honest, tmp_path) -> None:
     net.load_state_dict(to_state_dict(params))
     x = batches(1)[0]["x"]
     logits = net(torch.tensor(x, dtype=torch.float32)).detach().numpy()
-    ref = prog.reference_graph.run(
-        prog.feed(params, state, batches(1)[0], 0, 0)
-    )  # float64 of the same weights
     h = np.maximum(x @ params["fc1.weight"].T + params["fc1.bias"], 0)
     np.testing.assert_allclose(logits, h @ params["fc2.weight"].T + params["fc2.bias"], atol=1e-5)
-    assert np.isfinite(ref["train/loss"]).all()
-    from luminair.prover.train import from_state_dict
-
-    back = from_state_dict(net.state_dict())
-    assert prog.digest(back) == prog.digest(params)
-    assert BATCH == x.shape[0]
+    back = from_state_dict(net.state_dict())  # float32 holds every 16-bit fixed-point value exactly
+    assert prog.digest(back, state) == prog.digest(params, state)
 
 
 def test_onnx_classifier_trains_like_the_python_mlp() -> None:
