@@ -88,6 +88,21 @@ def _hostile_names(folder: Path) -> None:
     settings.write(folder / "settings.bin")
 
 
+def _training_step(folder: Path) -> None:
+    """One proven TD-CLM step of a tiny MLP (fast preset): the modal shows its training statement."""
+    import numpy as np
+
+    from luminair.prover.train import TDCLM, init_mlp, mlp_program, onehot
+
+    prog = mlp_program([4, 4, 2], 4, TDCLM(lr=0.02), preset="fast")
+    rng = np.random.default_rng(0)
+    batch = {"x": rng.uniform(0, 1, (4, 4)), "y": onehot(np.array([0, 1, 1, 0]), 2)}
+    step = prog.prove_step(prog.quantize(init_mlp([4, 4, 2])), prog.init_state(), batch, 3, 5)
+    folder.mkdir()
+    (folder / "proof.bin").write_bytes(step.proof)
+    (folder / "settings.bin").write_bytes(step.settings)
+
+
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory) -> Path:
     """public/ (linked, not copied) plus fixtures/ with test pages and bad files."""
@@ -105,6 +120,7 @@ def site_dir(tmp_path_factory) -> Path:
     from luminair.prover.demo import make_demo_files
 
     make_demo_files(fx / "fast", "fast")
+    _training_step(fx / "train")
     _hostile_names(fx / "hostile")
     # a symbolic MLP (batch 1 to 256): one settings.bin, proofs for batch 7 and 100 (more rows than shown)
     subprocess.run([sys.executable, str(BATCH_FIXTURES), "--write", str(fx / "batch"), *map(str, BATCHES)], check=True, cwd=REPO)

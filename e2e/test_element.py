@@ -321,6 +321,19 @@ def test_dark_mode_three_ways(page, artifacts):
     page.keyboard.press("Escape")
 
 
+def test_training_step_shows_its_statement(page, site_dir):
+    fx = site_dir / "fixtures" / "train"
+    expected = verify((fx / "proof.bin").read_bytes(), (fx / "settings.bin").read_bytes(), min_security_bits=0)
+    training = expected.extra["training"]
+    assert run(page, "train") == "development"
+    facts = page.locator("#train dl.facts")
+    expect(facts).to_contain_text("step 3 (seed 5), 4 parameter tensors")
+    expect(facts).to_contain_text(training["old_weights_digest"])
+    expect(facts).to_contain_text(training["new_weights_digest"])
+    expect(facts).to_contain_text(f"{js_number(training['loss'])}")
+    assert page.evaluate("document.getElementById('train').result.training.step") == 3
+
+
 STATE_CASES = {"verified": "ok", "development": "fast-dev", "rejected": "tampered", "unavailable": "missing"}
 
 

@@ -1,9 +1,10 @@
-"""The `luminair` command: prove | verify | inspect.
+"""The `luminair` command: prove | verify | inspect | train-step | verify-chain.
 
     luminair prove MODEL --input INPUT.json --out DIR [--preset fast|default|secure] [--security BITS]
                          [--scale-bits S] [--title TEXT] [--description TEXT]
     luminair verify PROOF SETTINGS            exit 0 valid, 1 rejected (one-line reason), 2 usage/IO error
     luminair inspect FILE [--json]            readable dump of proof.bin or settings.bin
+    luminair train-step ... / verify-chain DIR   prove / verify training steps (prover/train_cli.py)
     luminair --version
 
 The model digest is the model's identity (graph, views, weights, numeric format, output maps); the
@@ -592,6 +593,11 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
         say(f"  description ({LABEL_NOTE}): {label_text(r.model_description)}")
         if r.symbols:
             say("  symbols (fixed by this proof): " + ", ".join(f"{printable(k)}={v}" for k, v in r.symbols.items()))
+        training = (r.extra or {}).get("training")
+        if training:
+            say(f"  training step {training['step']} (seed {training['seed']}): loss {training['loss']:g}")
+            say(f"    weights before {training['old_weights_digest']}")
+            say(f"    weights after  {training['new_weights_digest']}")
         batch_sizes = set((r.symbols or {}).values())
         for name, o in (r.outputs or {}).items():
             vals = o["values"]
@@ -853,6 +859,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--no-search", action="store_true", help="for a model: compile without the search compiler")
     i.add_argument("--json", action="store_true")
     i.set_defaults(fn=cmd_inspect)
+    from .train_cli import add_parsers
+
+    add_parsers(sub)  # train-step, verify-chain
     return ap
 
 

@@ -109,7 +109,7 @@ def verify(
             model_description=getattr(settings.body, "description", None) or None,
             statement=f"{KIND_NAMES[settings.kind]}: {st.description}",
             verification_time_ms=(time.perf_counter() - t0) * 1000,
-            extra={"soundness_bits": terms},
+            extra={"soundness_bits": terms, **({"training": st.training} if st.training is not None else {})},
         )
     except VerificationError as e:
         return VerifyResult(

@@ -68,6 +68,7 @@ class Statement:
     inputs: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     public_terms: int = 0  # LogUp fractions the verifier adds itself (security accounting)
+    training: dict[str, Any] | None = None  # a training step's statement (verifier/graph/training.py)
 
 
 def encode_settings(kind: int, config: PcsConfig, body: Any) -> bytes:

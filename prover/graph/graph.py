@@ -167,6 +167,15 @@ class Graph:
         node = self.add_node(Op.CONSTANT, (), arr.shape, name=name, value=arr)
         return self.tensor(node)
 
+    def grad(self, loss: Any, params: Sequence[Any], grad_output: Any = 1.0) -> list:
+        """Gradients of ``loss`` with respect to ``params`` as new tensors of this graph (reverse-mode
+        autograd over the primitive ops, prover/graph/autograd.py)."""
+        from .autograd import grad
+
+        if getattr(loss, "graph", None) is not self:
+            raise GraphError("grad: the loss is not a tensor of this graph")
+        return grad(loss, params, grad_output)
+
     def name_node(self, node: Node, name: str) -> Node:
         """Give a freshly built node a name (e.g. the ONNX tensor it computes). Nodes are immutable,
         so this swaps in a named copy; it is only allowed while nothing reads the node yet."""

@@ -23,6 +23,7 @@ from .components import (
 )
 from .spec import CONTRACT, GROUPED, GraphSpec, is_identity_map
 from .tables import TABLE_ORDER, table_log_size, table_root
+from .training import raw_values, training_statement
 from .topology import (
     KNOWN_LANES,
     direct_weight_rows,
@@ -269,6 +270,12 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
             "source": {"node": out.node, "op": src_node.op, "name": src_node.name},
             "index_map": "identity" if identity else list(out.src_indices),
         }
+    # a training step (train/ names): roles, recomputed rounding noise and weights digests
+    training = training_statement(
+        spec,
+        {inp.name: raw_values(vals) for inp, vals in zip(pub_inputs, public)},
+        {out.name: raw_values(vals) for out, vals in zip(spec.outputs, public[len(pub_inputs):])},
+    )
     try:
         air, plans = build_graph_air(spec, settings.config.log_blowup)
     except AirDefinitionError as e:
@@ -329,4 +336,7 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
         desc += " at " + ", ".join(f"{k}={v}" for k, v in spec.bound.items())
     n_terms = sum(seg.rows for p in plans if p.kind == "Known" or p.kind.startswith("DotW") for seg in p.segments)
     n_terms += sum(len(out.src_indices) for out in spec.outputs)
-    return Statement(air, statement_bytes(settings.digest, all_public), public_sum, outputs, inputs, desc, n_terms)
+    if training is not None:
+        desc = f"training step {training['step']} ({desc})"
+    return Statement(air, statement_bytes(settings.digest, all_public), public_sum, outputs, inputs, desc, n_terms,
+                     training)

@@ -410,6 +410,7 @@ export function toJsResult(r) {
     statement: r.statement ?? null,
     verificationTimeMs: r.verification_time_ms ?? null,
     settingsSummary: r.summary ?? null,
+    training: r.training ?? null,
   };
 }
 

@@ -936,6 +936,14 @@ export class LuminairVerifyElement extends Base {
     if (r.statement) this.#fact("Statement", r.statement);
     const symbols = describeSymbols(r.symbols, r.settingsSummary?.symbols);
     if (symbols) this.#fact("Symbols", symbols, "symbols");
+    const t = r.training;
+    if (t) {  // a training step: the verifier recomputed the rounding noise and the digests
+      this.#fact("Training step", `step ${t.step} (seed ${t.seed}), ${t.params.length} parameter tensors`);
+      this.#fact("Loss", `${t.loss}`);
+      this.#fact("Weights before", t.old_weights_digest, "mono digest");
+      this.#fact("Weights after", t.new_weights_digest, "mono digest");
+      if (t.private_batch_inputs.length) this.#fact("Private batch", t.private_batch_inputs.join(", "));
+    }
     this.#fact("Model digest", r.modelDigest ?? "—", "mono digest");
     const title = r.modelTitle ?? r.settingsSummary?.title ?? null;
     const description = r.modelDescription ?? null;

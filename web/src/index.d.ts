@@ -92,6 +92,23 @@ export interface VerifyResult {
   verificationTimeMs: number | null;
   /** Summary of the verified settings (graph, config), when success. */
   settingsSummary: SettingsSummary | null;
+  /** A training step's statement (the graph uses the train/ roles), when success; else null. */
+  training: TrainingStatement | null;
+}
+
+/** What a verified training-step proof attests; the digests are computed by the verifier from the
+ * public values (BLAKE2s hex). */
+export interface TrainingStatement {
+  step: number;
+  seed: number;
+  loss: number;
+  old_weights_digest: string;
+  new_weights_digest: string;
+  old_state_digest: string;
+  new_state_digest: string;
+  params: { index: number; name: string; shape: number[]; noise_bits: number; state: string[] }[];
+  batch_inputs: string[];
+  private_batch_inputs: string[];
 }
 
 export interface ProgressEvent {

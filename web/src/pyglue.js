@@ -53,7 +53,9 @@ def luminair_verify(proof, settings, progress=None, min_security_bits=None, max_
         kwargs["min_security_bits"] = int(min_security_bits)
     settings_b = _as_bytes(settings)
     r = _verify(_as_bytes(proof), settings_b, **kwargs).to_dict()
-    r.pop("extra", None)
+    training = (r.pop("extra", None) or {}).get("training")
+    if training is not None:  # a training step: step, seed, loss, weights digests (verifier-computed)
+        r["training"] = training
     # A proof below the default floor only verifies because the caller lowered the floor: it is a
     # development proof, shown as such everywhere.
     r["development"] = bool(r["success"] and r.get("security_bits") is not None and r["security_bits"] < _FLOOR)

@@ -203,6 +203,9 @@ describe("client protocol", () => {
     assert.equal(dev.development, true);
     assert.equal(toJsResult({ success: true, security_bits: 40 }).verdict, "development", "older workers: judged from the bits");
     assert.equal(toJsResult({ success: false, check: "FRI" }).verdict, "rejected");
+    assert.equal(toJsResult({ success: true }).training, null);
+    const training = { step: 3, seed: 7, loss: 1.5, old_weights_digest: "aa", new_weights_digest: "bb" };
+    assert.deepEqual(toJsResult({ success: true, training }).training, training);
     const labels = toJsResult({ success: true, security_bits: 100, model_title: "t", model_description: "d" });
     assert.equal(labels.modelTitle, "t");
     assert.equal(labels.modelDescription, "d");
