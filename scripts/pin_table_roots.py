@@ -19,7 +19,7 @@ from luminair.prover.stark.prove import to_storage
 from luminair.verifier.graph.table_roots import PINNED_ROOTS
 from luminair.verifier.graph.tables import function_table
 
-TABLES = ("exp2", "log2", "sin", "exp")
+TABLES = ("exp2", "log2", "sin", "exp", "erf")
 SCALES = tuple(range(4, 15))  # every scale the numeric format allows (MIN_SCALE_BITS..MAX_SCALE_BITS)
 BLOWUPS = (1, 2, 3)
 OUT = Path(__file__).resolve().parent.parent / "verifier" / "graph" / "table_roots.py"

@@ -157,6 +157,8 @@ def _function_table_rows(name: str, scale_bits: int) -> int:
 
     if name in ("exp2", "exp"):
         return len(range(nonzero_start(name, scale_bits), table_domain(name, scale_bits).stop))
+    if name == "erf":
+        return len(table_domain(name, scale_bits))
     if name == "log2":
         return 1 << LOG2_MANTISSA_BITS
     return 1 << 15  # sin: |x| in [0, 2^15)

@@ -16,6 +16,7 @@ Pyodide build identical tables.
 from __future__ import annotations
 
 import math
+from math import isqrt
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -305,7 +306,67 @@ def sin_entry(x: int, s: int) -> int:
     return _round_shift(_sin_fixed(t) << s, _PREC)
 
 
-TABLE_FUNCTIONS = {"exp2": exp2_entry, "log2": log2_entry, "sin": sin_entry, "exp": exp_entry}
+_ERF_BITS = _PREC + 64  # the series for |t| < 4 has terms up to ~2^17: 64 guard bits
+_ERF_SATURATE = 4  # erfc(4) = 1.5e-8 < 2^-15: every |x| >= 4 rounds to +-1 at any scale
+
+
+def _pi_at(g: int) -> int:
+    """pi with g fractional bits (Machin, as _pi_fixed, with 32 guard bits)."""
+    def atan_inv(n: int) -> int:
+        total, power, k, sign = 0, (1 << (g + 32)) // n, 1, 1
+        while power:
+            total += sign * (power // k)
+            power //= n * n
+            k += 2
+            sign = -sign
+        return total
+
+    return (16 * atan_inv(5) - 4 * atan_inv(239)) >> 32
+
+
+def _two_over_sqrt_pi(g: int) -> int:
+    return (2 << (2 * g)) // isqrt(_pi_at(g) << g)
+
+
+_ERF_SCALE = _two_over_sqrt_pi(_ERF_BITS)
+
+
+def erf_entry(x: int, s: int) -> int:
+    """Raw result of erf on raw input x: round(erf(|x| / 2^s) * 2^s) (half up) with x's sign, from
+    erf(t) = 2/sqrt(pi) sum_n (-1)^n t^(2n+1) / (n! (2n+1)) in fixed point (|t| < 4; beyond, +-1)."""
+    a = abs(x)
+    if a >= _ERF_SATURATE << s:
+        r = 1 << s
+    else:
+        g = _ERF_BITS
+        t = a << (g - s)
+        t2 = t * t >> g
+        total, term, n = 0, t, 0
+        while term:
+            total += (term if n % 2 == 0 else -term) // (2 * n + 1)
+            n += 1
+            term = (term * t2 >> g) // n
+        r = _round_shift(total * _ERF_SCALE >> g, g - s)
+    return -r if x < 0 else r
+
+
+@lru_cache(maxsize=64)
+def erf_saturation(s: int) -> int:
+    """The smallest raw x >= 0 whose erf rounds to 1 (2^s): the table holds (-h, h), a proven clamp
+    gives -1 below and 1 above."""
+    return _first_above(erf_entry, s, 0, _ERF_SATURATE << s, (1 << s) - 1)
+
+
+def op_erf(x: int, s: int) -> int:
+    h = erf_saturation(s)
+    if x >= h:
+        return 1 << s
+    if x <= -h:
+        return -(1 << s)
+    return erf_entry(x, s)
+
+
+TABLE_FUNCTIONS = {"exp2": exp2_entry, "log2": log2_entry, "sin": sin_entry, "exp": exp_entry, "erf": erf_entry}
 EXPONENTIALS = ("exp2", "exp")  # increasing, 0 below a start: a table from there, a proven clamp below
 
 
@@ -338,6 +399,9 @@ def table_domain(name: str, s: int) -> range:
     by 2^s <= VALUE_MAX and odd, so it covers the whole symmetric range (all but -2^15)."""
     if name == "sin":
         return range(VALUE_MIN + 1, VALUE_MAX + 1)
+    if name == "erf":  # odd and saturating: the 16-bit inputs strictly between the saturation points
+        h = erf_saturation(s)
+        return range(max(-h + 1, VALUE_MIN), min(h, VALUE_MAX + 1))
     if name in EXPONENTIALS:  # every input up to the last whose result is <= VALUE_MAX
         return range(VALUE_MIN, _first_above(TABLE_FUNCTIONS[name], s, VALUE_MIN, VALUE_MAX, VALUE_MAX))
     if name == "log2":

@@ -19,7 +19,9 @@ from ...verifier.graph.statement import ComponentPlan, build_graph_air
 from ...verifier.graph.topology import KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases, row_order_view
 from ...verifier.graph.tables import table_columns as table_tree_columns
 from ...verifier.graph.tables import table_rows, table_start
-from ...verifier.numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_MIN, NumericError, nonzero_start, table_domain
+from ...verifier.numeric import (
+    DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_MIN, NumericError, erf_saturation, nonzero_start, table_domain,
+)
 from ..stark.circle_fft import row_to_storage
 from ..stark.constraints import BV, DomainEvaluator
 
@@ -344,6 +346,17 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
         y = np.where(c == 1, 0, np.array(ys, dtype=I64)[np.clip(x - lo, 0, len(ys) - 1)])
         cols.update(x=x, y=y, c=c)
         _limbs(cols, "under", 16, lo - 1 - x, gate=c)
+    elif kind == "Erf":
+        (x,) = ins
+        x = np.where(real, x, 0)  # padding rows look up erf(0) = 0
+        h, one = erf_saturation(s), 1 << s
+        lo, hi = (x <= -h).astype(I64), (x >= h).astype(I64)
+        dom = table_domain("erf", s)
+        ys = np.array(table_rows("erf", s)[1], dtype=I64)
+        y = np.where(lo == 1, -one, np.where(hi == 1, one, ys[np.clip(x - dom.start, 0, len(ys) - 1)]))
+        cols.update(x=x, y=y, lo=lo, hi=hi)
+        _limbs(cols, "under", 16, -h - x, gate=lo)
+        _limbs(cols, "over", 16, x - h, gate=hi)
     elif kind == "Log2":
         (x,) = ins
         x = np.where(real, x, 1 << s)  # padding rows compute log2(1) = 0
@@ -493,7 +506,8 @@ def _check_outputs(plan: ComponentPlan, rows: _Rows, cols: dict[str, np.ndarray]
     """The AIR's computation must reproduce the executor's exact values (a twin check)."""
     kind = "Dot" if plan.kind.startswith("Dot") else plan.kind
     key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "Exp2": "y", "Log2": "y",
-           "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out", "Relu": "out", "Exp": "y"}[kind]
+           "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out", "Relu": "out", "Exp": "y",
+           "Erf": "y"}[kind]
     for nid, r0, count in rows.node_rows:
         got = cols[key][r0 : r0 + count]
         if plan.kind == "LessThan":

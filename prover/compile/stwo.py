@@ -34,6 +34,7 @@ COMPONENT_OF = {
     Op.DOT: "dot (fused multiply-accumulate, 1 to 16 products a row)",
     Op.RELU: "relu (fused: one comparison)",
     Op.EXP: "exp (fused: table lookup)",
+    Op.ERF: "erf (fused: table lookup, proven clamps to -1 and 1)",
 }
 
 

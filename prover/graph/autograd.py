@@ -143,6 +143,8 @@ def _vjp(cx: Any, node: Node, k: int, g: GraphTensor) -> GraphTensor | _Product 
         return (g * y) * LN_2
     if op is Op.EXP:
         return g * y
+    if op is Op.ERF:  # d erf(x) = 2/sqrt(pi) e^(-x^2)
+        return (g * (2 / math.sqrt(math.pi))) * (x * x * -1.0).exp()
     if op is Op.SIN:  # d sin x = cos x = sin(x + pi/2)
         return g * (x + math.pi / 2).sin()
     if op is Op.SQRT:  # d sqrt(x) = 1 / (2 sqrt x)

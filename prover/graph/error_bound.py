@@ -86,6 +86,8 @@ def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int
                 e = es[0].copy()
             elif op is Op.EXP:  # the table is correctly rounded
                 e = np.exp(xs[0]) * np.expm1(es[0]) + half
+            elif op is Op.ERF:  # correctly rounded; erf' <= 2/sqrt(pi)
+                e = es[0] * (2 / np.sqrt(np.pi)) + half
             elif op is Op.RELU:  # 1-Lipschitz, exact in fixed point
                 e = es[0].copy()
             elif op is Op.DOT:  # the products' propagated errors, summed, and one rounding

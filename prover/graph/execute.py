@@ -72,6 +72,8 @@ def eval_float(node: Node, args: list[np.ndarray]) -> np.ndarray:
             return np.maximum(args[0], 0.0)
         if op is Op.EXP:
             return np.exp(args[0])
+        if op is Op.ERF:
+            return np.vectorize(math.erf, otypes=[np.float64])(args[0])
     raise ValueError(f"{node.where()}: no float kernel for {op}")  # sources are handled by the walker
 
 

@@ -137,8 +137,12 @@ _TABLE_REMEDY = {
 
 
 def fx_table(name: str, x: np.ndarray, s: int) -> np.ndarray:
-    """Twin of op_table(name, x, s): exp2 / log2 / sin by table lookup."""
+    """Twin of op_table(name, x, s): exp2 / log2 / sin by table lookup (erf: numeric.op_erf, +-1
+    beyond its table)."""
     t = lookup_table(name, s)
+    if name == "erf":
+        inside = t.values[np.clip(x - t.lo, 0, len(t.values) - 1)]
+        return np.where(x < t.lo, -(1 << s), np.where(x > t.hi, 1 << s, inside)).astype(np.int64)
     bad = (x < t.lo) | (x > t.hi)
     if bad.any():
         i = _first(bad)

@@ -87,6 +87,8 @@ class Graph:
         self._outputs: OrderedDict[str, Replacement] = OrderedDict()
         self._tensors: weakref.WeakSet = weakref.WeakSet()
         self._building: list[Node] | None = None  # the new node list while a transform runs
+        # (kind, x, out): `out` computes kind(x) through primitives (mark_composite)
+        self._composites: list[tuple[str, Any, Any]] = []
 
     # -- numeric format ------------------------------------------------------------------------
 
@@ -241,13 +243,28 @@ class Graph:
         run_compilers(compilers, self)
         return self
 
-    def transform(self, fn: Callable[[Node], Any]) -> bool:
+    def mark_composite(self, kind: str, x: Any, out: Any) -> None:
+        """Record that the tensor `out` computes the function `kind` (a fused op, "Erf") of the
+        tensor `x` through a chain of primitives: FuseOpCompiler may then compute it with the fused
+        op instead (StwoCompiler(fuse=False) keeps the primitives)."""
+        self._composites.append((kind, x, out))
+
+    def composites(self) -> list[tuple[str, Any, Any]]:
+        """The marked composites whose tensors are still in the graph."""
+        self._composites = [c for c in self._composites if c[1]._node is not None and c[2]._node is not None]
+        return list(self._composites)
+
+    def drop_composite(self, out: Any) -> None:
+        self._composites = [c for c in self._composites if c[2] is not out]
+
+    def transform(self, fn: Callable[..., Any], *, context: bool = False) -> bool:
         """Rewrite the graph node by node, in topological order.
 
         ``fn`` sees each node with its sources already rewritten, and returns None to keep it, or a
         replacement for its value: a GraphTensor, or a ``(node, view)`` pair, of the same shape,
         built from nodes already in the new graph (fn may add new nodes with the usual methods).
-        Returns True if anything changed."""
+        With ``context``, fn(node, old, mapping) also gets the node as it was and the rewrites so
+        far (old node -> (new node, view)). Returns True if anything changed."""
         from .tensor import GraphTensor
 
         if self._building is not None:
@@ -267,7 +284,7 @@ class Graph:
                 if cand is not old:
                     changed = True
                 mark = len(new)
-                result = fn(cand)
+                result = fn(cand, old, mapping) if context else fn(cand)
                 if result is None:
                     if len(new) != mark:
                         raise CompileError("a rewrite that keeps its node must not add nodes")

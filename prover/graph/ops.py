@@ -27,6 +27,7 @@ class Op(Enum):
     DOT = "Dot"  # fused: sum over an axis of a * b, rounded once (made by FuseOpCompiler)
     RELU = "Relu"  # fused: max(x, 0), one comparison (made by FuseOpCompiler from x * (0 < x))
     EXP = "Exp"  # fused: e^x through one table (made by FuseOpCompiler from hl exp's two exp2)
+    ERF = "Erf"  # fused: erf through one table (made by FuseOpCompiler from the importer's erf chain)
 
     def __repr__(self) -> str:
         return f"Op.{self.name}"
@@ -37,7 +38,7 @@ class GroupOp:
 
     SOURCE = frozenset({Op.INPUT, Op.CONSTANT})
     # one source, elementwise
-    UNARY = frozenset({Op.LOG2, Op.EXP2, Op.SIN, Op.SQRT, Op.RECIP, Op.CONTIGUOUS, Op.RELU, Op.EXP})
+    UNARY = frozenset({Op.LOG2, Op.EXP2, Op.SIN, Op.SQRT, Op.RECIP, Op.CONTIGUOUS, Op.RELU, Op.EXP, Op.ERF})
     # two sources of equal shape, elementwise
     BINARY = frozenset({Op.ADD, Op.MUL, Op.MOD, Op.LESS_THAN})
     # one source, one axis removed
@@ -45,11 +46,11 @@ class GroupOp:
     # two sources of equal shape, one axis contracted (fused ops, prover/compile/fuse.py)
     CONTRACT = frozenset({Op.DOT})
     # ops that FuseOpCompiler makes (never built by the graph API)
-    FUSED = frozenset({Op.DOT, Op.RELU, Op.EXP})
+    FUSED = frozenset({Op.DOT, Op.RELU, Op.EXP, Op.ERF})
     # ops with an axis attribute
     AXIS = REDUCE | CONTRACT
     # ops computed through a lookup table of verifier.numeric.TABLE_FUNCTIONS
-    TABLE = frozenset({Op.EXP2, Op.LOG2, Op.SIN, Op.EXP})
+    TABLE = frozenset({Op.EXP2, Op.LOG2, Op.SIN, Op.EXP, Op.ERF})
     # a op b == b op a, in float and in fixed point
     COMMUTATIVE = frozenset({Op.ADD, Op.MUL})
     # ops whose output is a pure rearrangement of the input values (no arithmetic)
@@ -57,4 +58,4 @@ class GroupOp:
     ALL = frozenset(Op)
 
 
-TABLE_NAME = {Op.EXP2: "exp2", Op.LOG2: "log2", Op.SIN: "sin", Op.EXP: "exp"}
+TABLE_NAME = {Op.EXP2: "exp2", Op.LOG2: "log2", Op.SIN: "sin", Op.EXP: "exp", Op.ERF: "erf"}

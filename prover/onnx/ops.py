@@ -579,7 +579,9 @@ def erf(x: GraphTensor) -> GraphTensor:
         poly = poly * t + c
     poly = poly * t
     e = (a * (a * -LOG2_E)).exp2()  # e^(-a^2) as one exp2 (-a^2 log2 e >= -23.1)
-    return s * (G.neg(poly * e) + 1.0)
+    out = s * (G.neg(poly * e) + 1.0)
+    out.graph.mark_composite("Erf", x, out)  # FuseOpCompiler proves it as one table lookup
+    return out
 
 
 HANDLERS["Erf"] = _unary(erf)

@@ -284,6 +284,33 @@ class ExpComponent(Exp2Component):
     tables = ("exp",)
 
 
+class ErfComponent(GraphComponent):
+    """y = erf(x) (fused: the importer's erf, GELU's), one lookup in the erf table, which holds every
+    input strictly between the saturation points -h and h. A row with lo = 1 proves x <= -h and gives
+    -1; a row with hi = 1 proves x >= h and gives 1 (numeric.op_erf)."""
+
+    name = "erf"
+    tables = ("erf",)
+    n_inputs = 1
+    op_columns = ("x", "y", "lo", "hi") + range_limbs([("under", 16), ("over", 16)])
+
+    def evaluate_op(self, ev: Any) -> None:
+        from ..numeric import erf_saturation
+
+        h, one = erf_saturation(self.s), 1 << self.s
+        x, y, lo, hi = ev.main("x"), ev.main("y"), ev.main("lo"), ev.main("hi")
+        self.consume(ev, 0, x)
+        ev.add_constraint(lo * (lo - 1))
+        ev.add_constraint(hi * (hi - 1))
+        ev.add_constraint(lo * hi)
+        ev.add_constraint(lo * (y + one))
+        ev.add_constraint(hi * (y - one))
+        check_range(ev, -h - x, "under", 16, mult=lo, gate=lo)
+        check_range(ev, x - h, "over", 16, mult=hi, gate=hi)
+        ev.add_to_relation("table.erf", 1 - lo - hi, [x, y])
+        self.produce(ev, y)
+
+
 class Log2Component(GraphComponent):
     """y = log2(x): m = x * 2^(14-e) is the normalized mantissa in [2^14, 2^15) (looked up with its
     log), (e, 2^(14-e)) is a row of pow2, and y = (e - s) 2^s + log2(m / 2^14) 2^s, range-checked.
@@ -577,6 +604,7 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
     "Contiguous": ContiguousComponent,
     "Relu": ReluComponent,
     "Exp": ExpComponent,
+    "Erf": ErfComponent,
     "SumReduce": SumReduceComponent,
     "MaxReduce": MaxReduceComponent,
 }
@@ -590,7 +618,7 @@ DOT_KINDS = tuple(
 #    whole known rows (topology.chunked_reads)
 COMPONENT_ORDER = (
     "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt",
-    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "Relu", "Exp", *DOT_KINDS,
+    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "Relu", "Exp", "Erf", *DOT_KINDS,
 )  # fmt: skip
 
 

@@ -23,9 +23,10 @@ OPS = (
     "Dot",
     "Relu",
     "Exp",
+    "Erf",
 )
 OP_CODE = {name: i for i, name in enumerate(OPS)}
-UNARY = ("Log2", "Exp2", "Sin", "Sqrt", "Recip", "Contiguous", "Relu", "Exp")
+UNARY = ("Log2", "Exp2", "Sin", "Sqrt", "Recip", "Contiguous", "Relu", "Exp", "Erf")
 BINARY = ("Add", "Mul", "Mod", "LessThan")
 REDUCE = ("SumReduce", "MaxReduce")
 # Fused ops (prover/compile/fuse.py): Dot is sum over `axis` of a * b, rounded once.

@@ -8,7 +8,9 @@ a power of two with copies of a real row (never with rows outside the function's
 * log2:  (m, log2(m / 2^14) * 2^s) for normalized mantissas m in [2^14, 2^15): a component scales its
          input by a power of two into that interval (exact, see numeric.log2_entry);
 * pow2:  (e, 2^(14 - e)) for e in [0, 14], the normalizing factors;
-* sin:   (a, sin(a)) for a in [0, 2^15): sin is odd, the component looks up |x|.
+* sin:   (a, sin(a)) for a in [0, 2^15): sin is odd, the component looks up |x|;
+* erf:   (x, erf(x)) for every 16-bit input strictly between the saturation points -h and h; the
+         component proves x <= -h or x >= h for the rows it clamps to -1 or 1.
 
 The verifier never takes a table root from the proof: range8 and pow2 are recomputed (tiny), the
 function tables' roots are pinned in table_roots.py for the common (scale, blowup) pairs and
@@ -25,7 +27,7 @@ from ..numeric import EXPONENTIALS, TABLE_FUNCTIONS, log2_entry, nonzero_start, 
 from .table_roots import PINNED_ROOTS
 
 LOG2_MANTISSA_BITS = 14
-TABLE_ORDER = ("range8", "exp2", "log2", "pow2", "sin", "exp")
+TABLE_ORDER = ("range8", "exp2", "log2", "pow2", "sin", "exp", "erf")
 RECOMPUTED = ("range8", "pow2")  # small enough for the verifier to rebuild every time
 
 
@@ -54,10 +56,15 @@ def table_rows(name: str, scale_bits: int) -> tuple[tuple[int, ...], tuple[int, 
     if name == "sin":
         xs = list(range(1 << 15))
         return tuple(xs), tuple(sin_entry(a, s) for a in xs)
+    if name == "erf":
+        xs = list(table_domain(name, s))
+        return tuple(xs), tuple(TABLE_FUNCTIONS[name](x, s) for x in xs)
     raise ValueError(f"unknown table {name!r}")
 
 
 def table_log_size(name: str, scale_bits: int) -> int:
+    if name == "erf":  # its size from the domain alone (the entries are a series each)
+        return max(4, _log2_ceil(len(table_domain(name, scale_bits))))
     return max(4, _log2_ceil(len(table_rows(name, scale_bits)[0])))
 
 
