@@ -61,7 +61,7 @@ def _batch(model_bytes: bytes, folder: str, max_batch: int, batch: int, runs: in
 
     from common import peak_rss_mb, timed
     from luminair.prover.proving import gen_trace, prove
-    from luminair.prover.symbolic import SymbolicSettings, _shaped
+    from luminair.prover.symbolic import SymbolicSettings, shape_inputs
     from luminair.verifier import verify
     from luminair.verifier.statement import read_settings
 
@@ -72,7 +72,7 @@ def _batch(model_bytes: bytes, folder: str, max_batch: int, batch: int, runs: in
     t = time.perf_counter()
     bound, graph = settings.bind({"batch": batch})
     bind_s = time.perf_counter() - t
-    trace = gen_trace(graph, _shaped(graph, {settings.parsed.body.inputs[0].name: xs}))
+    trace = gen_trace(graph, shape_inputs(graph, {settings.parsed.body.inputs[0].name: xs}))
     proofs: list = []
     prove_t, _ = timed(lambda: proofs.append(prove(graph, trace, bound)), runs)
     verify_t, r = timed(lambda: verify(proofs[-1].data, data, max_work=10**9), 1)

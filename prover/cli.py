@@ -369,7 +369,7 @@ def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, i
     symbols) bound to the values the input implies. (graph, settings, inputs, float outputs, times,
     the search compiler's report at these values)"""
     from luminair.prover.graph.model_file import load_python_builder, read_symbolic_input
-    from luminair.prover.symbolic import SymbolicError, SymbolicModel, symbol_values_from_inputs
+    from luminair.prover.symbolic import SymbolicError, SymbolicModel, shape_inputs, symbol_values_from_inputs
 
     t0 = time.perf_counter()
     try:
@@ -389,9 +389,7 @@ def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, i
         settings_s = time.perf_counter() - t
     except SymbolicError as e:
         raise UsageError(f"--symbol: {e}") from None
-    from luminair.prover.symbolic import _shaped
-
-    inputs = _shaped(graph, raw_inputs)
+    inputs = shape_inputs(graph, raw_inputs)
     float_out = model.graph_at(values).run(inputs)  # the float64 reference of the model at these values
     return graph, settings, inputs, float_out, load_s, settings_s, model.search_report
 

@@ -395,7 +395,7 @@ class SymbolicModel:
 
         values = dict(values) if values is not None else self.values_for(settings, inputs)
         st, graph = settings.bind(values)
-        trace = gen_trace(graph, _shaped(graph, inputs))
+        trace = gen_trace(graph, shape_inputs(graph, inputs))
         return prove(graph, trace, st, on_stage=on_stage), trace.outputs
 
 
@@ -413,7 +413,8 @@ def _keywords(build: Callable[..., Graph], names: list[str]) -> set[str]:
     return {n for n in names if n in params}
 
 
-def _shaped(graph: Graph, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+def shape_inputs(graph: Graph, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Each input reshaped to the instance's shape (flat lists and batches of rows accepted)."""
     out = {}
     for name, node in graph.inputs().items():
         if name not in inputs:
