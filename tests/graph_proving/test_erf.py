@@ -135,3 +135,15 @@ def test_a_clamp_to_the_wrong_value_is_rejected(erf_case):
 
     r = _forged(erf_case, edit)
     assert r.check == "OODS mismatch", r.error_message
+
+
+def test_a_non_boolean_clamp_flag_is_rejected(erf_case):
+    """lo = 2 would make the row's table multiplicity 1 - lo - hi = -1: it would yield a table entry
+    (x, -1) instead of consuming one. The unmatched entry fails the LogUp sum (and the flags'
+    booleanity constraint would fail the OODS check)."""
+    def edit(cols, _out):
+        i = _row(0.5)
+        cols["lo"][i], cols["y"][i] = 2, -(1 << S)
+
+    r = _forged(erf_case, edit)
+    assert r.check == "LogUp sum", r.error_message
