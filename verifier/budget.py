@@ -57,6 +57,8 @@ OUTPUT_SOURCE_UNITS = 0.05  # per element of an output's source node
 # Merkle paths, DEEP quotients and FRI folds work on what the proof holds (opened values, hash
 # witnesses, fold siblings): 0.15 to 0.25 us per byte of the STARK proof in CPython.
 OPENING_UNITS_PER_BYTE = 0.3
+MATMUL_PRODUCT_UNITS = 0.15  # a weight of a Freivalds-checked product: one big-integer multiply-add of v = W rho
+MATMUL_PERIOD_UNITS = 3  # a value of v at the out-of-domain point: 4 coordinates of a sparse column
 TABLE_POINT_UNITS = 26  # a recomputed table root: per point of its extended domain (FFT, leaf hashes)
 TABLE_ROW_UNITS = 3  # a function table's rows, generated with integer arithmetic
 
@@ -133,9 +135,11 @@ def graph_table_work(spec: Any, log_blowup: int) -> int:
     from .graph.table_roots import PINNED_ROOTS
     from .graph.tables import MAX_RECOMPUTE_LOG
 
-    kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput", "Direct"}
+    kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput", "Direct", "MatMul"}
     components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
-    needed = {t for c in components for t in c.tables} | ({"range8"} if any(c.uses_range for c in components) else set())
+    needed = {t for c in components for t in c.tables}
+    if spec.matmuls() or any(c.uses_range for c in components):
+        needed.add("range8")
     units = 0
     for table in needed:
         if table == "range8":
@@ -167,16 +171,23 @@ def _function_table_rows(name: str, scale_bits: int) -> int:
 def graph_work(spec: Any) -> dict[str, float]:
     """Work units of a graph statement, from the graph's shapes alone (nothing is enumerated)."""
     from .graph.spec import GROUPED
-    from .graph.statement import node_kind, rows_of
+    from .graph.statement import mat_topology_cost, node_kind, rows_of
     from .graph.topology import KNOWN_LANES, layout_segments, topology_cost
 
     by_kind: dict[str, list[int]] = {}
     for i in range(len(spec.nodes)):
         by_kind.setdefault(node_kind(spec, i), []).append(i)
     boundaries = 0
+    matmul = 0.0
     for kind, nodes in by_kind.items():
         if kind == "Direct":
             continue  # no rows: the Dot reading them counts its terms below
+        if kind == "MatMul":
+            for i in nodes:
+                mp = spec.matmuls()[i]
+                boundaries += mat_topology_cost(spec, i)
+                matmul += MATMUL_PRODUCT_UNITS * mp.k * mp.n + MATMUL_PERIOD_UNITS * mp.k
+            continue
         segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
         if kind in ("Known", "PrivateInput"):
             boundaries += 4 * len(segs)
@@ -190,6 +201,7 @@ def graph_work(spec: Any) -> dict[str, float]:
     return {
         "LogUp public terms": float(KNOWN_ROW_UNITS * known_rows + OUTPUT_TERM_UNITS * sum(len(o.src_indices) for o in spec.outputs)),
         "topology": float(BOUNDARY_UNITS * boundaries),
+        "matrix product weights": matmul,
         "nodes": float(NODE_UNITS * len(spec.nodes) + STEP_UNITS * steps),
         "output maps": OUTPUT_SOURCE_UNITS * sum(spec.nodes[o.node].numel for o in spec.outputs),
     }

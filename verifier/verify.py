@@ -71,6 +71,12 @@ def draw_elements(channel: Channel, air: Air) -> dict[str, RelationElements]:
     return out
 
 
+def draw_challenges(channel: Channel, air: Air) -> dict[str, QM31]:
+    """The components' own challenges (air.challenges, in sorted order), drawn right after the
+    relation elements."""
+    return {name: channel.draw_felt() for name in air.challenges}
+
+
 def _expect(cond: bool, what: str) -> None:
     if not cond:
         raise FormatError(f"proof.bin: {what}")
@@ -157,6 +163,7 @@ def verify_stark(
         )
     channel.mix_u64(proof.interaction_nonce)
     elements = draw_elements(channel, air)
+    challenges = draw_challenges(channel, air)
     claimed: dict[int, QM31] = {}
     it = iter(proof.claimed_sums)
     for ci, info in enumerate(air.infos):
@@ -167,7 +174,10 @@ def verify_stark(
     for s in proof.claimed_sums:
         total = q_add(total, s)
     if total != QZERO:
-        raise LogUpError("the claimed sums and the public terms do not add up to zero")
+        raise LogUpError(
+            "the claimed sums and the public terms do not add up to zero (a lookup, the data flow or a "
+            "matrix product's Freivalds check fails)"
+        )
     if lay.interaction_tree is not None:
         channel.mix_root(roots[lay.interaction_tree])
 
@@ -179,7 +189,7 @@ def verify_stark(
     check_sample_points(oods, lay)
     channel.mix_felts([v for tree in proof.sampled_values for col in tree for v in col])
     try:
-        expected = composition_at_oods(air, proof.sampled_values, oods, alpha, elements, claimed)
+        expected = composition_at_oods(air, proof.sampled_values, oods, alpha, elements, claimed, challenges)
     except ZeroDivisionError:
         raise OodsMismatch("degenerate out-of-domain point") from None
     if expected != composition_from_samples(air, proof.sampled_values, oods):

@@ -16,7 +16,10 @@ from ...verifier.fields import P
 from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, WEIGHTS, limb_names
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.statement import ComponentPlan, build_graph_air
-from ...verifier.graph.topology import KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases, row_order_view
+from ...verifier.graph.matmul import HI_BITS, HI_BOUND, S_BITS
+from ...verifier.graph.topology import (
+    KNOWN_LANES, AffineView, affine_view, bias_view, dot_lane_stride, node_bases, row_order_view,
+)
 from ...verifier.graph.tables import table_columns as table_tree_columns
 from ...verifier.graph.tables import table_rows, table_start
 from ...verifier.numeric import (
@@ -40,17 +43,30 @@ def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
     multiplicities a producing row yields its element with (a witness the verifier never needs).
     Reads a Dot makes in whole known rows (spec.chunked()) are not element reads: chunk_fanouts."""
     chunked = spec.chunked() if spec is not None else set()
+    matmuls = spec.matmuls() if spec is not None else {}
     counts = {n.id: np.zeros(n.numel, dtype=I64) for n in graph.nodes()}
     for node in graph.nodes():
         for k, (src, view) in enumerate(node.srcs):
-            if (node.id, k) in chunked:
-                continue
+            if (node.id, k) in chunked or (node.id in matmuls and k == 1):
+                continue  # (a Freivalds-checked product's weights are the verifier's own)
             idx = view.src_indices()
+            if node.id in matmuls and k == 0:  # each A[m, k] is read once, not once per n
+                idx = _mat_a_indices(matmuls[node.id], view, node.axis)
             counts[src.id] += np.bincount(idx[idx >= 0], minlength=src.numel)
     for _, (node, view) in graph.outputs().items():
         idx = view.src_indices()
         counts[node.id] += np.bincount(idx[idx >= 0], minlength=node.numel)
     return counts
+
+
+def _mat_a_indices(mp: Any, view: Any, axis: int) -> np.ndarray:
+    """A's source indices in MatIn order ((M axes..., K), the N axes at 0) from the ShapeTracker."""
+    idx = view.src_indices().reshape(tuple(view.shape))
+    sel = tuple(0 if d in mp.n_axes else slice(None) for d in range(idx.ndim))
+    kept = [d for d in range(idx.ndim) if d not in mp.n_axes]
+    sub = idx[sel]
+    order = [kept.index(d) for d in kept if d != axis] + [kept.index(axis)]
+    return np.transpose(sub, order).reshape(-1)
 
 
 def chunk_fanouts(spec: GraphSpec) -> dict[int, np.ndarray]:
@@ -452,6 +468,102 @@ def accumulate_dot(
     return cols
 
 
+def _mat_columns(
+    spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(topology, main columns) of a MatIn or MatOut component (verifier/graph/matmul.py); main
+    columns only with values."""
+    nid = plan.nodes[0]
+    mp = spec.matmuls()[nid]
+    node = graph.node(nid)
+    comp = plan.component
+    n_rows = 1 << comp.log_size
+    bases = node_bases(spec)
+    s = spec.scale_bits
+    z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
+    topo = {name: z() for name in comp.topology_columns()}
+    rows = mp.in_rows if plan.kind == "MatIn" else mp.out_rows
+    topo["is_real"][:rows] = 1
+    src, view = node.srcs[0]
+    offset, valid = _affine_rows(mp.a_view, mp.in_rows)
+    lane_offsets = offset[None, :] + mp.a_step * np.arange(mp.lanes, dtype=I64)[:, None]
+    src_idx = _mat_a_indices(mp, view, node.axis)
+    if not np.array_equal(np.where(valid, lane_offsets, -1), src_idx.reshape(mp.in_rows, mp.lanes).T):
+        raise TraceError(f"node {nid} input 0: the affine view disagrees with the view's indices")
+    a = None
+    if values is not None:
+        a = np.where(valid, values[src.id][np.where(valid, lane_offsets, 0)], 0)  # (lanes, rows)
+    if plan.kind == "MatIn":
+        topo["in0_addr"][:rows] = bases[src.id] + offset
+        topo["in0_real"][:rows] = valid
+        topo["in0_step"][:rows] = mp.a_step
+        if a is None:
+            return topo, {}
+        lo, hi = z(), z()
+        cols: dict[str, np.ndarray] = {}
+        for j in range(mp.lanes):
+            lo, hi = np.zeros(n_rows, dtype=I64), np.zeros(n_rows, dtype=I64)
+            lo[:rows], hi[:rows] = a[j] & 255, a[j] >> 8
+            cols[f"lo{j}"], cols[f"hi{j}"] = lo, hi
+        return topo, cols
+    out_offset, _ = _affine_rows(mp.out_view, rows)
+    topo["addr"][:rows] = bases[nid] + out_offset
+    topo["mult"][:rows] = fan[nid][out_offset]
+    bias = None
+    if mp.bias is not None:
+        bsrc, bview = node.srcs[2]
+        b_offset, _ = _affine_rows(mp.bias, rows)
+        if not np.array_equal(b_offset, bview.src_indices()[out_offset]):
+            raise TraceError(f"node {nid} bias: the affine view disagrees with the view's indices")
+        topo["in0_addr"][:rows] = bases[bsrc.id] + b_offset
+        topo["in0_real"][:rows] = 1
+        if values is not None:
+            bias = z()
+            bias[:rows] = values[bsrc.id][b_offset]
+    if a is None:
+        return topo, {}
+    w = _mat_weights(spec, mp)  # (K, N)
+    a_mk = a.T.reshape(mp.m, mp.k)  # row t of group m holds k = tL + j
+    lo_sum, hi_sum = (a_mk & 255) @ w, (a_mk >> 8) @ w  # exact: |.| < K 2^8 2^15
+    slo, shi = z(), z()
+    slo[:rows], shi[:rows] = lo_sum.reshape(-1), hi_sum.reshape(-1)
+    tot = slo + 256 * shi
+    for what, v, bound in (("low", slo, DOT_ACC_BOUND), ("high", shi, HI_BOUND), ("total", tot, DOT_ACC_BOUND)):
+        if np.any((v < -bound) | (v >= bound)):
+            r = int(np.flatnonzero((v < -bound) | (v >= bound))[0])
+            raise TraceError(f"MatMul node {nid}, element {int(out_offset[r])}: the {what} accumulator "
+                             f"{int(v[r])} leaves its range [-{bound}, {bound})")
+    half = 1 << (s - 1)
+    rounded = (tot + half) >> s
+    out = rounded + (bias if bias is not None else 0)
+    rem = tot + half - (rounded << s)
+    expect = np.zeros(rows, dtype=I64)
+    expect[:] = values[nid][out_offset] if values is not None else 0
+    if not np.array_equal(out[:rows], expect):
+        raise TraceError(f"MatMul node {nid}: trace disagrees with the fixed-point executor")
+    cols = {"slo": slo, "shi": shi, "out": out, "rem": rem}
+    if bias is not None:
+        cols["bias"] = bias
+    _limbs(cols, "slo", S_BITS, slo + DOT_ACC_BOUND)
+    _limbs(cols, "shi", HI_BITS, shi + HI_BOUND)
+    _limbs(cols, "tot", S_BITS, tot + DOT_ACC_BOUND)
+    _limbs(cols, "out", 16, out + HALF)
+    _limbs(cols, "rem", s, rem)
+    return topo, cols
+
+
+def _mat_weights(spec: GraphSpec, mp: Any) -> np.ndarray:
+    """W[k, n] (N axes in MatOut row order) of a Freivalds-checked product, from the constant."""
+    node = spec.nodes[mp.node]
+    wv = affine_view(node.srcs[1][1], node.srcs[1][2])
+    values = np.asarray(spec.nodes[node.srcs[1][0]].values, dtype=I64)
+    n_offsets = np.array([wv.offset], dtype=I64)
+    for d in mp.n_axes:
+        n_offsets = (n_offsets[:, None] + wv.strides[d] * np.arange(wv.sizes[d], dtype=I64)[None, :]).reshape(-1)
+    k_offsets = wv.strides[node.axis] * np.arange(mp.k, dtype=I64)
+    return values[k_offsets[:, None] + n_offsets[None, :]]
+
+
 def main_columns(
     graph: Any,
     plans: list[ComponentPlan],
@@ -469,6 +581,9 @@ def main_columns(
         if plan.kind == "Known":
             cols = _known_columns(spec, plan, fan, values)
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
+            continue
+        if plan.kind in ("MatIn", "MatOut"):
+            out.append(_mat_columns(spec, graph, plan, fan, values)[1])
             continue
         rows = _layout(spec, graph, plan, fan, values)
         if plan.kind == "PrivateInput":
@@ -494,6 +609,8 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
         if plan.kind == "Known":
             zero = {n: np.zeros(graph.node(n).numel, dtype=I64) for n in plan.nodes}
             topo = _known_columns(spec, plan, fan, zero)
+        elif plan.kind in ("MatIn", "MatOut"):
+            topo = _mat_columns(spec, graph, plan, fan, None)[0]
         else:
             topo = _layout(spec, graph, plan, fan, None).topology
         _check_topology(plan, topo)

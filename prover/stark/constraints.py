@@ -132,8 +132,17 @@ class DomainEvaluator:
         alpha: QM31 | None = None,
         n_constraints: int = 0,
         collect: bool = False,
+        challenges: dict[str, QM31] | None = None,
+        aux: Callable[[str, int], tuple[Array, Array, Array, Array]] | None = None,
+        periodic: Callable[[str], tuple[Array, Array, Array, Array]] | None = None,
     ) -> None:
+        """Without challenges (counting lookups before they are drawn), challenges, aux and
+        periodic columns read as zero: only the LogUp entries are used then."""
         self.component = component
+        self.challenges = challenges
+        self._aux = aux
+        self._periodic = periodic
+        self.terms: list[Any] = []
         self.size = size
         self.source = source
         self._interaction = interaction
@@ -166,6 +175,18 @@ class DomainEvaluator:
     def secure(self, q: QM31) -> SV:
         return SV.const(q)
 
+    def challenge(self, name: str) -> SV:
+        return SV.const(self.challenges[name] if self.challenges is not None else (0, 0, 0, 0))
+
+    def aux(self, name: str, offset: int = 0) -> SV:
+        return SV(self._aux(name, offset)) if self._aux is not None else SV.const((0, 0, 0, 0))
+
+    def periodic(self, key: str) -> SV:
+        return SV(self._periodic(key)) if self._periodic is not None else SV.const((0, 0, 0, 0))
+
+    def add_to_sum(self, term: Any) -> None:
+        self.terms.append(term)
+
     def add_constraint(self, expr: Any) -> None:
         if self.collect:
             self.constraints.append(expr)
@@ -187,7 +208,7 @@ class DomainEvaluator:
 
     def finalize_logup(self, elements: dict[str, RelationElements], n_batches: int, shift: QM31) -> None:
         if n_batches:
-            logup_constraints(self, self.entries, elements, n_batches, shift)
+            logup_constraints(self, self.entries, elements, n_batches, shift, self.terms)
 
 
 def combine_values(values: list[Any], el: RelationElements, n: int) -> tuple[Array, Array, Array, Array]:

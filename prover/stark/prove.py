@@ -15,10 +15,11 @@ from ...verifier.config import PcsConfig
 from ...verifier.fields import P, QM31, q_mul, q_pow
 from ...verifier.formats import StarkProof
 from ...verifier.pcs import Sample
-from ...verifier.verify import check_sample_points, draw_elements, mix_statement
+from ...verifier.verify import check_sample_points, draw_challenges, draw_elements, mix_statement
 from . import circle_fft as cf
 from . import field_vec as fv
 from .backend import U64, Array, xp
+from .aux_columns import aux_trace, periodic_trace
 from .constraints import DomainEvaluator, as_secure, combine_values
 from .fri_prover import FriProver, grind
 from .merkle_tree import MerkleTree
@@ -183,6 +184,7 @@ def prove_stark(
     interaction_nonce = grind(channel, config.interaction_pow_bits)
     channel.mix_u64(interaction_nonce)
     elements = draw_elements(channel, air)
+    challenges = draw_challenges(channel, air)
     # preprocessed key -> (its committed tree, column): extensions are cached on that tree
     pre_lookup = {col.key: (ct, c) for ct, tree in zip(preprocessed, air.preprocessed) for c, col in enumerate(tree.columns)}
 
@@ -219,24 +221,43 @@ def prove_stark(
     shifts: dict[int, QM31] = {}
     for ci, (comp, info) in enumerate(zip(air.components, air.infos)):
         if not info.n_batches:
+            if comp.aux_columns:
+                raise ProverError(f"{comp.name}: aux columns without a running sum")
             continue
         n = comp.log_size
         size = 1 << n
-        ev = DomainEvaluator(comp, size, trace_source(ci))
+        aux = aux_trace(comp, challenges)
+        for name in comp.aux_columns:
+            inter_cols.extend(aux[name])
+        periodic = periodic_trace(comp, challenges)
+
+        def aux_at(name: str, offset: int, aux=aux, n=n) -> tuple[Array, Array, Array, Array]:
+            cols = aux[name]
+            if offset == 0:
+                return cols
+            perm = cf.mask_permutation(n, n, offset)
+            return tuple(c[perm] for c in cols)  # type: ignore[return-value]
+
+        ev = DomainEvaluator(comp, size, trace_source(ci), challenges=challenges, aux=aux_at,
+                             periodic=periodic.__getitem__)
         comp.evaluate(ev)
         prev = None
         for bi in range(info.n_batches):
-            batch = ev.entries[2 * bi : 2 * bi + 2]
-            d1 = combine_values(batch[0][2], elements[batch[0][0]], size)
-            n1 = as_secure(batch[0][1], size)
-            if len(batch) == 2:
-                d2 = combine_values(batch[1][2], elements[batch[1][0]], size)
-                n2 = as_secure(batch[1][1], size)
-                num = fv.q_add(fv.q_mul(n1, d2), fv.q_mul(n2, d1))
-                den = fv.q_mul(d1, d2)
+            if bi >= info.n_fraction_batches:  # a plain term: added as it is
+                frac = as_secure(ev.terms[bi - info.n_fraction_batches], size)
+                num = None
             else:
-                num, den = n1, d1
-            frac = fv.q_mul(num, fv.q_inv(den))
+                batch = ev.entries[2 * bi : 2 * bi + 2]
+                d1 = combine_values(batch[0][2], elements[batch[0][0]], size)
+                n1 = as_secure(batch[0][1], size)
+                if len(batch) == 2:
+                    d2 = combine_values(batch[1][2], elements[batch[1][0]], size)
+                    n2 = as_secure(batch[1][1], size)
+                    num = fv.q_add(fv.q_mul(n1, d2), fv.q_mul(n2, d1))
+                    den = fv.q_mul(d1, d2)
+                else:
+                    num, den = n1, d1
+                frac = fv.q_mul(num, fv.q_inv(den))
             s = frac if prev is None else fv.q_add(prev, frac)
             if bi == info.n_batches - 1:
                 total = fv.q_sum(s)
@@ -272,7 +293,7 @@ def prove_stark(
     total = tuple(xp.zeros(1 << bound, dtype=U64) for _ in range(4))
     for ci, (comp, info) in enumerate(zip(air.components, air.infos)):
         contrib = _component_composition(
-            air, ci, comp, pre_lookup, main_tree, inter_tree, elements, alpha, shifts.get(ci)
+            air, ci, comp, pre_lookup, main_tree, inter_tree, elements, alpha, shifts.get(ci), challenges
         )
         weight = q_pow(alpha, info.n_constraints)
         total = fv.q_mul(total, tuple(xp.asarray(c, dtype=U64) for c in weight))  # type: ignore[arg-type]
@@ -360,6 +381,7 @@ def _component_composition(
     elements: Any,
     alpha: QM31,
     shift: QM31 | None,
+    challenges: dict[str, QM31],
 ) -> tuple[Array, Array, Array, Array]:
     """One component's share of the composition: sum_i alpha^(m-1-i) C_i / Z on CanonicCoset(n+1),
     returned as coefficients (4 coordinates, 2^(n+1) each)."""
@@ -412,9 +434,13 @@ def _component_composition(
         else:
             want("pre", key, ct, c)
     if inter_tree is not None and info.n_batches:
-        base = lay.interaction_offset[ci]
-        for k in range(4 * info.n_batches):
+        base = lay.aux_offset[ci]
+        for k in range(4 * (len(comp.aux_columns) + info.n_batches)):
             want("inter", str(base + k), inter_tree, base + k)
+    periodic = periodic_trace(comp, challenges)
+    for key, cols in periodic.items():  # known to the verifier: extended like a committed column
+        for k, col in enumerate(cols):
+            wanted.append(("periodic", f"{key}#{k}", cf.circle_interpolate(col)))
     if wanted:
         ext = cf.extend([w[2] for w in wanted], m)
         for (kind, key, _), col in zip(wanted, ext):
@@ -431,7 +457,15 @@ def _component_composition(
         base = lay.interaction_offset[ci] + 4 * batch
         return tuple(source("inter", str(base + k), offset) for k in range(4))  # type: ignore[return-value]
 
-    ev = DomainEvaluator(comp, size, source, interaction, alpha, info.n_constraints)
+    def aux(name: str, offset: int) -> tuple[Array, Array, Array, Array]:
+        base = lay.aux_offset[ci] + 4 * list(comp.aux_columns).index(name)
+        return tuple(source("inter", str(base + k), offset) for k in range(4))  # type: ignore[return-value]
+
+    def periodic_ext(key: str) -> tuple[Array, Array, Array, Array]:
+        return tuple(cache[("periodic", f"{key}#{k}")] for k in range(4))  # type: ignore[return-value]
+
+    ev = DomainEvaluator(comp, size, source, interaction, alpha, info.n_constraints, challenges=challenges,
+                         aux=aux, periodic=periodic_ext)
     comp.evaluate(ev)
     ev.finalize_logup(elements, info.n_batches, shift if shift is not None else (0, 0, 0, 0))
     acc = ev.acc if ev.acc is not None else fv.secure_zeros(size)

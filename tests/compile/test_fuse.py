@@ -132,27 +132,41 @@ def _kinds(cx):
     return [node_kind(spec, i) for i, n in enumerate(spec.nodes) if n.op in ("Dot", "Constant")]
 
 
+# 1072 = 16 * 67: no split into at most 64 lanes over a power of two rows, so no Freivalds check
+# (graph/matmul.py): the products below stay Dots, whose weight paths these tests are about
+K_DOT = 1072
+
+
+def test_freivalds_checked_weights_get_no_rows(rng):
+    """x @ w with w read only as a checked product's weights: the verifier uses the values itself."""
+    for batch in (1, 3):
+        cx = Graph()
+        (cx.input("x", (batch, 256)) @ cx.constant(rng.uniform(-1, 1, (256, 32)), "w")).output("y")
+        cx.compile(GenericCompiler(), StwoCompiler())
+        assert _kinds(cx) == ["Direct", "MatMul"]
+
+
 def test_weights_read_once_by_one_dot_are_taken_directly(rng):
     """x (1, K) @ w: every weight is read once, by that Dot alone: the Dot takes them from the
     verifier's own terms (DotW), and the constant gets no known rows (Direct)."""
     cx = Graph()
-    x = cx.input("x", (1, 32))
-    (x @ cx.constant(rng.uniform(-1, 1, (32, 4)), "w")).output("y")
+    x = cx.input("x", (1, K_DOT))
+    (x @ cx.constant(rng.uniform(-1, 1, (K_DOT, 4)), "w")).output("y")
     cx.compile(GenericCompiler(), StwoCompiler())
     assert _kinds(cx) == ["Direct", "DotW16"]
 
 
 def test_weights_read_more_than_once_go_through_the_known_rows(rng):
-    w = rng.uniform(-1, 1, (32, 4))
+    w = rng.uniform(-1, 1, (K_DOT, 4))
     batched = Graph()  # a batch of two reads every weight twice (a stride-0 axis)
-    (batched.input("x", (2, 32)) @ batched.constant(w, "w")).output("y")
+    (batched.input("x", (2, K_DOT)) @ batched.constant(w, "w")).output("y")
     shared = Graph()  # one weight matrix read by two matmuls
     c = shared.constant(w, "w")
-    (shared.input("x", (1, 32)) @ c).output("y")
-    (shared.input("z", (1, 32)) @ c).output("v")
+    (shared.input("x", (1, K_DOT)) @ c).output("y")
+    (shared.input("z", (1, K_DOT)) @ c).output("v")
     shown = Graph()  # a weight matrix that is also an output
     c2 = shown.constant(w, "w")
-    (shown.input("x", (1, 32)) @ c2).output("y")
+    (shown.input("x", (1, K_DOT)) @ c2).output("y")
     c2.output("w_out")
     for cx in (batched, shared, shown):
         cx.compile(GenericCompiler(), StwoCompiler())

@@ -15,6 +15,21 @@ from luminair.verifier.numeric import DOT_ACC_BOUND
 
 from proving_helpers import check, forge, prove_graph
 
+
+
+@pytest.fixture(scope="module", autouse=True)
+def dots_only():
+    """These tests prove the Dot component itself, the form of every product the Freivalds check
+    cannot serve (both operands computed, reduced lengths with no split, large weights): the check
+    (tested in test_matmul.py) is switched off for this module, for prover and verifier alike."""
+    from luminair.verifier.graph import matmul
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(matmul, "mat_plan", lambda spec, index: None)
+    yield
+    patch.undo()
+
+
 RNG = np.random.default_rng(11)
 W = RNG.uniform(-0.9, 0.9, (32, 3))
 X = {"x": RNG.uniform(-1, 1, (2, 32))}

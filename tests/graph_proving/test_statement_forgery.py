@@ -75,8 +75,9 @@ def test_a_changed_fan_out_is_rejected(mlp_case):
 
 
 def _grouped(settings) -> int:
-    """The first component whose rows form groups: SumReduce (primitives) or a Dot (fused)."""
-    return next(i for i, p in enumerate(settings.plans) if p.kind == "SumReduce" or p.kind.startswith("Dot"))
+    """The first component whose rows form groups: SumReduce (primitives) or a matrix product's
+    output side (fused: MatOut, groups of one row per output element per m; or a Dot)."""
+    return next(i for i, p in enumerate(settings.plans) if p.kind in ("SumReduce", "MatOut") or p.kind.startswith("Dot"))
 
 
 def _elementwise(settings) -> str:
@@ -86,8 +87,13 @@ def _elementwise(settings) -> str:
 
 
 def _product(settings) -> str:
-    """The name of the component computing x @ w's products: mul, or a fused dot."""
-    return next(p.component.name for p in settings.plans if p.kind == "Mul" or p.kind.startswith("Dot"))
+    """The name of the component reading x @ w's operands: mul, or a fused matrix product's input
+    side (MatIn: its weights are the verifier's, so it reads x alone) or dot."""
+    return next(p.component.name for p in settings.plans if p.kind in ("Mul", "MatIn") or p.kind.startswith("Dot"))
+
+
+def _operand_keys(p: str) -> list[str]:
+    return [f"{p}.in0_addr", f"{p}.in0_step"] if p.startswith("matin") else [f"{p}.in1_addr"]
 
 
 def test_a_fan_out_on_a_row_that_yields_nothing_is_rejected(mlp_case):
@@ -95,8 +101,12 @@ def test_a_fan_out_on_a_row_that_yields_nothing_is_rejected(mlp_case):
     cx, settings, trace, _ = mlp_case
     k = _grouped(settings)
     comp = settings.plans[k].component
-    last = comp.sparse_columns["last"]
-    row = next(r for r in range(1, 64) if r not in last)
+    if "last" in comp.sparse_columns:  # a reduction: a row that is not its group's last
+        last = comp.sparse_columns["last"]
+        row = next(r for r in range(1, 64) if r not in last)
+    else:  # one output element a row: a padding row
+        row = settings.plans[k].rows
+        assert row < 1 << comp.log_size
 
     def tamper(topo):
         topo[f"{comp.name}.mult"][row] = 1
@@ -111,7 +121,7 @@ def test_a_topology_column_that_departs_from_the_graph_is_rejected(mlp_case):
     redirects find no matching element (LogUp), whichever the verifier meets first."""
     cx, settings, trace, _ = mlp_case
     p, g = _product(settings), settings.plans[_grouped(settings)].component.name
-    keys = [f"{p}.in1_addr", f"{p}.in0_real", f"{g}.addr", "known.addr", f"{_elementwise(settings)}.is_real"]
+    keys = [*_operand_keys(p), f"{p}.in0_real", f"{g}.addr", "known.addr", f"{_elementwise(settings)}.is_real"]
     keys += [f"{p}.in0_step", f"{p}.in1_step"] if p.startswith("dot") else []
     for key in keys:
 
@@ -127,7 +137,7 @@ def test_a_topology_column_shifted_as_a_whole_is_rejected(mlp_case):
     (and what the shifted addresses or flags then read) can catch it."""
     cx, settings, trace, _ = mlp_case
     p, g = _product(settings), settings.plans[_grouped(settings)].component.name
-    keys = [f"{p}.in1_addr", f"{g}.addr", f"{_elementwise(settings)}.in0_real", "known.is_real"]
+    keys = [*_operand_keys(p), f"{g}.addr", f"{_elementwise(settings)}.in0_real", "known.is_real"]
     keys += [f"{p}.in1_step"] if p.startswith("dot") else []
     for key in keys:
 

@@ -10,6 +10,15 @@ A component's `evaluate(ev)` reads mask values and states constraints:
                                    a sum of row selectors, evaluated in closed form, never committed
 * ``ev.add_constraint(expr)``      expr must vanish on every row
 * ``ev.add_to_relation(rel, multiplicity, values)``  a LogUp entry: adds multiplicity / combine(values)
+* ``ev.challenge(name)``           a random QM31 drawn after the main commitment (`component.challenges`;
+                                   components that share a name share the value)
+* ``ev.aux(name, offset=0)``       a QM31 column the prover fills after the challenges (committed in the
+                                   interaction tree, `component.aux_columns`); only its constraints bind it
+* ``ev.periodic(key)``             a QM31 column the verifier knows, repeating every 2^p rows
+                                   (`component.periodic_values(challenges)`: key -> (p, values));
+                                   evaluated in closed form, never committed
+* ``ev.add_to_sum(term)``          a term added to the component's running sum as it is (a fraction with
+                                   denominator 1): the proven matrix products' checks (Freivalds)
 
 The same code runs under four evaluators: `InfoEvaluator` (masks, counts, degrees), the verifier's
 `PointEvaluator` (values at the out-of-domain point), and the prover's domain evaluators (numpy
@@ -21,6 +30,10 @@ LogUp entries are grouped in batches of two; each batch owns one QM31 interactio
   last batch:      (S_last - S_last[row - 1] - S_{last-1} + shift) * d - n = 0
 so the last column is a running sum over rows that wraps to zero, and the rows sum to the claimed
 sum (circle-stark.md section 10). Entries must have degree <= 1 so that constraints stay <= 3.
+A plain term t (add_to_sum, degree <= 3) is a batch of its own with n = t, d = 1, after the
+fraction batches. The challenges are drawn after the LogUp relation elements, with them, so the
+claimed sums bind both: a sum of fractions in (z, alpha) and a polynomial in the independent
+challenges of the plain terms vanish together only if each does (up to the Schwartz-Zippel error).
 """
 
 from __future__ import annotations
@@ -51,6 +64,12 @@ class Component:
     main_columns: tuple[str, ...] = ()
     # key -> {row: value mod P}: columns known to the verifier, non-zero on few rows (ev.sparse)
     sparse_columns: dict[str, dict[int, int]] = {}
+    challenges: tuple[str, ...] = ()  # random QM31 values it reads (ev.challenge)
+    aux_columns: dict[str, "GeometricColumn"] = {}  # QM31 columns filled after the challenges (ev.aux)
+
+    def periodic_values(self, challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
+        """key -> (p, the 2^p values of one period) of every ev.periodic column."""
+        return {}
 
     def evaluate(self, ev: Any) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -64,6 +83,30 @@ class Component:
         if isinstance(row, int) and 0 <= row < n:
             return row
         raise AirDefinitionError(f"{self.name}: selector row {row!r} out of range")
+
+
+@dataclass(frozen=True)
+class GeometricColumn:
+    """An aux column c of powers of a challenge f, pinned by `constrain_geometric`. `starts` is a
+    sparse column, 1 on the first row of every group (row 0 included).
+    * counter (reset=False): c[0] = 1, c = c[row - 1] * f on a group start, else c[row - 1]:
+      on group g, c = f^g;
+    * run (reset=True): c = 1 on a group start, else c[row - 1] * f: on the group's j-th row, f^j."""
+
+    starts: str
+    factor: str
+    reset: bool
+
+
+def constrain_geometric(ev: Any, name: str, col: GeometricColumn) -> None:
+    c, prev = ev.aux(name), ev.aux(name, -1)
+    start, f = ev.sparse(col.starts), ev.challenge(col.factor)
+    if col.reset:  # row 0 starts a group, so its wrap-around to the last row is never read
+        ev.add_constraint(c - start - (1 - start) * f * prev)
+    else:
+        first = ev.selector(0)
+        ev.add_constraint(first * (c - 1))
+        ev.add_constraint((1 - first) * (c - prev - start * (f - 1) * prev))
 
 
 @dataclass(frozen=True)
@@ -100,6 +143,7 @@ class Air:
         self.infos = [component_info(c) for c in self.components]
         self._check()
         self.relations = sorted({rel for info in self.infos for rel, _ in info.entries})
+        self.challenges = sorted({name for comp in self.components for name in comp.challenges})
         self.layout = build_layout(self)
 
     def _check(self) -> None:
@@ -189,10 +233,16 @@ class ComponentInfo:
     pre_masks: dict[str, list[int]] = field(default_factory=dict)
     n_constraints: int = 0  # including the LogUp constraints
     entries: list[tuple[str, int]] = field(default_factory=list)  # (relation, arity)
+    aux_masks: dict[str, list[int]] = field(default_factory=dict)
+    n_terms: int = 0  # plain terms (add_to_sum), one batch each after the fraction batches
+
+    @property
+    def n_fraction_batches(self) -> int:
+        return (len(self.entries) + 1) // 2
 
     @property
     def n_batches(self) -> int:
-        return (len(self.entries) + 1) // 2
+        return self.n_fraction_batches + self.n_terms
 
 
 class InfoEvaluator:
@@ -218,6 +268,27 @@ class InfoEvaluator:
     def selector(self, row: SelectorRow, offset: int = 0) -> InfoValue:
         self.component.selector_row(row)
         return InfoValue(1)
+
+    def challenge(self, name: str) -> InfoValue:
+        if name not in self.component.challenges:
+            raise AirDefinitionError(f"{self.component.name}: undeclared challenge {name!r}")
+        return InfoValue(0)
+
+    def aux(self, name: str, offset: int = 0) -> InfoValue:
+        if name not in self.component.aux_columns:
+            raise AirDefinitionError(f"{self.component.name}: unknown aux column {name!r}")
+        masks = self.info.aux_masks.setdefault(name, [])
+        if offset not in masks:
+            masks.append(offset)
+        return InfoValue(1)
+
+    def periodic(self, key: str) -> InfoValue:
+        return InfoValue(1)
+
+    def add_to_sum(self, term: Any) -> None:
+        if InfoValue._deg(term) > MAX_CONSTRAINT_DEGREE:
+            raise AirDefinitionError(f"{self.component.name}: a plain sum term has degree > {MAX_CONSTRAINT_DEGREE}")
+        self.info.n_terms += 1
 
     def sparse(self, key: str) -> InfoValue:
         col = self.component.sparse_columns.get(key)
@@ -250,7 +321,10 @@ class InfoEvaluator:
 def component_info(component: Component) -> ComponentInfo:
     ev = InfoEvaluator(component)
     component.evaluate(ev)
-    for masks in (*ev.info.main_masks.values(), *ev.info.pre_masks.values()):
+    unused = [c for c in component.aux_columns if c not in ev.info.aux_masks]
+    if unused:
+        raise AirDefinitionError(f"{component.name}: aux columns never constrained: {unused}")
+    for masks in (*ev.info.main_masks.values(), *ev.info.pre_masks.values(), *ev.info.aux_masks.values()):
         masks.sort()
     ev.info.n_constraints += ev.info.n_batches
     return ev.info
@@ -265,6 +339,7 @@ def logup_constraints(
     elements: dict[str, RelationElements],
     n_batches: int,
     shift: QM31,
+    terms: Sequence[Any] = (),
 ) -> None:
     """Adds one constraint per batch (see the module docstring). `ev` supplies
     `interaction(batch, offset)` (a secure value) and `secure(q)` (a QM31 constant)."""
@@ -277,21 +352,25 @@ def logup_constraints(
             acc = acc + (v * ev.secure(powers[j]) if j else v)
         return acc
 
+    n_fractions = n_batches - len(terms)
     prev = None
     for b in range(n_batches):
-        batch = entries[2 * b : 2 * b + 2]
-        n1, d1 = batch[0][1], combine(batch[0][0], batch[0][2])
-        if len(batch) == 2:
-            n2, d2 = batch[1][1], combine(batch[1][0], batch[1][2])
-            num = n1 * d2 + n2 * d1
-            den = d1 * d2
+        if b < n_fractions:
+            batch = entries[2 * b : 2 * b + 2]
+            n1, d1 = batch[0][1], combine(batch[0][0], batch[0][2])
+            if len(batch) == 2:
+                n2, d2 = batch[1][1], combine(batch[1][0], batch[1][2])
+                num = n1 * d2 + n2 * d1
+                den = d1 * d2
+            else:
+                num, den = n1, d1
         else:
-            num, den = n1, d1
+            num, den = terms[b - n_fractions], None
         s = ev.interaction(b, 0)
         diff = s if prev is None else s - prev
         if b == n_batches - 1:
             diff = diff - ev.interaction(b, -1) + ev.secure(shift)
-        ev.add_constraint(diff * den - num)
+        ev.add_constraint((diff if den is None else diff * den) - num)
         prev = s
 
 
@@ -314,7 +393,8 @@ class Layout:
     columns: list[list[ColumnSlot]]
     pre_index: dict[str, tuple[int, int]]  # key -> (tree, column)
     main_offset: list[int]  # per component: first column in the main tree
-    interaction_offset: list[int]  # per component: first column in the interaction tree
+    interaction_offset: list[int]  # per component: first column of its batches in the interaction tree
+    aux_offset: list[int]  # per component: first column of its aux columns (4 each, before its batches)
     main_tree: int
     interaction_tree: int | None
     composition_tree: int
@@ -351,7 +431,11 @@ def build_layout(air: Air) -> Layout:
     main_tree = len(columns) - 1
     inter_cols: list[ColumnSlot] = []
     inter_offset = []
+    aux_offset = []
     for comp, info in zip(air.components, air.infos):
+        aux_offset.append(len(inter_cols))
+        for name in comp.aux_columns:
+            inter_cols.extend(ColumnSlot(comp.log_size, tuple(info.aux_masks[name])) for _ in range(4))
         inter_offset.append(len(inter_cols))
         for b in range(info.n_batches):
             batch_masks: tuple[int, ...] = (-1, 0) if b == info.n_batches - 1 else (0,)
@@ -365,5 +449,5 @@ def build_layout(air: Air) -> Layout:
     max_log = max(c.log_size for c in air.components)
     columns.append([ColumnSlot(max_log, (0,)) for _ in range(4 * COMPOSITION_SPLIT)])
     return Layout(
-        names, columns, pre_index, main_offset, inter_offset, main_tree, interaction_tree, len(columns) - 1
+        names, columns, pre_index, main_offset, inter_offset, aux_offset, main_tree, interaction_tree, len(columns) - 1
     )

@@ -80,8 +80,12 @@ class PointEvaluator:
         sampled: list[list[list[QM31]]],
         oods: QPoint,
         alpha: QM31,
+        challenges: dict[str, QM31] | None = None,
     ) -> None:
         self.ci = comp_index
+        self.challenges = challenges or {}
+        self.terms: list[PV] = []
+        self._periodic: dict[str, QM31] | None = None
         self.component = component
         self.layout = layout
         self.sampled = sampled
@@ -114,6 +118,23 @@ class PointEvaluator:
             self._sparse = sparse_columns_at(self.oods, comp.sparse_columns, comp.log_size)
         return PV(self._sparse[key])
 
+    def challenge(self, name: str) -> PV:
+        return PV(self.challenges[name])
+
+    def periodic(self, key: str) -> PV:
+        if self._periodic is None:
+            self._periodic = periodic_at(self.oods, self.component.periodic_values(self.challenges), self.component.log_size)
+        return PV(self._periodic[key])
+
+    def aux(self, name: str, offset: int = 0) -> PV:
+        tree = self.layout.interaction_tree
+        assert tree is not None
+        base = self.layout.aux_offset[self.ci] + 4 * list(self.component.aux_columns).index(name)
+        return PV(from_partial_evals([self._value(tree, base + k, offset) for k in range(4)]))
+
+    def add_to_sum(self, term: Any) -> None:
+        self.terms.append(term if isinstance(term, PV) else PV(q_from_m31(term)))
+
     def interaction(self, batch: int, offset: int) -> PV:
         tree = self.layout.interaction_tree
         assert tree is not None
@@ -130,6 +151,37 @@ class PointEvaluator:
         self.entries.append((relation, multiplicity, values))
 
 
+def double_point(p: QPoint, times: int) -> QPoint:
+    """pi^times(P): the point doubled `times` times ((x, y) -> (2x^2 - 1, 2xy))."""
+    x, y = p
+    for _ in range(times):
+        x, y = q_double_x(x), q_mul(q_add(x, x), y)
+    return x, y
+
+
+def periodic_at(
+    oods: QPoint, columns: dict[str, tuple[int, list[QM31]]], log_size: int
+) -> dict[str, QM31]:
+    """Each periodic column at the OODS point. Row r of CanonicCoset(n) doubled n - p times is row
+    r mod 2^p of CanonicCoset(p) (point index (2r + 1) 2^(30-n), times 2^(n-p)), so a column
+    repeating every 2^p rows is g(pi^(n-p)(P)), g the period's own polynomial on CanonicCoset(p):
+    a sum of that domain's row selectors, one coordinate at a time."""
+    out: dict[str, QM31] = {}
+    by_log: dict[int, dict[str, dict[int, int]]] = {}
+    for key, (p, values) in columns.items():
+        if p == 0:  # a constant column
+            out[key] = values[0]
+            continue
+        cols = by_log.setdefault(p, {})
+        for c in range(4):
+            cols[f"{key}#{c}"] = {r: v[c] for r, v in enumerate(values) if v[c]}
+    for p, cols in by_log.items():
+        at = sparse_columns_at(double_point(oods, log_size - p), cols, p)
+        for key in {k.rsplit("#", 1)[0] for k in cols}:
+            out[key] = from_partial_evals([at[f"{key}#{c}"] for c in range(4)])
+    return out
+
+
 def composition_at_oods(
     air: Air,
     sampled: list[list[list[QM31]]],
@@ -137,16 +189,17 @@ def composition_at_oods(
     alpha: QM31,
     elements: dict[str, RelationElements],
     claimed_sums: dict[int, QM31],
+    challenges: dict[str, QM31] | None = None,
 ) -> QM31:
     """sum over all constraints of alpha^(N-1-i) * C_i(oods) / Z_component(oods), in global order."""
     total = QZERO
     for ci, (comp, info) in enumerate(zip(air.components, air.infos)):
-        ev = PointEvaluator(ci, comp, air.layout, sampled, oods, alpha)
+        ev = PointEvaluator(ci, comp, air.layout, sampled, oods, alpha, challenges)
         comp.evaluate(ev)
         if info.n_batches:
             n_inv = q_inv(q_from_m31(1 << comp.log_size))
             shift = q_mul(claimed_sums[ci], n_inv)
-            logup_constraints(ev, ev.entries, elements, info.n_batches, shift)
+            logup_constraints(ev, ev.entries, elements, info.n_batches, shift, ev.terms)
         z_inv = q_inv(coset_vanishing(oods, comp.log_size))
         total = q_add(q_mul(total, q_pow(alpha, info.n_constraints)), q_mul(ev.acc, z_inv))
     return total

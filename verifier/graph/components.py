@@ -23,9 +23,10 @@ Rows past the real ones (padding) hold valid dummy computations and take part in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from ..air.framework import Component
+from ..air.framework import Component, GeometricColumn, constrain_geometric
+from ..fields import QM31
 from ..numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_BITS
 from .topology import DOT_LANE_CHOICES, KNOWN_LANES
 
@@ -34,6 +35,7 @@ KNOWN = "known"
 WEIGHTS = "weights"  # (address of a row's first weight, its lanes' weights): terms the verifier adds
 CHUNKS = "chunks"  # (address, KNOWN_LANES values): a whole known row, yielded to Dots that read it whole
 RANGE = "range8"
+WeightColumns = Callable[[QM31], dict[str, tuple[int, list[QM31]]]]  # rho -> MatIn's periodic columns
 HALF = 1 << (VALUE_BITS - 1)  # 2^15: shifts a 16-bit signed value to [0, 2^16)
 
 
@@ -632,3 +634,105 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
         tail = kind[3:]
         return DotComponent(log_size, scale_bits, lanes, tail.startswith("W"), "B" in tail, ("C" in tail, "D" in tail))
     return OP_COMPONENTS[kind](log_size, scale_bits)
+
+
+class MatInComponent(GraphComponent):
+    """The input side of a Freivalds-checked matrix product (verifier/graph/matmul.py): row t of
+    group m holds A[m, tL + j] = lo_j + 256 hi_j for its L lanes, read at in0_addr + j in0_step;
+    lo_j and hi_j + 128 are in range8; a lane that reads padding (or a padding row) holds 0. It adds
+    u sum_j (lo_j + lambda hi_j) v_j to the running sum, u = mu^m (aux) and v_j the periodic
+    column of v_(tL + j)."""
+
+    n_inputs = 1
+
+    def __init__(self, log_size: int, scale_bits: int, lanes: int, node: int, weights: "WeightColumns | None" = None) -> None:
+        self.lanes = lanes
+        self.node = node
+        self.weights = weights
+        self.name = f"matin{lanes}.n{node}"
+        self.challenges = tuple(f"mm{node}.{c}" for c in ("mu", "rho", "lam"))
+        self.aux_columns = {"u": GeometricColumn("first", self.challenges[0], False)}
+        self.op_columns = tuple(f"lo{j}" for j in range(lanes)) + tuple(f"hi{j}" for j in range(lanes))
+        super().__init__(log_size, scale_bits)
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return ("is_real", "in0_addr", "in0_real", "in0_step")
+
+    def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
+        return {"is_real": "step", "in0_addr": "affine", "in0_real": "step", "in0_step": "step"}
+
+    def periodic_values(self, challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
+        assert self.weights is not None, "a MatIn component built without its weights"
+        return self.weights(challenges[self.challenges[1]])
+
+    def evaluate_op(self, ev: Any) -> None:
+        constrain_geometric(ev, "u", self.aux_columns["u"])
+        lam = ev.challenge(self.challenges[2])
+        real = self.t(ev, "in0_real")
+        total = 0
+        for j in range(self.lanes):
+            lo, hi = ev.main(f"lo{j}"), ev.main(f"hi{j}")
+            a = lo + hi * 256
+            self.consume(ev, 0, a, j, padding_zero=False)
+            ev.add_constraint((1 - real) * a)
+            ev.add_to_relation(RANGE, 1, [lo])
+            ev.add_to_relation(RANGE, 1, [hi + 128])
+            total = total + (lo + lam * hi) * ev.periodic(f"v{j}")
+        ev.add_to_sum(ev.aux("u") * total)
+
+
+class MatOutComponent(GraphComponent):
+    """The output side of a Freivalds-checked matrix product: one row per output element (m, n),
+    groups of N rows per m. S_lo + 2^28, S_hi + 2^22 and S_lo + 256 S_hi + 2^28 are range-checked;
+    S_lo + 256 S_hi + 2^(s-1) + 2^s bias = 2^s out + rem with out a 16-bit value and
+    0 <= rem < 2^s; it yields out and adds -u r (S_lo + lambda S_hi) to the running sum, u = mu^m
+    and r = rho^n (aux)."""
+
+    def __init__(self, log_size: int, scale_bits: int, node: int, bias: bool) -> None:
+        from .matmul import HI_BITS, S_BITS
+
+        self.node = node
+        self.bias = bias
+        self.n_inputs = 1 if bias else 0
+        self.name = f"matout{'b' if bias else ''}.n{node}"
+        self.challenges = tuple(f"mm{node}.{c}" for c in ("mu", "rho", "lam"))
+        self.aux_columns = {
+            "u": GeometricColumn("first", self.challenges[0], False),
+            "r": GeometricColumn("first", self.challenges[1], True),
+        }
+        self.op_columns = ("slo", "shi", "out", "rem") + (("bias",) if bias else ()) + range_limbs(
+            [("slo", S_BITS), ("shi", HI_BITS), ("tot", S_BITS), ("out", 16), ("rem", scale_bits)]
+        )
+        super().__init__(log_size, scale_bits)
+
+    def topology_columns(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("addr", "mult", "is_real") + (("in0_addr", "in0_real") if self.bias else ())
+
+    def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
+        kinds = {"addr": "affine", "is_real": "step"}
+        if self.bias:
+            kinds.update(in0_addr="affine", in0_real="step")
+        return kinds
+
+    def evaluate_op(self, ev: Any) -> None:
+        from .matmul import HI_BITS, HI_BOUND, S_BITS
+
+        for name, col in self.aux_columns.items():
+            constrain_geometric(ev, name, col)
+        slo, shi, out, rem = ev.main("slo"), ev.main("shi"), ev.main("out"), ev.main("rem")
+        total = slo + shi * 256
+        check_range(ev, slo + DOT_ACC_BOUND, "slo", S_BITS)
+        check_range(ev, shi + HI_BOUND, "shi", HI_BITS)
+        check_range(ev, total + DOT_ACC_BOUND, "tot", S_BITS)
+        rounded = total + (1 << (self.s - 1))
+        if self.bias:
+            bias = ev.main("bias")
+            self.consume(ev, 0, bias)
+            rounded = rounded + bias * (1 << self.s)
+        ev.add_constraint(rounded - out * (1 << self.s) - rem)
+        check_range(ev, out + HALF, "out", 16)
+        check_range(ev, rem, "rem", self.s)
+        self.produce(ev, out)
+        lam = ev.challenge(self.challenges[2])
+        ev.add_to_sum(-(ev.aux("u") * ev.aux("r") * (slo + lam * shi)))

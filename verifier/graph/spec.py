@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 # Op names mirror luminair.prover.graph.ops.Op values; the code is the position in this tuple.
 OPS = (
@@ -115,6 +116,15 @@ class GraphSpec:
 
             self.__dict__["_direct"] = direct_weight_reads(self)
         return self.__dict__["_direct"]
+
+    def matmuls(self) -> dict[int, Any]:
+        """Dot node -> its MatPlan, for the Dots proven with a Freivalds check (graph/matmul.py):
+        derived from the graph and weights, never stored."""
+        if "_matmuls" not in self.__dict__:
+            from .matmul import mat_plans
+
+            self.__dict__["_matmuls"] = mat_plans(self)
+        return self.__dict__["_matmuls"]
 
     def chunked(self) -> set[tuple[int, int]]:
         """(Dot node, operand) pairs read in whole known rows (topology.chunked_reads): derived."""

@@ -28,7 +28,14 @@ from .topology import (
     KNOWN_LANES,
     direct_weight_rows,
     MAX_SPARSE_ENTRIES,
+    ColumnPattern,
     Segment,
+    _address,
+    _mask_change_count,
+    _mask_changes,
+    _run_length,
+    _valid,
+    rowless_constants,
     known_topology,
     layout_segments,
     node_bases,
@@ -51,8 +58,10 @@ def _log_size(rows: int) -> int:
 def node_kind(spec: GraphSpec, index: int) -> str:
     """The component a node's rows go to."""
     node = spec.nodes[index]
-    if node.op == "Constant" and index in spec.direct_weights().values():
-        return "Direct"  # no rows: its one reader takes the weights from the verifier's terms
+    if node.op == "Constant" and index in rowless_constants(spec):
+        return "Direct"  # no rows: its readers take the weights from the verifier's own terms
+    if index in spec.matmuls():
+        return "MatMul"  # a MatIn and a MatOut component of its own (graph/matmul.py)
     if node.op == "Constant" or (node.op == "Input" and not node.private):
         return "Known"
     if node.op == "Input":
@@ -133,7 +142,92 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
             start += count
             plan, n_sparse = _plan(spec, kind, nodes, part, n_sparse)
             plans.append(plan)
+    for i in by_kind.get("MatMul", []):
+        for plan in _mat_plans(spec, i):
+            n_sparse += sum(len(col) for col in plan.component.sparse_columns.values())
+            plans.append(plan)
+        if n_sparse > MAX_SPARSE_ENTRIES:
+            raise FormatError(
+                f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
+                f"(at the matrix product node {i}), above the verifier's work budget"
+            )
     return plans
+
+
+def mat_topology_cost(spec: GraphSpec, index: int) -> int:
+    """An upper bound on the boundary rows _mat_plans derives for a Freivalds-checked product, from
+    its shapes alone (budget.graph_work; plan_components checks the real count)."""
+    mp = spec.matmuls()[index]
+    cost = 16 + 2 * (mp.in_rows // _run_length(mp.a_view) + 1) + _mask_change_count(mp.a_view)
+    cost += 2 * (mp.out_rows // _run_length(mp.out_view) + 1) + mp.m + 2
+    if mp.bias is not None:
+        cost += 2 * (mp.out_rows // _run_length(mp.bias) + 1)
+    return cost
+
+
+def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
+    """The MatIn and MatOut components of one Freivalds-checked product (graph/matmul.py), with
+    their topology derived from the graph like every other component's."""
+    from .components import MatInComponent, MatOutComponent
+    from .matmul import weight_vector
+
+    mp = spec.matmuls()[index]
+    node = spec.nodes[index]
+    bases = node_bases(spec)
+    period = 1 << mp.period_log
+
+    def weights(rho: QM31) -> dict[str, tuple[int, list[QM31]]]:
+        v = weight_vector(spec, mp, rho)
+        return {f"v{j}": (mp.period_log, v[j :: mp.lanes]) for j in range(mp.lanes)}
+
+    plans = []
+    comp_in = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, index, weights)
+    n_in = 1 << comp_in.log_size
+    a_base = bases[node.srcs[0][0]]
+    pats = {
+        "is_real": ColumnPattern("step", n_in),
+        "in0_addr": ColumnPattern("affine", n_in),
+        "in0_real": ColumnPattern("step", n_in),
+        "in0_step": ColumnPattern("step", n_in),
+    }
+    rows = mp.in_rows
+    pats["is_real"].add(0, rows, lambda _l: 1, [0])
+    pats["in0_step"].add(0, rows, lambda _l, st=mp.a_step: st, [0])
+    v = mp.a_view
+    pats["in0_addr"].add(0, rows, lambda l, v=v, b=a_base: _address(v, b, l), range(0, rows, _run_length(v)))
+    if v.masked():
+        pats["in0_real"].add(0, rows, lambda l, v=v: _valid(v, l), _mask_changes(v))
+    else:
+        pats["in0_real"].add(0, rows, lambda _l: 1, [0])
+    _set_topology(comp_in, pats)
+    comp_in.sparse_columns["first"] = {r: 1 for r in range(0, n_in, period)}
+    plans.append(ComponentPlan("MatIn", [index], rows, comp_in, [Segment(index, 0, rows)]))
+
+    comp_out = MatOutComponent(_log_size(mp.out_rows), spec.scale_bits, index, mp.bias is not None)
+    n_out = 1 << comp_out.log_size
+    rows = mp.out_rows
+    pats = {"addr": ColumnPattern("affine", n_out), "is_real": ColumnPattern("step", n_out)}
+    pats["is_real"].add(0, rows, lambda _l: 1, [0])
+    ov = mp.out_view
+    pats["addr"].add(0, rows, lambda l, v=ov, b=bases[index]: _address(v, b, l), range(0, rows, _run_length(ov)))
+    if mp.bias is not None:
+        pats["in0_addr"] = ColumnPattern("affine", n_out)
+        pats["in0_real"] = ColumnPattern("step", n_out)
+        bv, bb = mp.bias, bases[node.srcs[2][0]]
+        pats["in0_addr"].add(0, rows, lambda l, v=bv, b=bb: _address(v, b, l), range(0, rows, _run_length(bv)))
+        pats["in0_real"].add(0, rows, lambda _l: 1, [0])
+    _set_topology(comp_out, pats)
+    first = {r: 1 for r in range(0, rows, mp.n)}
+    if rows < n_out:
+        first[rows] = 1  # the padding rows: one more group
+    comp_out.sparse_columns["first"] = first
+    plans.append(ComponentPlan("MatOut", [index], rows, comp_out, [Segment(index, 0, rows)]))
+    return plans
+
+
+def _set_topology(comp: GraphComponent, patterns: dict[str, ColumnPattern]) -> None:
+    for col, kind in comp.topology_kinds().items():
+        comp.sparse_columns[f"d.{col}"], comp.anchors[col] = patterns[col].sparse()
 
 
 def _plan(spec: GraphSpec, kind: str, nodes: list[int], part: int, n_sparse: int) -> tuple[ComponentPlan, int]:

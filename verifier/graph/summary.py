@@ -31,7 +31,7 @@ def component_cells(comp: Any) -> dict[str, int]:
     columns = {
         "main_columns": len(comp.main_columns),
         "topology_columns": len(comp.topology_columns()),
-        "interaction_columns": 4 * info.n_batches,
+        "interaction_columns": 4 * (info.n_batches + len(comp.aux_columns)),
     }
     return {**columns, "cells": (1 << comp.log_size) * sum(columns.values())}
 
@@ -40,12 +40,23 @@ def plan_cells(spec: GraphSpec, plan: Any) -> dict[str, int]:
     """component_cells of a planned component; for a fused one also `primitive_cells`, what its
     primitive decomposition would have committed for the same nodes, in components of their own:
     a Dot one Mul and one SumReduce row per product (and an Add row per output with a bias), a
-    Relu one LessThan and one Mul row per element."""
+    Relu one LessThan and one Mul row per element. A Freivalds-checked product's MatOut also
+    carries `product_cells`, its own cells and its MatIn's, against which the primitives compare."""
     from .statement import _log_size
 
     out = component_cells(plan.component)
     rows: dict[str, int] = {}
-    if plan.kind.startswith("Dot"):
+    if plan.kind == "MatOut":
+        from .components import MatInComponent
+
+        mp = spec.matmuls()[plan.nodes[0]]
+        rows = {"Mul": mp.out_rows * mp.k, "SumReduce": mp.out_rows * mp.k}
+        if plan.component.bias:
+            rows["Add"] = mp.out_rows
+        mat_in = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, mp.node)
+        mat_in.sparse_columns = {f"d.{c}": {} for c in mat_in.topology_kinds()} | {"first": {0: 1}}
+        out["product_cells"] = out["cells"] + component_cells(mat_in)["cells"]
+    elif plan.kind.startswith("Dot"):
         products = sum(spec.rows_of(n) * spec.lanes(n) for n in plan.nodes)
         rows = {"Mul": products, "SumReduce": products}
         if plan.component.bias:

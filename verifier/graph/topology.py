@@ -270,8 +270,9 @@ def direct_weight_reads(spec: GraphSpec) -> dict[int, int]:
     for out in spec.outputs:
         readers[out.node] = readers.get(out.node, 0) + 1
     direct = {}
+    matmuls = spec.matmuls()
     for i, node in enumerate(spec.nodes):
-        if node.op not in CONTRACT:
+        if node.op not in CONTRACT or i in matmuls:
             continue
         c, src_shape, steps = node.srcs[1]
         if spec.nodes[c].op != "Constant" or readers.get(c) != 1:
@@ -283,6 +284,24 @@ def direct_weight_reads(spec: GraphSpec) -> dict[int, int]:
         if _is_bijection(v, spec.nodes[c].numel):
             direct[i] = c
     return direct
+
+
+def rowless_constants(spec: GraphSpec) -> set[int]:
+    """Constants no trace row holds: read directly by one Dot (direct_weight_reads), or read only
+    as the weights of Freivalds-checked products (graph/matmul.py: the verifier uses their values
+    itself)."""
+    out = set(spec.direct_weights().values())
+    matmuls = spec.matmuls()
+    readers: dict[int, list[tuple[int, int]]] = {}
+    for i, node in enumerate(spec.nodes):
+        for k, (src, _, _) in enumerate(node.srcs):
+            readers.setdefault(src, []).append((i, k))
+    for out_spec in spec.outputs:
+        readers.setdefault(out_spec.node, []).append((-1, 0))
+    for c, reads in readers.items():
+        if spec.nodes[c].op == "Constant" and all(i in matmuls and k == 1 for i, k in reads):
+            out.add(c)
+    return out
 
 
 def direct_weight_rows(spec: GraphSpec, node_index: int, rows: int, bases: list[int]):  # noqa: ANN201
@@ -326,15 +345,16 @@ def chunked_reads(spec: GraphSpec) -> set[tuple[int, int]]:
     every row starting on a known row's boundary, in at least CHUNK_MIN_ROWS rows. Such a Dot
     consumes one (address, KNOWN_LANES values) tuple per known row it reads, which the known row
     yields whole, instead of one entry per value."""
-    direct = set(spec.direct_weights().values())
+    direct = rowless_constants(spec)
 
     def known(n: int) -> bool:  # held by the known component (statement.node_kind's "Known")
         src = spec.nodes[n]
         return (src.op == "Constant" and n not in direct) or (src.op == "Input" and not src.private)
 
     out = set()
+    matmuls = spec.matmuls()
     for i, node in enumerate(spec.nodes):
-        if node.op not in CONTRACT or spec.lanes(i) % KNOWN_LANES or spec.rows_of(i) < CHUNK_MIN_ROWS:
+        if node.op not in CONTRACT or i in matmuls or spec.lanes(i) % KNOWN_LANES or spec.rows_of(i) < CHUNK_MIN_ROWS:
             continue
         for k in (0, 1):
             if not known(node.srcs[k][0]) or dot_lane_stride(spec, i, k) != 1:

@@ -1,0 +1,215 @@
+"""Matrix products with weights the verifier knows, proven with a Freivalds check.
+
+A Dot node out[m, n] = round(sum_k A[m, k] W[k, n] / 2^s) (+ bias[m, n]) whose second operand is
+a constant from settings.bin (every axis of the product read by exactly one operand: the M axes by
+A, the N axes by W, the reduced axis K by both) is proven by two components instead of one row per
+K / lanes products of every output element:
+
+* MatIn holds each A[m, :] once, L values a row over 2^p rows (K = L 2^p), every value split into
+  8-bit limbs a = lo + 256 hi (range-checked);
+* MatOut holds each output element once: the exact integer sums S_lo = sum_k lo W and
+  S_hi = sum_k hi W, range-checked, and out with S_lo + 256 S_hi + 2^(s-1) + 2^s bias =
+  2^s out + rem, 0 <= rem < 2^s (one rounding per output element, as numeric.op_dot).
+
+After the main commitment the verifier draws mu, rho and lambda for the node and computes
+v_k = sum_n W[k, n] rho^n itself, from settings.bin (K N products). The two components add to
+the LogUp running sum the plain terms
+    MatIn:   mu^m sum_k (lo + lambda hi)[m, k] v_k
+    MatOut: -mu^m rho^n (S_lo + lambda S_hi)[m, n]
+(mu^m and rho^n are aux columns pinned by their own constraints; v is a periodic column the
+verifier evaluates at the OODS point itself). They cancel, for random challenges, only if
+S_lo = A_lo W and S_hi = A_hi W modulo P (Schwartz-Zippel: error (M + N) / |QM31| per node).
+The bounds make those congruences equalities over the integers: |S_lo| < 2^28 and
+|S_hi| < 2^22 are range-checked, and the verifier accepts the node only if
+K 255 max|W| + 2^28 < P and K 128 max|W| + 2^22 < P. The total S_lo + 256 S_hi is range-checked
+to |.| < 2^28 too (the accumulator bound of numeric.op_dot), so the rounding relation, every term
+below 2^30, holds over the integers.
+
+What it saves: A's values are read once per row m instead of once per output element, and no
+row multiplies a weight: about 70 committed cells per output element and 10 per input value,
+against about 7 per multiply-add for a Dot. Two components of their own (at least 16 rows each)
+cost more than a Dot's few rows for a small product, so a node is checked this way only where
+the estimate from its shapes (mat_cells < dot_cells) says it saves cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from operator import mul
+
+from ..fields import QM31, P, q_mul
+from ..numeric import DOT_ACC_BOUND
+from .spec import CONTRACT, GraphSpec
+from .topology import AffineView, ViewError, affine_view
+
+MAX_MAT_LANES = 64  # values of A a MatIn row holds (its width; v has one periodic column a lane)
+MAX_PERIOD_LOG = 20
+LO_BITS = 8  # a = lo + 2^8 hi
+HI_BOUND = 1 << 22  # |S_hi| < 2^22
+S_BITS = 29  # S_lo + 2^28 and the total + 2^28 in [0, 2^29)
+HI_BITS = 23
+MAX_N = 1 << 18  # weight_vector's packed sums stay exact
+
+
+@dataclass(frozen=True)
+class MatPlan:
+    """How one Dot node is proven with MatIn / MatOut (all derived from the graph)."""
+
+    node: int
+    m_axes: tuple[int, ...]  # axes of the product's broadcast view that only A reads
+    n_axes: tuple[int, ...]  # axes only W reads
+    k: int  # reduced length
+    lanes: int
+    period_log: int  # K = lanes * 2^period_log
+    a_view: AffineView  # A in MatIn row order: (M axes..., K / lanes), lane step = a_step
+    a_step: int
+    out_view: AffineView  # output elements in MatOut row order: (M axes..., N axes...)
+    bias: AffineView | None  # the bias in MatOut row order
+
+    @property
+    def m(self) -> int:
+        return _prod(self.a_view.sizes[:-1])
+
+    @property
+    def n(self) -> int:
+        return _prod(self.out_view.sizes[len(self.m_axes):])
+
+    @property
+    def in_rows(self) -> int:
+        return self.m << self.period_log
+
+    @property
+    def out_rows(self) -> int:
+        return self.m * self.n
+
+
+def _prod(xs: list[int] | tuple[int, ...]) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+def _split(k: int) -> tuple[int, int] | None:
+    """(lanes, p) with k = lanes 2^p, lanes <= MAX_MAT_LANES, p smallest (None if none)."""
+    p = 0
+    while k % (1 << p) == 0 and p <= MAX_PERIOD_LOG:
+        if k >> p <= MAX_MAT_LANES:
+            return k >> p, p
+        p += 1
+    return None
+
+
+def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
+    """The MatIn / MatOut plan of a Dot node, or None if it is proven as a Dot."""
+    node = spec.nodes[index]
+    if node.op not in CONTRACT:
+        return None
+    w_node = spec.nodes[node.srcs[1][0]]
+    if w_node.op != "Constant" or not w_node.values:
+        return None
+    try:
+        av = affine_view(node.srcs[0][1], node.srcs[0][2])
+        wv = affine_view(node.srcs[1][1], node.srcs[1][2])
+    except ViewError:
+        return None
+    axis = node.axis if node.axis is not None else 0
+    k = av.sizes[axis]
+    if wv.masked() or av.masks[axis] != (0, k):
+        return None
+    m_axes, n_axes = [], []
+    for d, size in enumerate(av.sizes):
+        if d == axis or size == 1:
+            continue
+        if wv.strides[d] == 0:
+            m_axes.append(d)
+        elif av.strides[d] == 0:
+            n_axes.append(d)
+        else:
+            return None  # a batched product with weights that differ along the batch
+    split = _split(k)
+    if split is None:
+        return None
+    lanes, p = split
+    if _prod([av.sizes[d] for d in n_axes]) > MAX_N:
+        return None
+    max_w = max(max(w_node.values), -min(w_node.values))
+    if k * 255 * max_w + DOT_ACC_BOUND >= P or k * 128 * max_w + HI_BOUND >= P:
+        return None
+    m = _prod([av.sizes[d] for d in m_axes])
+    n = _prod([av.sizes[d] for d in n_axes])
+    if mat_cells(m, n, lanes, p) >= dot_cells(m * n * k):
+        return None
+    a_view = AffineView(
+        [av.sizes[d] for d in m_axes] + [k // lanes],
+        [av.strides[d] for d in m_axes] + [av.strides[axis] * lanes],
+        av.offset,
+        [av.masks[d] for d in m_axes] + [(0, k // lanes)],
+    )
+    out_axes = [d for d in range(len(av.sizes)) if d != axis]  # the output's axes, in order
+    out_strides = {}
+    stride = 1
+    for d in reversed(out_axes):
+        out_strides[d] = stride
+        stride *= av.sizes[d]
+    order = m_axes + n_axes
+    out_view = AffineView([av.sizes[d] for d in order], [out_strides[d] for d in order], 0,
+                          [(0, av.sizes[d]) for d in order])
+    bias = None
+    if len(node.srcs) == 3:
+        try:
+            bv = affine_view(node.srcs[2][1], node.srcs[2][2])
+        except ViewError:
+            return None
+        if bv.masked():
+            return None
+        pos = {d: j for j, d in enumerate(out_axes)}
+        bias = bv.permute(tuple(pos[d] for d in order))
+    return MatPlan(index, tuple(m_axes), tuple(n_axes), k, lanes, p, a_view, av.strides[axis], out_view, bias)
+
+
+def _padded(rows: int) -> int:
+    return max(16, 1 << max(0, (rows - 1).bit_length()))
+
+
+def mat_cells(m: int, n: int, lanes: int, p: int) -> int:
+    """Committed cells of a MatIn (2 main and 3 LogUp entries a lane) and a MatOut (about 72 a row)."""
+    return _padded(m << p) * (8 * lanes + 12) + _padded(m * n) * 72
+
+
+def dot_cells(products: int) -> int:
+    """Committed cells of a Dot of 16 lanes (about 150 a row)."""
+    return -(-products // 16) * 150
+
+
+def mat_plans(spec: GraphSpec) -> dict[int, MatPlan]:
+    out = {}
+    for i in range(len(spec.nodes)):
+        plan = mat_plan(spec, i)
+        if plan is not None:
+            out[i] = plan
+    return out
+
+
+def weight_vector(spec: GraphSpec, plan: MatPlan, rho: QM31) -> list[QM31]:
+    """v_k = sum_n W[k, n] rho^n, n running over the N axes in MatOut row order: K N products,
+    four coordinates at once in one big integer (as graph/statement._Combiner)."""
+    node = spec.nodes[plan.node]
+    wv = affine_view(node.srcs[1][1], node.srcs[1][2])
+    values = spec.nodes[node.srcs[1][0]].values or []
+    axis = node.axis if node.axis is not None else 0
+    shift, mask = 80, (1 << 80) - 1
+    packed = []
+    cur = (1, 0, 0, 0)
+    for _ in range(plan.n):
+        packed.append(cur[0] | (cur[1] << shift) | (cur[2] << 2 * shift) | (cur[3] << 3 * shift))
+        cur = q_mul(cur, rho)
+    n_offsets = [wv.offset]
+    for d in plan.n_axes:
+        n_offsets = [b + i * wv.strides[d] for b in n_offsets for i in range(wv.sizes[d])]
+    out = []
+    for k in range(plan.k):
+        base = k * wv.strides[axis]
+        t = sum(map(mul, (values[base + o] % P for o in n_offsets), packed))
+        out.append(((t & mask) % P, ((t >> shift) & mask) % P, ((t >> 2 * shift) & mask) % P, (t >> 3 * shift) % P))
+    return out
