@@ -5,6 +5,10 @@ The QM31 field has p^4 ~ 2^124 elements. For an AIR whose largest trace has 2^n 
 * LogUp: a false data-flow or lookup statement passes only if the random (z, alpha) of a relation
   is a root of the cleared sum, a polynomial of degree <= F * (A + 1) for F fractions of arity <= A:
   124 - log2(F (A + 1)), plus the interaction proof of work ground before drawing them.
+* Freivalds (matrix products with known weights, graph/matmul.py): a wrong product passes only if
+  its node's (mu, rho, lambda) is a root of a non-zero polynomial of degree <= M + N - 1 (its
+  share of the claimed sums, independent of the LogUp challenges): 124 - log2(sum over nodes of
+  (M + N)), bounded by each MatOut's rows, plus the interaction proof of work ground before them.
 * Constraint combination (composition alpha): 124 - log2(number of constraints).
 * OODS: the composition identity checked at one random point: 124 - log2(2^(n+2) + samples), the
   degree bound of the quotient plus the DEEP combination of the sampled values.
@@ -30,8 +34,10 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
     arity = 1
     constraints = 0
     samples = 0
+    freivalds = 0
     for comp, info in zip(air.components, air.infos):
         fractions += len(info.entries) << comp.log_size
+        freivalds += getattr(comp, "challenge_degree", 0)
         arity = max([arity, *(a for _, a in info.entries)])
         constraints += info.n_constraints
     for cols in air.layout.columns:
@@ -44,6 +50,8 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
         "OODS / DEEP": FIELD_BITS - math.log2((1 << (n + 2)) + samples),
         "FRI folding": float(FIELD_BITS - (n + config.log_blowup + 1)),
     }
+    if freivalds:
+        terms["Freivalds"] = FIELD_BITS - math.log2(freivalds) + config.interaction_pow_bits
     return {k: math.floor(v * 10) / 10 for k, v in terms.items()}
 
 

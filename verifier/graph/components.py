@@ -701,6 +701,8 @@ class MatOutComponent(GraphComponent):
             "u": GeometricColumn("first", self.challenges[0], False),
             "r": GeometricColumn("first", self.challenges[1], True),
         }
+        # M + N - 1 <= M N + 1 <= its rows + 1: the degree its node's challenges must avoid (security.py)
+        self.challenge_degree = (1 << log_size) + 2
         self.op_columns = ("slo", "shi", "out", "rem") + (("bias",) if bias else ()) + range_limbs(
             [("slo", S_BITS), ("shi", HI_BITS), ("tot", S_BITS), ("out", 16), ("rem", scale_bits)]
         )

@@ -32,6 +32,10 @@ BINARY = ("Add", "Mul", "Mod", "LessThan")
 REDUCE = ("SumReduce", "MaxReduce")
 # Fused ops (prover/compile/fuse.py): Dot is sum over `axis` of a * b, rounded once.
 CONTRACT = ("Dot",)
+# A view is never enumerated by the verifier (its affine form is; an output's elements are, bounded
+# by the outputs' own limit): this bounds what the prover materializes, e.g. a batched product's
+# (batch, N, K) broadcast, which the Freivalds check never holds in a trace (graph/matmul.py).
+MAX_VIEW_NUMEL = 1 << 26
 # Ops whose rows form groups (one output element per group of consecutive rows).
 GROUPED = REDUCE + CONTRACT
 DOT_BIAS_INPUT = 2  # a Dot's optional third input: added to each output element (a fused Add)
@@ -183,8 +187,8 @@ def view_shape(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> tuple[int
             if len(arg) != len(shape) or any(a < 0 or b < 0 for a, b in arg):
                 raise ValueError(f"pad {arg} of {shape}")
             shape = tuple(d + a + b for d, (a, b) in zip(shape, arg))
-        if _numel(shape) > 1 << 24:
-            raise ValueError(f"view of {shape} is too large")
+        if _numel(shape) > MAX_VIEW_NUMEL:
+            raise ValueError(f"view of {shape} is too large (more than {MAX_VIEW_NUMEL} elements)")
     return shape
 
 
