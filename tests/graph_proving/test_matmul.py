@@ -38,7 +38,7 @@ def case():
     kinds = [p.kind for p in settings.plans]
     assert "MatIn" in kinds and "MatOut" in kinds and not any(k.startswith("Dot") for k in kinds)
     mp = settings.spec.matmuls()[settings.plans[kinds.index("MatOut")].nodes[0]]
-    assert (mp.lanes, mp.period_log, mp.m, mp.n) == (48, 1, 4, 6)
+    assert (mp.lanes, mp.period_log, mp.m, mp.n) == (12, 3, 4, 6)  # K = 96 = 12 * 2^3
     return cx, settings, trace, kinds.index("MatIn"), kinds.index("MatOut")
 
 

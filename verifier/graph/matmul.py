@@ -43,6 +43,7 @@ from .spec import CONTRACT, GraphSpec
 from .topology import AffineView, ViewError, affine_view
 
 MAX_MAT_LANES = 64  # values of A a MatIn row holds (its width; v has one periodic column a lane)
+MIN_MAT_LANES = 8
 MAX_PERIOD_LOG = 20
 LO_BITS = 8  # a = lo + 2^8 hi
 HI_BOUND = 1 << 22  # |S_hi| < 2^22
@@ -91,13 +92,14 @@ def _prod(xs: list[int] | tuple[int, ...]) -> int:
 
 
 def _split(k: int) -> tuple[int, int] | None:
-    """(lanes, p) with k = lanes 2^p, lanes <= MAX_MAT_LANES, p smallest (None if none)."""
+    """(lanes, p) with k = lanes 2^p: the fewest lanes, but at least MIN_MAT_LANES where k allows
+    (every column is opened at every query: narrow rows keep the proof small; below 8 lanes the
+    per-row columns weigh) and at most MAX_MAT_LANES (None if the odd part of k is larger)."""
     p = 0
-    while k % (1 << p) == 0 and p <= MAX_PERIOD_LOG:
-        if k >> p <= MAX_MAT_LANES:
-            return k >> p, p
+    while k % (2 << p) == 0 and (k >> (p + 1)) >= MIN_MAT_LANES and p < MAX_PERIOD_LOG:
         p += 1
-    return None
+    lanes = k >> p
+    return (lanes, p) if lanes <= MAX_MAT_LANES else None
 
 
 def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
