@@ -33,8 +33,9 @@ def test_the_prove_summary_counts_cells(tmp_path, capsys):
     assert all(c["cells"] == c["trace_rows"] * (c["main_columns"] + c["topology_columns"] + c["interaction_columns"])
                for c in summary["components"])
     fused = [c for c in summary["components"] if c["component"].startswith(("dot", "matout", "relu"))]
-    # (16 x 16 and 16 x 4 products are too small for the Freivalds check's two components: Dots)
-    assert {c["component"][:3] for c in fused} == {"dot", "rel"}, "the MLP's matmuls, biases and relu are fused"
+    # (a product too small for the Freivalds check's two components stays a Dot: graph/matmul.py)
+    kinds = {c["component"][:3] for c in fused}
+    assert "rel" in kinds and kinds & {"dot", "mat"}, "the MLP's matmuls, biases and relu are fused"
     for c in fused:  # what the same work costs as primitive rows (Mul + SumReduce + Add, LessThan + Mul)
         assert c["primitive_cells"] > 2 * c.get("product_cells", c["cells"])
         assert c.get("product_cells", c["cells"]) >= c["cells"]
