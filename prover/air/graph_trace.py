@@ -18,7 +18,7 @@ from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, Node
 from ...verifier.graph.statement import ComponentPlan, build_graph_air
 from ...verifier.graph.matmul import HI_BITS, HI_BOUND, S_BITS
 from ...verifier.graph.topology import (
-    KNOWN_LANES, AffineView, affine_view, bias_view, dot_lane_stride, node_bases, row_order_view,
+    KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases, row_order_view,
 )
 from ...verifier.graph.tables import table_columns as table_tree_columns
 from ...verifier.graph.tables import table_rows, table_start
@@ -47,10 +47,11 @@ def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
     counts = {n.id: np.zeros(n.numel, dtype=I64) for n in graph.nodes()}
     for node in graph.nodes():
         for k, (src, view) in enumerate(node.srcs):
-            if (node.id, k) in chunked or (node.id in matmuls and k == 1):
+            mp = matmuls.get(node.id)
+            if (node.id, k) in chunked or (mp is not None and k == 1 - mp.a_input):
                 continue  # (a Freivalds-checked product's weights are the verifier's own)
             idx = view.src_indices()
-            if node.id in matmuls and k == 0:  # each A[m, k] is read once, not once per n
+            if mp is not None and k == mp.a_input:  # each A[m, k] is read once, not once per n
                 idx = _mat_a_indices(matmuls[node.id], view, node.axis)
             counts[src.id] += np.bincount(idx[idx >= 0], minlength=src.numel)
     for _, (node, view) in graph.outputs().items():
@@ -484,12 +485,12 @@ def _mat_columns(
     topo = {name: z() for name in comp.topology_columns()}
     rows = mp.in_rows if plan.kind == "MatIn" else mp.out_rows
     topo["is_real"][:rows] = 1
-    src, view = node.srcs[0]
+    src, view = node.srcs[mp.a_input]
     offset, valid = _affine_rows(mp.a_view, mp.in_rows)
     lane_offsets = offset[None, :] + mp.a_step * np.arange(mp.lanes, dtype=I64)[:, None]
     src_idx = _mat_a_indices(mp, view, node.axis)
     if not np.array_equal(np.where(valid, lane_offsets, -1), src_idx.reshape(mp.in_rows, mp.lanes).T):
-        raise TraceError(f"node {nid} input 0: the affine view disagrees with the view's indices")
+        raise TraceError(f"node {nid} input {mp.a_input}: the affine view disagrees with the view's indices")
     a = None
     if values is not None:
         a = np.where(valid, values[src.id][np.where(valid, lane_offsets, 0)], 0)  # (lanes, rows)
@@ -522,13 +523,28 @@ def _mat_columns(
             bias[:rows] = values[bsrc.id][b_offset]
     if a is None:
         return topo, {}
-    w = _mat_weights(spec, mp)  # (K, N)
+    w = _mat_weights(spec, mp, values)  # (K, N)
     a_mk = a.T.reshape(mp.m, mp.k)  # row t of group m holds k = tL + j
-    lo_sum, hi_sum = (a_mk & 255) @ w, (a_mk >> 8) @ w  # exact: |.| < K 2^8 2^15
-    slo, shi = z(), z()
-    slo[:rows], shi[:rows] = lo_sum.reshape(-1), hi_sum.reshape(-1)
-    tot = slo + 256 * shi
-    for what, v, bound in (("low", slo, DOT_ACC_BOUND), ("high", shi, HI_BOUND), ("total", tot, DOT_ACC_BOUND)):
+    a_lo, a_hi = a_mk & 255, a_mk >> 8
+    if mp.w_public:  # both operands in 8-bit limbs: four exact sums (|.| < K 2^16)
+        w_lo, w_hi = w & 255, w >> 8
+        sums = {"sll": a_lo @ w_lo, "shl": a_hi @ w_lo, "slh": a_lo @ w_hi, "shh": a_hi @ w_hi}
+    else:
+        sums = {"slo": a_lo @ w, "shi": a_hi @ w}  # exact: |.| < K 2^8 2^15
+    cols = {}
+    for name, v in sums.items():
+        cols[name] = z()
+        cols[name][:rows] = v.reshape(-1)
+    checks = []
+    if mp.w_public:
+        cols["t1"] = 256 * cols["shh"] + cols["shl"] + cols["slh"]
+        tot = 256 * cols["t1"] + cols["sll"]
+        checks = [("low", cols["sll"], DOT_ACC_BOUND), ("mixed", cols["shl"], DOT_ACC_BOUND),
+                  ("mixed", cols["slh"], DOT_ACC_BOUND), ("high", cols["shh"], HI_BOUND), ("high", cols["t1"], HI_BOUND)]
+    else:
+        tot = cols["slo"] + 256 * cols["shi"]
+        checks = [("low", cols["slo"], DOT_ACC_BOUND), ("high", cols["shi"], HI_BOUND)]
+    for what, v, bound in checks + [("total", tot, DOT_ACC_BOUND)]:
         if np.any((v < -bound) | (v >= bound)):
             r = int(np.flatnonzero((v < -bound) | (v >= bound))[0])
             raise TraceError(f"MatMul node {nid}, element {int(out_offset[r])}: the {what} accumulator "
@@ -541,27 +557,28 @@ def _mat_columns(
     expect[:] = values[nid][out_offset] if values is not None else 0
     if not np.array_equal(out[:rows], expect):
         raise TraceError(f"MatMul node {nid}: trace disagrees with the fixed-point executor")
-    cols = {"slo": slo, "shi": shi, "out": out, "rem": rem}
+    cols.update(out=out, rem=rem)
     if bias is not None:
         cols["bias"] = bias
-    _limbs(cols, "slo", S_BITS, slo + DOT_ACC_BOUND)
-    _limbs(cols, "shi", HI_BITS, shi + HI_BOUND)
+    for name in sums:
+        high = name in ("shi", "shh")
+        _limbs(cols, name, HI_BITS if high else S_BITS, cols[name] + (HI_BOUND if high else DOT_ACC_BOUND))
+    if mp.w_public:
+        _limbs(cols, "t1", HI_BITS, cols["t1"] + HI_BOUND)
     _limbs(cols, "tot", S_BITS, tot + DOT_ACC_BOUND)
     _limbs(cols, "out", 16, out + HALF)
     _limbs(cols, "rem", s, rem)
     return topo, cols
 
 
-def _mat_weights(spec: GraphSpec, mp: Any) -> np.ndarray:
-    """W[k, n] (N axes in MatOut row order) of a Freivalds-checked product, from the constant."""
-    node = spec.nodes[mp.node]
-    wv = affine_view(node.srcs[1][1], node.srcs[1][2])
-    values = np.asarray(spec.nodes[node.srcs[1][0]].values, dtype=I64)
-    n_offsets = np.array([wv.offset], dtype=I64)
-    for d in mp.n_axes:
-        n_offsets = (n_offsets[:, None] + wv.strides[d] * np.arange(wv.sizes[d], dtype=I64)[None, :]).reshape(-1)
-    k_offsets = wv.strides[node.axis] * np.arange(mp.k, dtype=I64)
-    return values[k_offsets[:, None] + n_offsets[None, :]]
+def _mat_weights(spec: GraphSpec, mp: Any, values: dict[int, np.ndarray]) -> np.ndarray:
+    """W[k, n] (N axes in MatOut row order) of a Freivalds-checked product, from the constant's
+    values or the public input's (the verifier's weight_rows, as an array)."""
+    from ...verifier.graph.matmul import weight_rows
+
+    w_node = spec.nodes[mp.node].srcs[1 - mp.a_input][0]
+    src = values[w_node] if mp.w_public else spec.nodes[w_node].values
+    return np.array(weight_rows(spec, mp, [int(x) for x in np.asarray(src).reshape(-1)]), dtype=I64)
 
 
 def main_columns(

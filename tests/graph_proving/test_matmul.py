@@ -255,7 +255,7 @@ def test_products_the_check_cannot_serve_stay_dots():
     small for two components of its own to pay off: a Dot."""
     rng = np.random.default_rng(2)
     cx = Graph()
-    q = cx.input("q", (4, 8))
+    q = cx.input("q", (4, 8), private=True)
     (q @ q.permute((1, 0))).output("s")
     # 1072 = 16 * 67 (the compiler pads a reduction to whole rows of 16): 67 lanes at the least
     (cx.input("x", (2, 1072)) @ cx.constant(rng.uniform(-1, 1, (1072, 3)), "w")).output("y")
@@ -300,3 +300,98 @@ def test_the_freivalds_term_is_reported(case):
     rows = 1 << settings.plans[case[4]].component.log_size
     assert terms["Freivalds"] == math.floor((124 - math.log2(rows + 2) + 10) * 10) / 10
     assert terms["Freivalds"] > 120
+
+
+# --- weights that are public inputs (a training step's), and a known first operand --------------
+
+
+def _public_model():
+    rng = np.random.default_rng(3)
+    cx = Graph()
+    x = cx.input("x", (8, 96))
+    w = cx.input("w", (96, 24))
+    (x @ w + cx.constant(rng.uniform(-0.5, 0.5, (24,)), "b")).output("y")
+    d = cx.input("d", (8, 24), private=True)
+    (x.permute((1, 0)) @ d).output("g")  # a weight gradient: the public operand comes first
+    cx.compile(GenericCompiler(), StwoCompiler())
+    feed = {"x": rng.uniform(-1, 1, (8, 96)), "w": rng.uniform(-1, 1, (96, 24)), "d": rng.uniform(-1, 1, (8, 24))}
+    return cx, feed
+
+
+@pytest.fixture(scope="module")
+def public_case():
+    cx, feed = _public_model()
+    settings, trace, proof = prove_graph(cx, feed)
+    res = check(settings, proof)
+    assert res.success, res.error_message
+    names = [p.component.name for p in settings.plans]
+    assert "matoutbw.n3" in names and "matoutw.n5" in names, names  # both operands in limbs, no Dot
+    plans = settings.spec.matmuls()
+    assert (plans[3].a_input, plans[3].w_public, plans[5].a_input) == (0, True, 1)
+    exact = cx.run(feed, exact=True)
+    np.testing.assert_array_equal(np.array(res.outputs["g"]["values"]), exact["g"].reshape(-1))
+    np.testing.assert_array_equal(np.array(res.outputs["y"]["values"]), exact["y"].reshape(-1))
+    return cx, settings, trace, names.index("matin12.n3"), names.index("matoutbw.n3")
+
+
+def _forge_split(case, edit, expect_check):
+    """As _forge_out, for a product of public weights: edit the four limb sums, recompute t1, the
+    total, the rounding and every limb, and claim the outputs."""
+    cx, settings, trace, ki, ko = case
+    s = settings.spec.scale_bits
+    public = [list(v) for v in trace.public]
+    rows = settings.plans[ko].rows
+    y_at = 2 + [o.name for o in settings.spec.outputs].index("y")  # public: x, w, then the outputs
+
+    def tamper(main):
+        cols = main[ko]
+        edit(cols)
+        cols["t1"] = 256 * cols["shh"] + cols["shl"] + cols["slh"]
+        tot = 256 * cols["t1"] + cols["sll"]
+        rounded = (tot + (1 << (s - 1))) >> s
+        cols["out"] = rounded + cols["bias"]
+        cols["rem"] = tot + (1 << (s - 1)) - (rounded << s)
+        for name in ("sll", "shl", "slh"):
+            _limbs(cols, name, 29, cols[name] + (1 << 28))
+        _limbs(cols, "shh", 23, cols["shh"] + (1 << 22))
+        _limbs(cols, "t1", 23, cols["t1"] + (1 << 22))
+        _limbs(cols, "tot", 29, tot + (1 << 28))
+        _limbs(cols, "out", 16, cols["out"] + (1 << 15))
+        _limbs(cols, "rem", s, cols["rem"])
+        public[y_at] = [int(v) % P for v in cols["out"][:rows]]
+
+    st = build_statement(settings.parsed, trace.public)
+    main = main_columns(cx, settings.plans, trace.values, st.air, settings.topology, settings.spec)
+    tamper([{k: np.array(v, copy=True) for k, v in cols.items()} for cols in main])
+    res = check(settings, forge(cx, trace, settings, tamper, public=public))
+    if expect_check is None:
+        return res
+    assert not res.success and res.check == expect_check, res.error_message
+    return res
+
+
+def test_public_weights_honest_forger_baseline(public_case):
+    assert _forge_split(public_case, lambda cols: None, None).success
+
+
+def test_a_product_with_other_public_weights_is_rejected(public_case):
+    """The sums computed with w[0, 0] one unit larger than the public value (outputs claimed)."""
+    cx, settings, trace, ki, ko = public_case
+    main = main_columns(cx, settings.plans, trace.values, settings.air, settings.topology, settings.spec)
+    a = int(main[ki]["lo0"][0] + 256 * main[ki]["hi0"][0])  # x[0, 0] (group 0, row 0, lane 0)
+    w00 = int(trace.values[1][0])  # w[0, 0], raw
+    assert (w00 & 255) != 255  # so w[0, 0] + 1 only changes its low limb
+
+    def edit(cols):
+        cols["sll"][0] += a & 255
+        cols["shl"][0] += a >> 8
+
+    _forge_split(public_case, edit, "LogUp sum")
+
+
+def test_a_wrong_split_of_the_public_weights_sums_is_rejected(public_case):
+    def edit(cols):
+        cols["shh"][3] -= 1
+        cols["shl"][3] += 256  # t1 and the total unchanged
+
+    _forge_split(public_case, edit, "LogUp sum")

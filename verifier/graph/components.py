@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..air.framework import Component, GeometricColumn, constrain_geometric
+from ..air.framework import AirDefinitionError, Component, GeometricColumn, constrain_geometric
 from ..fields import QM31
 from ..numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_BITS
 from .topology import DOT_LANE_CHOICES, KNOWN_LANES
@@ -35,7 +35,7 @@ KNOWN = "known"
 WEIGHTS = "weights"  # (address of a row's first weight, its lanes' weights): terms the verifier adds
 CHUNKS = "chunks"  # (address, KNOWN_LANES values): a whole known row, yielded to Dots that read it whole
 RANGE = "range8"
-WeightColumns = Callable[[QM31], dict[str, tuple[int, list[QM31]]]]  # rho -> MatIn's periodic columns
+WeightColumns = Callable[[dict[str, QM31]], dict[str, tuple[int, list[QM31]]]]  # challenges -> MatIn's periodic columns
 HALF = 1 << (VALUE_BITS - 1)  # 2^15: shifts a 16-bit signed value to [0, 2^16)
 
 
@@ -641,16 +641,19 @@ class MatInComponent(GraphComponent):
     group m holds A[m, tL + j] = lo_j + 256 hi_j for its L lanes, read at in0_addr + j in0_step;
     lo_j and hi_j + 128 are in range8; a lane that reads padding (or a padding row) holds 0. It adds
     u sum_j (lo_j + lambda hi_j) v_j to the running sum, u = mu^m (aux) and v_j the periodic
-    column of v_(tL + j)."""
+    column of v_(tL + j) (public weights: v = (W_lo + lambda2 W_hi) rho)."""
 
     n_inputs = 1
 
-    def __init__(self, log_size: int, scale_bits: int, lanes: int, node: int, weights: "WeightColumns | None" = None) -> None:
+    def __init__(
+        self, log_size: int, scale_bits: int, lanes: int, node: int, weights: "WeightColumns | None" = None,
+        split_w: bool = False,
+    ) -> None:
         self.lanes = lanes
         self.node = node
         self.weights = weights
         self.name = f"matin{lanes}.n{node}"
-        self.challenges = tuple(f"mm{node}.{c}" for c in ("mu", "rho", "lam"))
+        self.challenges = mat_challenges(node, split_w)
         self.aux_columns = {"u": GeometricColumn("first", self.challenges[0], False)}
         self.op_columns = tuple(f"lo{j}" for j in range(lanes)) + tuple(f"hi{j}" for j in range(lanes))
         super().__init__(log_size, scale_bits)
@@ -663,8 +666,9 @@ class MatInComponent(GraphComponent):
         return {"is_real": "step", "in0_addr": "affine", "in0_real": "step", "in0_step": "step"}
 
     def periodic_values(self, challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
-        assert self.weights is not None, "a MatIn component built without its weights"
-        return self.weights(challenges[self.challenges[1]])
+        if self.weights is None:
+            raise AirDefinitionError(f"{self.name}: built without its weights")
+        return self.weights(challenges)
 
     def evaluate_op(self, ev: Any) -> None:
         constrain_geometric(ev, "u", self.aux_columns["u"])
@@ -682,29 +686,43 @@ class MatInComponent(GraphComponent):
         ev.add_to_sum(ev.aux("u") * total)
 
 
+def mat_challenges(node: int, split_w: bool) -> tuple[str, ...]:
+    """mu, rho, lambda (and lambda2 for weights split into limbs) of one checked product."""
+    return tuple(f"mm{node}.{c}" for c in ("mu", "rho", "lam") + (("lam2",) if split_w else ()))
+
+
 class MatOutComponent(GraphComponent):
     """The output side of a Freivalds-checked matrix product: one row per output element (m, n),
-    groups of N rows per m. S_lo + 2^28, S_hi + 2^22 and S_lo + 256 S_hi + 2^28 are range-checked;
-    S_lo + 256 S_hi + 2^(s-1) + 2^s bias = 2^s out + rem with out a 16-bit value and
+    groups of N rows per m. S_lo + 2^28, S_hi + 2^22 and the total S_lo + 256 S_hi + 2^28 are
+    range-checked; total + 2^(s-1) + 2^s bias = 2^s out + rem with out a 16-bit value and
     0 <= rem < 2^s; it yields out and adds -u r (S_lo + lambda S_hi) to the running sum, u = mu^m
-    and r = rho^n (aux)."""
+    and r = rho^n (aux).
 
-    def __init__(self, log_size: int, scale_bits: int, node: int, bias: bool) -> None:
+    Public weights (split_w: W = W_lo + 256 W_hi, both limbs from the proof's public values): four
+    sums S_ll, S_hl, S_lh (|.| < 2^28) and S_hh (|.| < 2^22) of (A limb) x (W limb); t1 = 256 S_hh +
+    S_hl + S_lh is a column in +-2^22 and the total 256 t1 + S_ll (every step below 2^31, exact); the
+    term is -u r (S_ll + lambda S_hl + lambda2 S_lh + lambda lambda2 S_hh)."""
+
+    def __init__(self, log_size: int, scale_bits: int, node: int, bias: bool, split_w: bool = False) -> None:
         from .matmul import HI_BITS, S_BITS
 
         self.node = node
         self.bias = bias
+        self.split_w = split_w
         self.n_inputs = 1 if bias else 0
-        self.name = f"matout{'b' if bias else ''}.n{node}"
-        self.challenges = tuple(f"mm{node}.{c}" for c in ("mu", "rho", "lam"))
+        self.name = f"matout{'b' if bias else ''}{'w' if split_w else ''}.n{node}"
+        self.challenges = mat_challenges(node, split_w)
+        # M + N - 1 <= M N + 1 <= its rows + 1: the degree its node's challenges must avoid (security.py)
+        self.challenge_degree = (1 << log_size) + 2
         self.aux_columns = {
             "u": GeometricColumn("first", self.challenges[0], False),
             "r": GeometricColumn("first", self.challenges[1], True),
         }
-        # M + N - 1 <= M N + 1 <= its rows + 1: the degree its node's challenges must avoid (security.py)
-        self.challenge_degree = (1 << log_size) + 2
-        self.op_columns = ("slo", "shi", "out", "rem") + (("bias",) if bias else ()) + range_limbs(
-            [("slo", S_BITS), ("shi", HI_BITS), ("tot", S_BITS), ("out", 16), ("rem", scale_bits)]
+        sums = ("sll", "shl", "slh", "shh", "t1") if split_w else ("slo", "shi")
+        limbs = ([("sll", S_BITS), ("shl", S_BITS), ("slh", S_BITS), ("shh", HI_BITS), ("t1", HI_BITS)] if split_w
+                 else [("slo", S_BITS), ("shi", HI_BITS)])
+        self.op_columns = sums + ("out", "rem") + (("bias",) if bias else ()) + range_limbs(
+            limbs + [("tot", S_BITS), ("out", 16), ("rem", scale_bits)]
         )
         super().__init__(log_size, scale_bits)
 
@@ -722,11 +740,25 @@ class MatOutComponent(GraphComponent):
 
         for name, col in self.aux_columns.items():
             constrain_geometric(ev, name, col)
-        slo, shi, out, rem = ev.main("slo"), ev.main("shi"), ev.main("out"), ev.main("rem")
-        total = slo + shi * 256
-        check_range(ev, slo + DOT_ACC_BOUND, "slo", S_BITS)
-        check_range(ev, shi + HI_BOUND, "shi", HI_BITS)
+        lam = ev.challenge(self.challenges[2])
+        if self.split_w:
+            sll, shl, slh, shh, t1 = (ev.main(c) for c in ("sll", "shl", "slh", "shh", "t1"))
+            for name, v in (("sll", sll), ("shl", shl), ("slh", slh)):
+                check_range(ev, v + DOT_ACC_BOUND, name, S_BITS)
+            check_range(ev, shh + HI_BOUND, "shh", HI_BITS)
+            check_range(ev, t1 + HI_BOUND, "t1", HI_BITS)
+            ev.add_constraint(t1 - shh * 256 - shl - slh)
+            total = t1 * 256 + sll
+            lam2 = ev.challenge(self.challenges[3])
+            combined = sll + lam * shl + lam2 * slh + lam * lam2 * shh
+        else:
+            slo, shi = ev.main("slo"), ev.main("shi")
+            check_range(ev, slo + DOT_ACC_BOUND, "slo", S_BITS)
+            check_range(ev, shi + HI_BOUND, "shi", HI_BITS)
+            total = slo + shi * 256
+            combined = slo + lam * shi
         check_range(ev, total + DOT_ACC_BOUND, "tot", S_BITS)
+        out, rem = ev.main("out"), ev.main("rem")
         rounded = total + (1 << (self.s - 1))
         if self.bias:
             bias = ev.main("bias")
@@ -736,5 +768,4 @@ class MatOutComponent(GraphComponent):
         check_range(ev, out + HALF, "out", 16)
         check_range(ev, rem, "rem", self.s)
         self.produce(ev, out)
-        lam = ev.challenge(self.challenges[2])
-        ev.add_to_sum(-(ev.aux("u") * ev.aux("r") * (slo + lam * shi)))
+        ev.add_to_sum(-(ev.aux("u") * ev.aux("r") * combined))

@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from operator import mul
 
-from ..fields import QM31, P, q_mul
+from ..fields import QM31, P, q_add, q_mul
 from ..numeric import DOT_ACC_BOUND
 from .spec import CONTRACT, GraphSpec
 from .topology import AffineView, ViewError, affine_view
@@ -66,6 +66,8 @@ class MatPlan:
     a_step: int
     out_view: AffineView  # output elements in MatOut row order: (M axes..., N axes...)
     bias: AffineView | None  # the bias in MatOut row order
+    a_input: int = 0  # which of the Dot's operands is A (the other one is W, known to the verifier)
+    w_public: bool = False  # W is a public input: split into limbs too (split_w)
 
     @property
     def m(self) -> int:
@@ -102,17 +104,33 @@ def _split(k: int) -> tuple[int, int] | None:
     return (lanes, p) if lanes <= MAX_MAT_LANES else None
 
 
+def _known_operand(spec: GraphSpec, node_index: int) -> tuple[int, bool] | None:
+    """(which operand the verifier knows, whether it is a public input) of a Dot: a constant with
+    values (operand 1 first), else a public input (its values come with each proof)."""
+    node = spec.nodes[node_index]
+    for public in (False, True):
+        for k in (1, 0):
+            src = spec.nodes[node.srcs[k][0]]
+            if not public and src.op == "Constant" and src.values:
+                return k, False
+            if public and src.op == "Input" and not src.private:
+                return k, True
+    return None
+
+
 def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
     """The MatIn / MatOut plan of a Dot node, or None if it is proven as a Dot."""
     node = spec.nodes[index]
     if node.op not in CONTRACT:
         return None
-    w_node = spec.nodes[node.srcs[1][0]]
-    if w_node.op != "Constant" or not w_node.values:
+    known = _known_operand(spec, index)
+    if known is None:
         return None
+    w_idx, public = known
+    a_idx = 1 - w_idx
     try:
-        av = affine_view(node.srcs[0][1], node.srcs[0][2])
-        wv = affine_view(node.srcs[1][1], node.srcs[1][2])
+        av = affine_view(node.srcs[a_idx][1], node.srcs[a_idx][2])
+        wv = affine_view(node.srcs[w_idx][1], node.srcs[w_idx][2])
     except ViewError:
         return None
     axis = node.axis if node.axis is not None else 0
@@ -135,12 +153,17 @@ def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
     lanes, p = split
     if _prod([av.sizes[d] for d in n_axes]) > MAX_N:
         return None
-    max_w = max(max(w_node.values), -min(w_node.values))
-    if k * 255 * max_w + DOT_ACC_BOUND >= P or k * 128 * max_w + HI_BOUND >= P:
-        return None
+    if public:  # values unknown until the proof: both operands split into 8-bit limbs
+        if k * 255 * 255 + DOT_ACC_BOUND >= P:
+            return None
+    else:
+        values = spec.nodes[node.srcs[w_idx][0]].values or [0]
+        max_w = max(max(values), -min(values))
+        if k * 255 * max_w + DOT_ACC_BOUND >= P or k * 128 * max_w + HI_BOUND >= P:
+            return None
     m = _prod([av.sizes[d] for d in m_axes])
     n = _prod([av.sizes[d] for d in n_axes])
-    if mat_cells(m, n, lanes, p) >= dot_cells(m * n * k):
+    if mat_cells(m, n, lanes, p, public) >= dot_cells(m * n * k, spec.lanes(index)):
         return None
     a_view = AffineView(
         [av.sizes[d] for d in m_axes] + [k // lanes],
@@ -167,21 +190,23 @@ def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
             return None
         pos = {d: j for j, d in enumerate(out_axes)}
         bias = bv.permute(tuple(pos[d] for d in order))
-    return MatPlan(index, tuple(m_axes), tuple(n_axes), k, lanes, p, a_view, av.strides[axis], out_view, bias)
+    return MatPlan(index, tuple(m_axes), tuple(n_axes), k, lanes, p, a_view, av.strides[axis], out_view, bias,
+                   a_idx, public)
 
 
 def _padded(rows: int) -> int:
     return max(16, 1 << max(0, (rows - 1).bit_length()))
 
 
-def mat_cells(m: int, n: int, lanes: int, p: int) -> int:
-    """Committed cells of a MatIn (2 main and 3 LogUp entries a lane) and a MatOut (about 72 a row)."""
-    return _padded(m << p) * (8 * lanes + 12) + _padded(m * n) * 72
+def mat_cells(m: int, n: int, lanes: int, p: int, split_w: bool = False) -> int:
+    """Committed cells of a MatIn (2 main and 3 LogUp entries a lane) and a MatOut (about 72 a row,
+    about 110 with four limb sums)."""
+    return _padded(m << p) * (8 * lanes + 12) + _padded(m * n) * (110 if split_w else 72)
 
 
-def dot_cells(products: int) -> int:
-    """Committed cells of a Dot of 16 lanes (about 150 a row)."""
-    return -(-products // 16) * 150
+def dot_cells(products: int, lanes: int) -> int:
+    """Committed cells of a Dot (about 7 a lane and 40 more a row: 150 a row of 16 lanes, 50 of one)."""
+    return -(-products // lanes) * (7 * lanes + 40)
 
 
 def mat_plans(spec: GraphSpec) -> dict[int, MatPlan]:
@@ -193,25 +218,37 @@ def mat_plans(spec: GraphSpec) -> dict[int, MatPlan]:
     return out
 
 
-def weight_vector(spec: GraphSpec, plan: MatPlan, rho: QM31) -> list[QM31]:
-    """v_k = sum_n W[k, n] rho^n, n running over the N axes in MatOut row order: K N products,
-    four coordinates at once in one big integer (as graph/statement._Combiner)."""
+def weight_rows(spec: GraphSpec, plan: MatPlan, values: list[int]) -> list[list[int]]:
+    """W[k][n] as signed integers (N axes in MatOut row order) from the known operand's values."""
     node = spec.nodes[plan.node]
-    wv = affine_view(node.srcs[1][1], node.srcs[1][2])
-    values = spec.nodes[node.srcs[1][0]].values or []
+    w_idx = 1 - plan.a_input
+    wv = affine_view(node.srcs[w_idx][1], node.srcs[w_idx][2])
     axis = node.axis if node.axis is not None else 0
-    shift, mask = 80, (1 << 80) - 1
-    packed = []
-    cur = (1, 0, 0, 0)
-    for _ in range(plan.n):
-        packed.append(cur[0] | (cur[1] << shift) | (cur[2] << 2 * shift) | (cur[3] << 3 * shift))
-        cur = q_mul(cur, rho)
     n_offsets = [wv.offset]
     for d in plan.n_axes:
         n_offsets = [b + i * wv.strides[d] for b in n_offsets for i in range(wv.sizes[d])]
+    return [[values[k * wv.strides[axis] + o] for o in n_offsets] for k in range(plan.k)]
+
+
+def weight_vector(rows: list[list[int]], n: int, rho: QM31, lam2: QM31 | None = None) -> list[QM31]:
+    """v_k = sum_n W[k, n] rho^n (with lam2, public weights split into limbs:
+    sum_n (W_lo + lam2 W_hi)[k, n] rho^n): K N products, four coordinates at once in one big integer
+    (as graph/statement._Combiner)."""
+    shift, mask = 80, (1 << 80) - 1
+    packed = []
+    cur = (1, 0, 0, 0)
+    for _ in range(n):
+        packed.append(cur[0] | (cur[1] << shift) | (cur[2] << 2 * shift) | (cur[3] << 3 * shift))
+        cur = q_mul(cur, rho)
+
+    def combine(ws: list[int]) -> QM31:
+        t = sum(map(mul, (w % P for w in ws), packed))
+        return ((t & mask) % P, ((t >> shift) & mask) % P, ((t >> 2 * shift) & mask) % P, (t >> 3 * shift) % P)
+
     out = []
-    for k in range(plan.k):
-        base = k * wv.strides[axis]
-        t = sum(map(mul, (values[base + o] % P for o in n_offsets), packed))
-        out.append(((t & mask) % P, ((t >> shift) & mask) % P, ((t >> 2 * shift) & mask) % P, (t >> 3 * shift) % P))
+    for row in rows:
+        if lam2 is None:
+            out.append(combine(row))
+        else:
+            out.append(q_add(combine([w & 255 for w in row]), q_mul(lam2, combine([w >> 8 for w in row]))))
     return out

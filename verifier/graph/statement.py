@@ -30,11 +30,6 @@ from .topology import (
     MAX_SPARSE_ENTRIES,
     ColumnPattern,
     Segment,
-    _address,
-    _mask_change_count,
-    _mask_changes,
-    _run_length,
-    _valid,
     rowless_constants,
     known_topology,
     layout_segments,
@@ -43,6 +38,8 @@ from .topology import (
     reduce_groups,
     topology_cost,
     value_topology,
+    view_columns,
+    view_cost,
 )
 
 if TYPE_CHECKING:  # statement.py imports this module
@@ -158,64 +155,60 @@ def mat_topology_cost(spec: GraphSpec, index: int) -> int:
     """An upper bound on the boundary rows _mat_plans derives for a Freivalds-checked product, from
     its shapes alone (budget.graph_work; plan_components checks the real count)."""
     mp = spec.matmuls()[index]
-    cost = 16 + 2 * (mp.in_rows // _run_length(mp.a_view) + 1) + _mask_change_count(mp.a_view)
-    cost += 2 * (mp.out_rows // _run_length(mp.out_view) + 1) + mp.m + 2
+    cost = 16 + view_cost(mp.a_view, mp.in_rows) + view_cost(mp.out_view, mp.out_rows) + mp.m + 2
     if mp.bias is not None:
-        cost += 2 * (mp.out_rows // _run_length(mp.bias) + 1)
+        cost += view_cost(mp.bias, mp.out_rows)
     return cost
 
 
 def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
     """The MatIn and MatOut components of one Freivalds-checked product (graph/matmul.py), with
     their topology derived from the graph like every other component's."""
-    from .components import MatInComponent, MatOutComponent
-    from .matmul import weight_vector
+    from .components import MatInComponent, MatOutComponent, mat_challenges
+    from .matmul import weight_rows, weight_vector
 
     mp = spec.matmuls()[index]
     node = spec.nodes[index]
     bases = node_bases(spec)
     period = 1 << mp.period_log
+    w_node = node.srcs[1 - mp.a_input][0]
+    names = mat_challenges(index, mp.w_public)
+    rows_of_w: list[list[list[int]]] = []
 
-    def weights(rho: QM31) -> dict[str, tuple[int, list[QM31]]]:
-        v = weight_vector(spec, mp, rho)
+    def weights(challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
+        if mp.w_public:  # the proof's public values, bound by graph_statement
+            public = spec.__dict__.get("_public_values", {}).get(w_node)
+            if public is None:
+                raise StatementError(f"node {index}: its weights are a public input with no values bound")
+            w = weight_rows(spec, mp, [from_field(v) for v in public])
+            v = weight_vector(w, mp.n, challenges[names[1]], challenges[names[3]])
+        else:
+            if not rows_of_w:
+                rows_of_w.append(weight_rows(spec, mp, spec.nodes[w_node].values or []))
+            v = weight_vector(rows_of_w[0], mp.n, challenges[names[1]])
         return {f"v{j}": (mp.period_log, v[j :: mp.lanes]) for j in range(mp.lanes)}
 
     plans = []
-    comp_in = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, index, weights)
+    comp_in = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, index, weights, mp.w_public)
     n_in = 1 << comp_in.log_size
-    a_base = bases[node.srcs[0][0]]
-    pats = {
-        "is_real": ColumnPattern("step", n_in),
-        "in0_addr": ColumnPattern("affine", n_in),
-        "in0_real": ColumnPattern("step", n_in),
-        "in0_step": ColumnPattern("step", n_in),
-    }
+    a_base = bases[node.srcs[mp.a_input][0]]
     rows = mp.in_rows
+    pats = {"is_real": ColumnPattern("step", n_in), "in0_step": ColumnPattern("step", n_in)}
     pats["is_real"].add(0, rows, lambda _l: 1, [0])
     pats["in0_step"].add(0, rows, lambda _l, st=mp.a_step: st, [0])
-    v = mp.a_view
-    pats["in0_addr"].add(0, rows, lambda l, v=v, b=a_base: _address(v, b, l), range(0, rows, _run_length(v)))
-    if v.masked():
-        pats["in0_real"].add(0, rows, lambda l, v=v: _valid(v, l), _mask_changes(v))
-    else:
-        pats["in0_real"].add(0, rows, lambda _l: 1, [0])
+    pats["in0_addr"], pats["in0_real"] = view_columns(mp.a_view, a_base, rows, n_in)
     _set_topology(comp_in, pats)
     comp_in.sparse_columns["first"] = {r: 1 for r in range(0, n_in, period)}
     plans.append(ComponentPlan("MatIn", [index], rows, comp_in, [Segment(index, 0, rows)]))
 
-    comp_out = MatOutComponent(_log_size(mp.out_rows), spec.scale_bits, index, mp.bias is not None)
+    comp_out = MatOutComponent(_log_size(mp.out_rows), spec.scale_bits, index, mp.bias is not None, mp.w_public)
     n_out = 1 << comp_out.log_size
     rows = mp.out_rows
-    pats = {"addr": ColumnPattern("affine", n_out), "is_real": ColumnPattern("step", n_out)}
+    pats = {"is_real": ColumnPattern("step", n_out)}
     pats["is_real"].add(0, rows, lambda _l: 1, [0])
-    ov = mp.out_view
-    pats["addr"].add(0, rows, lambda l, v=ov, b=bases[index]: _address(v, b, l), range(0, rows, _run_length(ov)))
+    pats["addr"], _ = view_columns(mp.out_view, bases[index], rows, n_out)
     if mp.bias is not None:
-        pats["in0_addr"] = ColumnPattern("affine", n_out)
-        pats["in0_real"] = ColumnPattern("step", n_out)
-        bv, bb = mp.bias, bases[node.srcs[2][0]]
-        pats["in0_addr"].add(0, rows, lambda l, v=bv, b=bb: _address(v, b, l), range(0, rows, _run_length(bv)))
-        pats["in0_real"].add(0, rows, lambda _l: 1, [0])
+        pats["in0_addr"], pats["in0_real"] = view_columns(mp.bias, bases[node.srcs[2][0]], rows, n_out)
     _set_topology(comp_out, pats)
     first = {r: 1 for r in range(0, rows, mp.n)}
     if rows < n_out:
@@ -370,6 +363,9 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
         {inp.name: raw_values(vals) for inp, vals in zip(pub_inputs, public)},
         {out.name: raw_values(vals) for out, vals in zip(spec.outputs, public[len(pub_inputs):])},
     )
+    # a Freivalds-checked product whose weights are a public input computes its periodic columns from
+    # this proof's values (the AIR is built once per settings.bin; its shape never depends on them)
+    spec.__dict__["_public_values"] = {inp.node: vals for inp, vals in zip(pub_inputs, public)}
     try:
         air, plans = build_graph_air(spec, settings.config.log_blowup)
     except AirDefinitionError as e:

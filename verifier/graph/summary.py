@@ -53,7 +53,7 @@ def plan_cells(spec: GraphSpec, plan: Any) -> dict[str, int]:
         rows = {"Mul": mp.out_rows * mp.k, "SumReduce": mp.out_rows * mp.k}
         if plan.component.bias:
             rows["Add"] = mp.out_rows
-        mat_in = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, mp.node)
+        mat_in = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, mp.node, split_w=mp.w_public)
         mat_in.sparse_columns = {f"d.{c}": {} for c in mat_in.topology_kinds()} | {"first": {0: 1}}
         out["product_cells"] = out["cells"] + component_cells(mat_in)["cells"]
     elif plan.kind.startswith("Dot"):

@@ -299,7 +299,7 @@ def rowless_constants(spec: GraphSpec) -> set[int]:
     for out_spec in spec.outputs:
         readers.setdefault(out_spec.node, []).append((-1, 0))
     for c, reads in readers.items():
-        if spec.nodes[c].op == "Constant" and all(i in matmuls and k == 1 for i, k in reads):
+        if spec.nodes[c].op == "Constant" and all(i in matmuls and k == 1 - matmuls[i].a_input for i, k in reads):
             out.add(c)
     return out
 
@@ -579,6 +579,23 @@ def op_topology(
             else:
                 cols[f"in{k}_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
     return cols
+
+
+def view_columns(view: AffineView, base: int, rows: int, n_rows: int) -> tuple[ColumnPattern, ColumnPattern]:
+    """The address (affine) and validity (step) columns of a component whose rows 0..rows-1 read
+    `view` (over a source at `base`) in row-major order, one element a row."""
+    addr, real = ColumnPattern("affine", n_rows), ColumnPattern("step", n_rows)
+    addr.add(0, rows, lambda l, v=view, b=base: _address(v, b, l), _run_starts(rows, _run_length(view)))
+    if view.masked():
+        real.add(0, rows, lambda l, v=view: _valid(v, l), _mask_changes(view))
+    else:
+        real.add(0, rows, lambda _l: 1, [0])
+    return addr, real
+
+
+def view_cost(view: AffineView, rows: int) -> int:
+    """An upper bound on the boundary rows view_columns lists (for the work budget)."""
+    return 2 * (rows // _run_length(view) + 1) + (_mask_change_count(view) if view.masked() else 0)
 
 
 def reduce_groups(spec: GraphSpec, segs: list[Segment], n_rows: int) -> tuple[dict[int, int], dict[int, int]]:
