@@ -135,10 +135,10 @@ def graph_table_work(spec: Any, log_blowup: int) -> int:
     from .graph.table_roots import PINNED_ROOTS
     from .graph.tables import MAX_RECOMPUTE_LOG
 
-    kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput", "Direct", "MatMul"}
+    kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput", "Direct", "MatMul", "MatPair"}
     components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
     needed = {t for c in components for t in c.tables}
-    if spec.matmuls() or any(c.uses_range for c in components):
+    if spec.matmuls() or spec.pairs() or any(c.uses_range for c in components):
         needed.add("range8")
     units = 0
     for table in needed:
@@ -182,11 +182,12 @@ def graph_work(spec: Any) -> dict[str, float]:
     for kind, nodes in by_kind.items():
         if kind == "Direct":
             continue  # no rows: the Dot reading them counts its terms below
-        if kind == "MatMul":
+        if kind in ("MatMul", "MatPair"):
             for i in nodes:
-                mp = spec.matmuls()[i]
                 boundaries += mat_topology_cost(spec, i)
-                matmul += MATMUL_PRODUCT_UNITS * mp.k * mp.n + MATMUL_PERIOD_UNITS * mp.k
+                if kind == "MatMul":
+                    mp = spec.matmuls()[i]
+                    matmul += MATMUL_PRODUCT_UNITS * mp.k * mp.n + MATMUL_PERIOD_UNITS * mp.k
             continue
         segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
         if kind in ("Known", "PrivateInput"):

@@ -44,6 +44,7 @@ def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
     Reads a Dot makes in whole known rows (spec.chunked()) are not element reads: chunk_fanouts."""
     chunked = spec.chunked() if spec is not None else set()
     matmuls = spec.matmuls() if spec is not None else {}
+    pairs = spec.pairs() if spec is not None else {}
     counts = {n.id: np.zeros(n.numel, dtype=I64) for n in graph.nodes()}
     for node in graph.nodes():
         for k, (src, view) in enumerate(node.srcs):
@@ -53,6 +54,8 @@ def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
             idx = view.src_indices()
             if mp is not None and k == mp.a_input:  # each A[m, k] is read once, not once per n
                 idx = _mat_a_indices(matmuls[node.id], view, node.axis)
+            if node.id in pairs and k < 2:  # each operand element read once (not once per m or n)
+                idx = _pair_indices(pairs[node.id], view, node.axis, k)
             counts[src.id] += np.bincount(idx[idx >= 0], minlength=src.numel)
     for _, (node, view) in graph.outputs().items():
         idx = view.src_indices()
@@ -68,6 +71,18 @@ def _mat_a_indices(mp: Any, view: Any, axis: int) -> np.ndarray:
     sub = idx[sel]
     order = [kept.index(d) for d in kept if d != axis] + [kept.index(axis)]
     return np.transpose(sub, order).reshape(-1)
+
+
+def _pair_indices(pp: Any, view: Any, axis: int, k: int) -> np.ndarray:
+    """Operand k's source indices in MatPair order ((K, b..., R), then lanes) from the ShapeTracker:
+    A[b, t la + j, k] (the N axis at 0) or B[b, k, t lb + j] (the M axis at 0)."""
+    idx = view.src_indices().reshape(tuple(view.shape))
+    drop, keep_axis = (pp.n_axis, pp.m_axis) if k == 0 else (pp.m_axis, pp.n_axis)
+    sel = tuple(0 if d == drop else slice(None) for d in range(idx.ndim))
+    kept = [d for d in range(idx.ndim) if d != drop]
+    main = [axis, *pp.b_axes, keep_axis]
+    order = [kept.index(d) for d in kept if d not in main] + [kept.index(d) for d in main]  # (size-1 axes first)
+    return np.transpose(idx[sel], order).reshape(-1)
 
 
 def chunk_fanouts(spec: GraphSpec) -> dict[int, np.ndarray]:
@@ -480,10 +495,9 @@ def _mat_columns(
     comp = plan.component
     n_rows = 1 << comp.log_size
     bases = node_bases(spec)
-    s = spec.scale_bits
     z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
     topo = {name: z() for name in comp.topology_columns()}
-    rows = mp.in_rows if plan.kind == "MatIn" else mp.out_rows
+    rows = mp.in_rows
     topo["is_real"][:rows] = 1
     src, view = node.srcs[mp.a_input]
     offset, valid = _affine_rows(mp.a_view, mp.in_rows)
@@ -507,6 +521,30 @@ def _mat_columns(
             lo[:rows], hi[:rows] = a[j] & 255, a[j] >> 8
             cols[f"lo{j}"], cols[f"hi{j}"] = lo, hi
         return topo, cols
+    a3 = w = None
+    if a is not None:
+        a3 = a.T.reshape(1, mp.m, mp.k)  # row t of group m holds k = tL + j
+        w = _mat_weights(spec, mp, values)[None]  # (1, K, N)
+    return _mat_out_columns(spec, graph, plan, fan, values, a3, w)
+
+
+def _mat_out_columns(
+    spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None,
+    a3: np.ndarray | None, w: np.ndarray | None,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(topology, main columns) of a MatOut from A (batch, M, K) and W (batch, K, N) (main columns
+    only with values): the exact limb sums, the total, one rounding."""
+    nid = plan.nodes[0]
+    mp = spec.matmuls().get(nid) or spec.pairs()[nid]
+    node = graph.node(nid)
+    comp = plan.component
+    n_rows = 1 << comp.log_size
+    bases = node_bases(spec)
+    s = spec.scale_bits
+    z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
+    topo = {name: z() for name in comp.topology_columns()}
+    rows = mp.out_rows
+    topo["is_real"][:rows] = 1
     out_offset, _ = _affine_rows(mp.out_view, rows)
     topo["addr"][:rows] = bases[nid] + out_offset
     topo["mult"][:rows] = fan[nid][out_offset]
@@ -521,11 +559,9 @@ def _mat_columns(
         if values is not None:
             bias = z()
             bias[:rows] = values[bsrc.id][b_offset]
-    if a is None:
+    if a3 is None or w is None or values is None:
         return topo, {}
-    w = _mat_weights(spec, mp, values)  # (K, N)
-    a_mk = a.T.reshape(mp.m, mp.k)  # row t of group m holds k = tL + j
-    a_lo, a_hi = a_mk & 255, a_mk >> 8
+    a_lo, a_hi = a3 & 255, a3 >> 8
     if mp.w_public:  # both operands in 8-bit limbs: four exact sums (|.| < K 2^16)
         w_lo, w_hi = w & 255, w >> 8
         sums = {"sll": a_lo @ w_lo, "shl": a_hi @ w_lo, "slh": a_lo @ w_hi, "shh": a_hi @ w_hi}
@@ -553,10 +589,7 @@ def _mat_columns(
     rounded = (tot + half) >> s
     out = rounded + (bias if bias is not None else 0)
     rem = tot + half - (rounded << s)
-    expect = np.zeros(rows, dtype=I64)
-    expect[:] = values[nid][out_offset] if values is not None else 0
-    if not np.array_equal(out[:rows], expect):
-        raise TraceError(f"MatMul node {nid}: trace disagrees with the fixed-point executor")
+    _check_product(nid, out[:rows], values[nid][out_offset])
     cols.update(out=out, rem=rem)
     if bias is not None:
         cols["bias"] = bias
@@ -569,6 +602,49 @@ def _mat_columns(
     _limbs(cols, "out", 16, out + HALF)
     _limbs(cols, "rem", s, rem)
     return topo, cols
+
+
+def _pair_columns(
+    spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(topology, main columns) of a MatPair, or of the MatOut of a product of two computed operands."""
+    nid = plan.nodes[0]
+    pp = spec.pairs()[nid]
+    node = graph.node(nid)
+    comp = plan.component
+    n_rows = 1 << comp.log_size
+    bases = node_bases(spec)
+    z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
+    topo = {name: z() for name in comp.topology_columns()}
+    operands = []
+    for k, (view_a, step, lanes) in enumerate(((pp.a_view, pp.a_step, pp.la), (pp.b_view, pp.b_step, pp.lb))):
+        src, view = node.srcs[k]
+        offset, valid = _affine_rows(view_a, pp.pair_rows)
+        lane_offsets = offset[None, :] + step * np.arange(lanes, dtype=I64)[:, None]
+        idx = _pair_indices(pp, view, node.axis, k)
+        if not (valid.all() and np.array_equal(lane_offsets, idx.reshape(pp.pair_rows, lanes).T)):
+            raise TraceError(f"node {nid} input {k}: the affine view disagrees with the view's indices")
+        operands.append(values[src.id][lane_offsets] if values is not None else None)  # (lanes, rows)
+        if plan.kind == "MatPair":
+            topo[f"in{k}_addr"][: pp.pair_rows] = bases[src.id] + offset
+            topo[f"in{k}_real"][: pp.pair_rows] = 1
+            topo[f"in{k}_step"][: pp.pair_rows] = step
+    if plan.kind == "MatPair":
+        topo["is_real"][: pp.pair_rows] = 1
+        if values is None:
+            return topo, {}
+        cols = {}
+        for (prefix, lanes), vals in zip((("a", pp.la), ("b", pp.lb)), operands):
+            for j in range(lanes):
+                lo, hi = z(), z()
+                lo[: pp.pair_rows], hi[: pp.pair_rows] = vals[j] & 255, vals[j] >> 8
+                cols[f"{prefix}lo{j}"], cols[f"{prefix}hi{j}"] = lo, hi
+        return topo, cols
+    a3 = w = None
+    if values is not None:  # rows (k, b, t) x lanes back to A (bn, M, K) and B (bn, K, N)
+        a3 = operands[0].T.reshape(pp.k, pp.bn, pp.m_size).transpose(1, 2, 0)
+        w = operands[1].T.reshape(pp.k, pp.bn, pp.n).transpose(1, 0, 2)
+    return _mat_out_columns(spec, graph, plan, fan, values, a3, w)
 
 
 def _mat_weights(spec: GraphSpec, mp: Any, values: dict[int, np.ndarray]) -> np.ndarray:
@@ -599,6 +675,9 @@ def main_columns(
             cols = _known_columns(spec, plan, fan, values)
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
+        if plan.kind == "MatPair" or (plan.kind == "MatOut" and plan.nodes[0] in spec.pairs()):
+            out.append(_pair_columns(spec, graph, plan, fan, values)[1])
+            continue
         if plan.kind in ("MatIn", "MatOut"):
             out.append(_mat_columns(spec, graph, plan, fan, values)[1])
             continue
@@ -626,6 +705,8 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
         if plan.kind == "Known":
             zero = {n: np.zeros(graph.node(n).numel, dtype=I64) for n in plan.nodes}
             topo = _known_columns(spec, plan, fan, zero)
+        elif plan.kind == "MatPair" or (plan.kind == "MatOut" and plan.nodes[0] in spec.pairs()):
+            topo = _pair_columns(spec, graph, plan, fan, None)[0]
         elif plan.kind in ("MatIn", "MatOut"):
             topo = _mat_columns(spec, graph, plan, fan, None)[0]
         else:
@@ -634,6 +715,12 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
         name = plan.component.name
         out.update({f"{name}.{col}": topo[col] for col in plan.component.topology_columns()})
     return out
+
+
+def _check_product(nid: int, got: np.ndarray, expect: np.ndarray) -> None:
+    """A checked product's outputs must be the executor's exact values (a twin check)."""
+    if not np.array_equal(got, expect):
+        raise TraceError(f"MatMul node {nid}: trace disagrees with the fixed-point executor")
 
 
 def _check_outputs(plan: ComponentPlan, rows: _Rows, cols: dict[str, np.ndarray], values: dict[int, np.ndarray]) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ...verifier.air.framework import Component
-from ...verifier.fields import QM31, q_mul
+from ...verifier.air.framework import Component, GeometricColumn
+from ...verifier.fields import QM31, P, q_mul, q_pow
 from . import circle_fft as cf
 from .backend import U64, Array
 
@@ -54,13 +54,60 @@ def geometric_rows(starts: dict[int, int], n_rows: int, f: QM31, reset: bool) ->
     return _powers(f, int(exps.max()) + 1)[exps]
 
 
-def aux_trace(comp: Component, challenges: dict[str, QM31]) -> dict[str, Secure]:
+def aux_trace(comp: Component, challenges: dict[str, QM31], source: Any = None) -> dict[str, Secure]:
+    """Every aux column: geometric ones first, then running sums, whose terms the component states
+    over the trace (`source(kind, key, offset)`, as DomainEvaluator reads it) and the former."""
+    from .constraints import DomainEvaluator, as_secure
+
     n = comp.log_size
-    out = {}
+    out: dict[str, Secure] = {}
     for name, col in comp.aux_columns.items():
-        rows = geometric_rows(comp.sparse_columns[col.starts], 1 << n, challenges[col.factor], col.reset)
-        out[name] = _storage(rows, n)
+        if isinstance(col, GeometricColumn):
+            f = q_pow(challenges[col.factor], col.power)
+            out[name] = _storage(geometric_rows(comp.sparse_columns[col.starts], 1 << n, f, col.reset), n)
+    running = [(name, col) for name, col in comp.aux_columns.items() if not isinstance(col, GeometricColumn)]
+    if running:
+        if source is None:
+            raise ValueError(f"{comp.name}: running aux columns need the trace")
+
+        def aux(name: str, offset: int) -> Secure:
+            cols = out[name]
+            if offset == 0:
+                return cols
+            perm = cf.mask_permutation(n, n, offset)
+            return tuple(c[perm] for c in cols)  # type: ignore[return-value]
+
+        ev = DomainEvaluator(comp, 1 << n, source, challenges=challenges, aux=aux,
+                             periodic=periodic_trace(comp, challenges).__getitem__)
+        order = cf.row_to_storage(n)
+        for name, col in running:
+            term = as_secure(comp.running_term(ev, name), 1 << n)
+            rows = np.stack([np.asarray(c)[order] for c in term], axis=1).astype(np.int64)  # (rows, 4) row order
+            out[name] = _storage(segmented_sums(rows, comp.sparse_columns[col.starts]), n)
     return out
+
+
+def segmented_sums(rows: np.ndarray, starts: dict[int, int]) -> np.ndarray:
+    """Prefix sums mod P of (rows, 4) values, restarting on every group start."""
+    n = rows.shape[0]
+    flag = np.zeros(n, dtype=bool)
+    flag[[r for r, v in starts.items() if v]] = True
+    if not flag[0]:
+        raise ValueError("a running column's first group must start at row 0")
+    out = np.empty_like(rows)
+    begin = np.flatnonzero(flag)
+    ends = np.append(begin[1:], n)
+    for k in range(4):  # a loop over groups would be slow: prefix sums mod P in chunks, then subtract
+        col = rows[:, k] % P
+        csum = np.zeros(n, dtype=np.int64)
+        acc = 0
+        for lo in range(0, n, 1 << 20):  # partial sums stay below 2^63: 2^20 values of < 2^31
+            part = np.cumsum(col[lo : lo + (1 << 20)]) + acc
+            csum[lo : lo + len(part)] = part % P
+            acc = int(csum[lo + len(part) - 1])
+        before = np.where(begin > 0, csum[np.maximum(begin - 1, 0)], 0)
+        out[:, k] = (csum - np.repeat(before, ends - begin)) % P
+    return out.astype(U64)
 
 
 _PERIODIC: dict[Any, Any] = {}

@@ -226,7 +226,7 @@ def prove_stark(
             continue
         n = comp.log_size
         size = 1 << n
-        aux = aux_trace(comp, challenges)
+        aux = aux_trace(comp, challenges, trace_source(ci))
         for name in comp.aux_columns:
             inter_cols.extend(aux[name])
         periodic = periodic_trace(comp, challenges)

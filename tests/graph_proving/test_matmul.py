@@ -193,8 +193,8 @@ def test_zeroed_challenge_columns_are_rejected(case, monkeypatch):
 
     real = prove_mod.aux_trace
 
-    def zero(comp, challenges):
-        return {k: tuple(np.zeros_like(c) for c in v) for k, v in real(comp, challenges).items()}
+    def zero(comp, challenges, *rest):
+        return {k: tuple(np.zeros_like(c) for c in v) for k, v in real(comp, challenges, *rest).items()}
 
     monkeypatch.setattr(prove_mod, "aux_trace", zero)
 
@@ -334,14 +334,14 @@ def public_case():
     return cx, settings, trace, names.index("matin12.n3"), names.index("matoutbw.n3")
 
 
-def _forge_split(case, edit, expect_check):
-    """As _forge_out, for a product of public weights: edit the four limb sums, recompute t1, the
-    total, the rounding and every limb, and claim the outputs."""
+def _forge_split(case, edit, expect_check, output="y", n_public_inputs=2):
+    """As _forge_out, for a MatOut of four limb sums (public weights, or two computed operands):
+    edit the sums, recompute t1, the total, the rounding and every limb, and claim the outputs."""
     cx, settings, trace, ki, ko = case
     s = settings.spec.scale_bits
     public = [list(v) for v in trace.public]
     rows = settings.plans[ko].rows
-    y_at = 2 + [o.name for o in settings.spec.outputs].index("y")  # public: x, w, then the outputs
+    y_at = n_public_inputs + [o.name for o in settings.spec.outputs].index(output)
 
     def tamper(main):
         cols = main[ko]
@@ -349,7 +349,7 @@ def _forge_split(case, edit, expect_check):
         cols["t1"] = 256 * cols["shh"] + cols["shl"] + cols["slh"]
         tot = 256 * cols["t1"] + cols["sll"]
         rounded = (tot + (1 << (s - 1))) >> s
-        cols["out"] = rounded + cols["bias"]
+        cols["out"] = rounded + cols.get("bias", 0)
         cols["rem"] = tot + (1 << (s - 1)) - (rounded << s)
         for name in ("sll", "shl", "slh"):
             _limbs(cols, name, 29, cols[name] + (1 << 28))
@@ -395,3 +395,92 @@ def test_a_wrong_split_of_the_public_weights_sums_is_rejected(public_case):
         cols["shl"][3] += 256  # t1 and the total unchanged
 
     _forge_split(public_case, edit, "LogUp sum")
+
+
+# --- products of two computed operands (attention) ---------------------------------------------
+
+
+def _attention():
+    rng = np.random.default_rng(4)
+    cx = Graph()
+    q = cx.input("q", (2, 16, 8), private=True)
+    k = cx.input("k", (2, 16, 8), private=True)
+    v = cx.input("v", (2, 16, 8), private=True)
+    p = G.softmax(q @ k.permute((0, 2, 1)) * (1 / np.sqrt(8)), 2)
+    (p @ v).output("o")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    feed = {n: rng.uniform(-1, 1, (2, 16, 8)) for n in "qkv"}
+    return cx, feed
+
+
+def test_attention_proves_with_pair_products():
+    cx, feed = _attention()
+    settings, trace, proof = prove_graph(cx, feed)
+    res = check(settings, proof)
+    assert res.success, res.error_message
+    kinds = [p.kind for p in settings.plans]
+    assert kinds.count("MatPair") == 2 and not any(k.startswith("Dot") for k in kinds), kinds
+    np.testing.assert_array_equal(np.array(res.outputs["o"]["values"]), cx.run(feed, exact=True)["o"].reshape(-1))
+
+
+@pytest.fixture(scope="module")
+def pair_case():
+    rng = np.random.default_rng(6)
+    cx = Graph()
+    q = cx.input("q", (2, 16, 8), private=True)
+    k = cx.input("k", (2, 16, 8), private=True)
+    (q @ k.permute((0, 2, 1))).output("s")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    settings, trace, proof = prove_graph(cx, {n: rng.uniform(-1, 1, (2, 16, 8)) for n in "qk"})
+    assert check(settings, proof).success
+    names = [p.component.name for p in settings.plans]
+    assert names[-2:] == ["matpair8x8.n2", "matoutw.n2"], names
+    return cx, settings, trace, len(names) - 2, len(names) - 1
+
+
+def test_a_pair_forger_with_nothing_forged_gives_a_valid_proof(pair_case):
+    assert _forge_split(pair_case, lambda cols: None, None, "s", 0).success
+
+
+def test_a_pair_product_with_a_wrong_sum_is_rejected(pair_case):
+    def edit(cols):
+        cols["sll"][5] += 1 << 12  # s[0, 0, 5] one unit larger, claimed
+
+    _forge_split(pair_case, edit, "LogUp sum", "s", 0)
+
+
+def test_a_pair_product_with_a_wrong_limb_split_of_the_sums_is_rejected(pair_case):
+    def edit(cols):
+        cols["shh"][9] += 1
+        cols["slh"][9] -= 256  # t1 and the output unchanged
+
+    _forge_split(pair_case, edit, "LogUp sum", "s", 0)
+
+
+def test_a_pair_operand_split_outside_its_range_is_rejected(pair_case):
+    cx, settings, trace, kp, _ = pair_case
+
+    def tamper(main):
+        main[kp]["alo0"][0] += 256
+        main[kp]["ahi0"][0] -= 1  # the same value, read and multiplied alike: lo leaves range8
+
+    res = check(settings, forge(cx, trace, settings, tamper))
+    assert not res.success and res.check == "LogUp sum", res.error_message
+
+
+def test_zeroed_running_sums_are_rejected(pair_case, monkeypatch):
+    """x = y = 0 makes every pair term vanish; the running sums' own constraints catch it."""
+    import luminair.prover.stark.prove as prove_mod
+
+    cx, settings, trace, kp, _ = pair_case
+    real = prove_mod.aux_trace
+
+    def zero(comp, challenges, *rest):
+        out = real(comp, challenges, *rest)
+        if comp.name.startswith("matpair"):
+            out["x"] = tuple(np.zeros_like(c) for c in out["x"])
+        return out
+
+    monkeypatch.setattr(prove_mod, "aux_trace", zero)
+    res = check(settings, forge(cx, trace, settings, None))
+    assert not res.success and res.check in ("OODS mismatch", "LogUp sum"), res.error_message

@@ -90,8 +90,8 @@ def test_a_forged_aux_column_is_rejected(monkeypatch: pytest.MonkeyPatch) -> Non
     main[1]["s"] = (main[1]["s"] + 7) % P
     real = prove_mod.aux_trace
 
-    def zero_aux(comp, challenges):  # noqa: ANN001, ANN202
-        return {k: tuple(np.zeros_like(c) for c in v) for k, v in real(comp, challenges).items()}
+    def zero_aux(comp, challenges, *rest):  # noqa: ANN001, ANN202
+        return {k: tuple(np.zeros_like(c) for c in v) for k, v in real(comp, challenges, *rest).items()}
 
     monkeypatch.setattr(prove_mod, "aux_trace", zero_aux)
     proof = prove_stark(air, FAST, b"plain", main)

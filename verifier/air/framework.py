@@ -65,11 +65,15 @@ class Component:
     # key -> {row: value mod P}: columns known to the verifier, non-zero on few rows (ev.sparse)
     sparse_columns: dict[str, dict[int, int]] = {}
     challenges: tuple[str, ...] = ()  # random QM31 values it reads (ev.challenge)
-    aux_columns: dict[str, "GeometricColumn"] = {}  # QM31 columns filled after the challenges (ev.aux)
+    aux_columns: dict[str, "GeometricColumn | RunningColumn"] = {}  # QM31 columns filled after the challenges (ev.aux)
 
     def periodic_values(self, challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
         """key -> (p, the 2^p values of one period) of every ev.periodic column."""
         return {}
+
+    def running_term(self, ev: Any, name: str) -> Any:
+        """What a RunningColumn adds on each row."""
+        raise AirDefinitionError(f"{self.name}: no running term for {name!r}")
 
     def evaluate(self, ev: Any) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -87,8 +91,8 @@ class Component:
 
 @dataclass(frozen=True)
 class GeometricColumn:
-    """An aux column c of powers of a challenge f, pinned by `constrain_geometric`. `starts` is a
-    sparse column, 1 on the first row of every group (row 0 included).
+    """An aux column c of powers of f = challenge^power, pinned by `constrain_geometric`. `starts`
+    is a sparse column, 1 on the first row of every group (row 0 included).
     * counter (reset=False): c[0] = 1, c = c[row - 1] * f on a group start, else c[row - 1]:
       on group g, c = f^g;
     * run (reset=True): c = 1 on a group start, else c[row - 1] * f: on the group's j-th row, f^j."""
@@ -96,17 +100,45 @@ class GeometricColumn:
     starts: str
     factor: str
     reset: bool
+    power: int = 1
+
+
+@dataclass(frozen=True)
+class RunningColumn:
+    """An aux column c = (1 - start) c[row - 1] + t, t the component's `running_term(ev, name)`
+    (degree <= 2, over main, challenge and geometric aux values): a sum over each group's rows so
+    far, pinned by `constrain_running`. Row 0 must start a group."""
+
+    starts: str
+
+
+def challenge_power(ev: Any, name: str, power: int) -> Any:
+    """challenge^power as an evaluator value (square and multiply)."""
+    base, acc = ev.challenge(name), None
+    while power:
+        if power & 1:
+            acc = base if acc is None else acc * base
+        power >>= 1
+        if power:
+            base = base * base
+    return acc if acc is not None else 1
 
 
 def constrain_geometric(ev: Any, name: str, col: GeometricColumn) -> None:
     c, prev = ev.aux(name), ev.aux(name, -1)
-    start, f = ev.sparse(col.starts), ev.challenge(col.factor)
+    start, f = ev.sparse(col.starts), challenge_power(ev, col.factor, col.power)
     if col.reset:  # row 0 starts a group, so its wrap-around to the last row is never read
         ev.add_constraint(c - start - (1 - start) * f * prev)
     else:
         first = ev.selector(0)
         ev.add_constraint(first * (c - 1))
         ev.add_constraint((1 - first) * (c - prev - start * (f - 1) * prev))
+
+
+def constrain_running(ev: Any, component: "Component", name: str, col: RunningColumn) -> None:
+    c, prev = ev.aux(name), ev.aux(name, -1)
+    start = ev.sparse(col.starts)
+    ev.add_constraint(c - (1 - start) * prev - component.running_term(ev, name))
 
 
 @dataclass(frozen=True)

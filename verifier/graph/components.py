@@ -25,7 +25,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..air.framework import AirDefinitionError, Component, GeometricColumn, constrain_geometric
+from ..air.framework import (
+    AirDefinitionError, Component, GeometricColumn, RunningColumn, constrain_geometric, constrain_running,
+)
 from ..fields import QM31
 from ..numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_BITS
 from .topology import DOT_LANE_CHOICES, KNOWN_LANES
@@ -654,7 +656,8 @@ class MatInComponent(GraphComponent):
         self.weights = weights
         self.name = f"matin{lanes}.n{node}"
         self.challenges = mat_challenges(node, split_w)
-        self.aux_columns = {"u": GeometricColumn("first", self.challenges[0], False)}
+        self.counter = GeometricColumn("first", self.challenges[0], False)
+        self.aux_columns = {"u": self.counter}
         self.op_columns = tuple(f"lo{j}" for j in range(lanes)) + tuple(f"hi{j}" for j in range(lanes))
         super().__init__(log_size, scale_bits)
 
@@ -671,7 +674,7 @@ class MatInComponent(GraphComponent):
         return self.weights(challenges)
 
     def evaluate_op(self, ev: Any) -> None:
-        constrain_geometric(ev, "u", self.aux_columns["u"])
+        constrain_geometric(ev, "u", self.counter)
         lam = ev.challenge(self.challenges[2])
         real = self.t(ev, "in0_real")
         total = 0
@@ -739,6 +742,7 @@ class MatOutComponent(GraphComponent):
         from .matmul import HI_BITS, HI_BOUND, S_BITS
 
         for name, col in self.aux_columns.items():
+            assert isinstance(col, GeometricColumn)
             constrain_geometric(ev, name, col)
         lam = ev.challenge(self.challenges[2])
         if self.split_w:
@@ -769,3 +773,68 @@ class MatOutComponent(GraphComponent):
         check_range(ev, rem, "rem", self.s)
         self.produce(ev, out)
         ev.add_to_sum(-(ev.aux("u") * ev.aux("r") * combined))
+
+
+class MatPairComponent(GraphComponent):
+    """The operands of a Freivalds-checked product of two computed tensors (graph/matmul.PairPlan):
+    row t of group (b, k) holds A's la values lo_j + 256 hi_j (read at in0_addr + j in0_step) and
+    B's lb values (at in1_addr + j in1_step), every limb in range8. Aux: ua = mu^(b M + t la) (a run
+    of mu^la over each k's rows), rb = rho^(t lb) (a run of rho^lb over each group), and the running
+    sums X = sum ua mu^j (lo + lambda hi)_A and Y = sum rb rho^j (lo + lambda2 hi)_B over the group;
+    each group's last row adds X Y to the running sum."""
+
+    n_inputs = 2
+
+    def __init__(self, log_size: int, scale_bits: int, la: int, lb: int, node: int) -> None:
+        self.la, self.lb = la, lb
+        self.node = node
+        self.name = f"matpair{la}x{lb}.n{node}"
+        self.challenges = mat_challenges(node, True)
+        self.aux_columns = {
+            "ua": GeometricColumn("kstart", self.challenges[0], True, la),
+            "rb": GeometricColumn("first", self.challenges[1], True, lb),
+            "x": RunningColumn("first"),
+            "y": RunningColumn("first"),
+        }
+        self.op_columns = tuple(f"{p}{h}{j}" for p, lanes in (("a", la), ("b", lb)) for h in ("lo", "hi") for j in range(lanes))
+        super().__init__(log_size, scale_bits)
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return ("is_real", "in0_addr", "in0_real", "in0_step", "in1_addr", "in1_real", "in1_step")
+
+    def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
+        return {"is_real": "step", "in0_addr": "affine", "in0_real": "step", "in0_step": "step",
+                "in1_addr": "affine", "in1_real": "step", "in1_step": "step"}
+
+    def _operand(self, ev: Any, prefix: str, lanes: int, lam: Any, f: str) -> Any:
+        """sum_j f^j (lo_j + lam hi_j)."""
+        total, power, step = 0, None, ev.challenge(f)
+        for j in range(lanes):
+            v = ev.main(f"{prefix}lo{j}") + lam * ev.main(f"{prefix}hi{j}")
+            total = total + (v if power is None else power * v)
+            power = step if power is None else power * step
+        return total
+
+    def running_term(self, ev: Any, name: str) -> Any:
+        c = self.challenges
+        if name == "x":
+            return ev.aux("ua") * self._operand(ev, "a", self.la, ev.challenge(c[2]), c[0])
+        return ev.aux("rb") * self._operand(ev, "b", self.lb, ev.challenge(c[3]), c[1])
+
+    def evaluate_op(self, ev: Any) -> None:
+        for name, col in self.aux_columns.items():
+            if isinstance(col, GeometricColumn):
+                constrain_geometric(ev, name, col)
+            else:
+                constrain_running(ev, self, name, col)
+        for k, (prefix, lanes) in enumerate((("a", self.la), ("b", self.lb))):
+            real = self.t(ev, f"in{k}_real")
+            for j in range(lanes):
+                lo, hi = ev.main(f"{prefix}lo{j}"), ev.main(f"{prefix}hi{j}")
+                value = lo + hi * 256
+                self.consume(ev, k, value, j, padding_zero=False)
+                ev.add_constraint((1 - real) * value)
+                ev.add_to_relation(RANGE, 1, [lo])
+                ev.add_to_relation(RANGE, 1, [hi + 128])
+        ev.add_to_sum(ev.sparse("last") * ev.aux("x") * ev.aux("y"))

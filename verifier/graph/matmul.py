@@ -252,3 +252,135 @@ def weight_vector(rows: list[list[int]], n: int, rho: QM31, lam2: QM31 | None = 
         else:
             out.append(q_add(combine([w & 255 for w in row]), q_mul(lam2, combine([w >> 8 for w in row]))))
     return out
+
+
+# --- products of two computed operands (attention) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairPlan:
+    """A Dot whose operands are both computed, S[b, m, n] = sum_k A[b, m, k] B[b, k, n] (b: batch
+    axes both read, one M axis only A reads, one N axis only B reads), proven by MatPair and a
+    MatOut of four limb sums. MatPair's rows run over (k, b..., t), t < R: row t of group (b, k)
+    holds A[b, t la + j, k] and B[b, k, t lb + j] (M = la R, N = lb R), both split into 8-bit
+    limbs, and two running sums over the group's rows:
+        X = sum_m mu^(b M + m) (A_lo + lambda A_hi)[b, m, k]     Y = sum_n rho^n (B_lo + lambda2 B_hi)[b, k, n]
+    (mu^(b M + t la) is a run of mu^la over each k's rows; rho^(t lb) a run of rho^lb over each
+    group). Each group's last row adds X Y to the running sum; MatOut adds
+    -mu^(b M + m) rho^n (S_ll + lambda S_hl + lambda2 S_lh + lambda lambda2 S_hh) per output
+    element. They cancel only if every limb sum is right (degree B M + N in mu and rho)."""
+
+    node: int
+    b_axes: tuple[int, ...]
+    k: int
+    groups_rows: int  # R
+    la: int
+    lb: int
+    a_view: AffineView  # (K, b..., R), lane step a_step
+    a_step: int
+    b_view: AffineView  # (K, b..., R), lane step b_step
+    b_step: int
+    out_view: AffineView  # (b..., m, n)
+    bias: AffineView | None
+    bn: int
+    m_size: int
+    n: int
+    m_axis: int = 0  # the broadcast view's axes (the reduced one included)
+    n_axis: int = 0
+    w_public: bool = True  # (MatOut's four limb sums)
+    a_input: int = 0
+
+    @property
+    def pair_rows(self) -> int:
+        return self.k * self.bn * self.groups_rows
+
+    @property
+    def out_rows(self) -> int:
+        return self.bn * self.m_size * self.n
+
+    @property
+    def m(self) -> int:  # MatOut's groups (one per (b, m))
+        return self.bn * self.m_size
+
+
+MIN_PAIR_LANES = 16  # la + lb: fewer rows of wider width until both operands fill this many lanes
+
+
+def pair_cells(plan_rows: int, la: int, lb: int, out_rows: int) -> int:
+    return _padded(plan_rows) * (8 * (la + lb) + 30) + _padded(out_rows) * 110
+
+
+def pair_plan(spec: GraphSpec, index: int) -> PairPlan | None:
+    node = spec.nodes[index]
+    if node.op not in CONTRACT or index in spec.matmuls():
+        return None
+    try:
+        av = affine_view(node.srcs[0][1], node.srcs[0][2])
+        bv = affine_view(node.srcs[1][1], node.srcs[1][2])
+    except ViewError:
+        return None
+    if av.masked() or bv.masked():
+        return None
+    axis = node.axis if node.axis is not None else 0
+    k = av.sizes[axis]
+    b_axes, m_axes, n_axes = [], [], []
+    for d, size in enumerate(av.sizes):
+        if d == axis or size == 1:
+            continue
+        if av.strides[d] and bv.strides[d]:
+            b_axes.append(d)
+        elif av.strides[d]:
+            m_axes.append(d)
+        elif bv.strides[d]:
+            n_axes.append(d)
+        else:
+            return None
+    if len(m_axes) != 1 or len(n_axes) != 1 or k * 255 * 255 + DOT_ACC_BOUND >= P:
+        return None
+    (ma,), (na,) = m_axes, n_axes
+    m, n = av.sizes[ma], av.sizes[na]
+    r = 1
+    while m % (2 * r) == 0 and n % (2 * r) == 0 and (m + n) // (2 * r) >= MIN_PAIR_LANES:
+        r *= 2
+    la, lb = m // r, n // r
+    if la > MAX_MAT_LANES or lb > MAX_MAT_LANES or n > MAX_N:
+        return None
+    bn = _prod([av.sizes[d] for d in b_axes])
+    if pair_cells(k * bn * r, la, lb, bn * m * n) >= dot_cells(bn * m * n * k, spec.lanes(index)):
+        return None
+    a_view = AffineView([k] + [av.sizes[d] for d in b_axes] + [r],
+                        [av.strides[axis]] + [av.strides[d] for d in b_axes] + [av.strides[ma] * la],
+                        av.offset, [(0, k)] + [(0, av.sizes[d]) for d in b_axes] + [(0, r)])
+    b_view = AffineView([k] + [bv.sizes[d] for d in b_axes] + [r],
+                        [bv.strides[axis]] + [bv.strides[d] for d in b_axes] + [bv.strides[na] * lb],
+                        bv.offset, [(0, k)] + [(0, bv.sizes[d]) for d in b_axes] + [(0, r)])
+    out_axes = [d for d in range(len(av.sizes)) if d != axis]
+    out_strides = {}
+    stride = 1
+    for d in reversed(out_axes):
+        out_strides[d] = stride
+        stride *= av.sizes[d]
+    order = b_axes + [ma, na]
+    out_view = AffineView([av.sizes[d] for d in order], [out_strides[d] for d in order], 0,
+                          [(0, av.sizes[d]) for d in order])
+    bias = None
+    if len(node.srcs) == 3:
+        try:
+            biv = affine_view(node.srcs[2][1], node.srcs[2][2])
+        except ViewError:
+            return None
+        if biv.masked():
+            return None
+        pos = {d: j for j, d in enumerate(out_axes)}
+        bias = biv.permute(tuple(pos[d] for d in order))
+    return PairPlan(index, tuple(b_axes), k, r, la, lb, a_view, av.strides[ma], b_view, bv.strides[na], out_view,
+                    bias, bn, m, n, ma, na)
+
+
+def pair_plans(spec: GraphSpec) -> dict[int, PairPlan]:
+    out = {}
+    for i in range(len(spec.nodes)):
+        plan = pair_plan(spec, i)
+        if plan is not None:
+            out[i] = plan
+    return out

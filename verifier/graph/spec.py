@@ -130,6 +130,15 @@ class GraphSpec:
             self.__dict__["_matmuls"] = mat_plans(self)
         return self.__dict__["_matmuls"]
 
+    def pairs(self) -> dict[int, Any]:
+        """Dot node -> its PairPlan, for the products of two computed operands proven with a
+        Freivalds check (graph/matmul.py): derived, never stored."""
+        if "_pairs" not in self.__dict__:
+            from .matmul import pair_plans
+
+            self.__dict__["_pairs"] = pair_plans(self)
+        return self.__dict__["_pairs"]
+
     def chunked(self) -> set[tuple[int, int]]:
         """(Dot node, operand) pairs read in whole known rows (topology.chunked_reads): derived."""
         if "_chunked" not in self.__dict__:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import mul
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..air.framework import Air, AirDefinitionError, PreprocessedColumn, PreprocessedTree, RelationElements
 from ..errors import FormatError, StatementError
@@ -59,6 +59,8 @@ def node_kind(spec: GraphSpec, index: int) -> str:
         return "Direct"  # no rows: its readers take the weights from the verifier's own terms
     if index in spec.matmuls():
         return "MatMul"  # a MatIn and a MatOut component of its own (graph/matmul.py)
+    if index in spec.pairs():
+        return "MatPair"  # a MatPair and a MatOut component of its own
     if node.op == "Constant" or (node.op == "Input" and not node.private):
         return "Known"
     if node.op == "Input":
@@ -139,8 +141,8 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
             start += count
             plan, n_sparse = _plan(spec, kind, nodes, part, n_sparse)
             plans.append(plan)
-    for i in by_kind.get("MatMul", []):
-        for plan in _mat_plans(spec, i):
+    for i in sorted(by_kind.get("MatMul", []) + by_kind.get("MatPair", [])):
+        for plan in (_mat_plans if i in spec.matmuls() else _pair_plans)(spec, i):
             n_sparse += sum(len(col) for col in plan.component.sparse_columns.values())
             plans.append(plan)
         if n_sparse > MAX_SPARSE_ENTRIES:
@@ -154,8 +156,15 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
 def mat_topology_cost(spec: GraphSpec, index: int) -> int:
     """An upper bound on the boundary rows _mat_plans derives for a Freivalds-checked product, from
     its shapes alone (budget.graph_work; plan_components checks the real count)."""
-    mp = spec.matmuls()[index]
-    cost = 16 + view_cost(mp.a_view, mp.in_rows) + view_cost(mp.out_view, mp.out_rows) + mp.m + 2
+    if index in spec.pairs():
+        pp = spec.pairs()[index]
+        cost = 16 + view_cost(pp.a_view, pp.pair_rows) + view_cost(pp.b_view, pp.pair_rows)
+        cost += 2 * pp.pair_rows // pp.groups_rows + pp.k + 4
+        mp = pp
+    else:
+        mp = spec.matmuls()[index]
+        cost = 16 + view_cost(mp.a_view, mp.in_rows)
+    cost += view_cost(mp.out_view, mp.out_rows) + mp.m + 2
     if mp.bias is not None:
         cost += view_cost(mp.bias, mp.out_rows)
     return cost
@@ -164,7 +173,7 @@ def mat_topology_cost(spec: GraphSpec, index: int) -> int:
 def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
     """The MatIn and MatOut components of one Freivalds-checked product (graph/matmul.py), with
     their topology derived from the graph like every other component's."""
-    from .components import MatInComponent, MatOutComponent, mat_challenges
+    from .components import MatInComponent, mat_challenges
     from .matmul import weight_rows, weight_vector
 
     mp = spec.matmuls()[index]
@@ -201,6 +210,16 @@ def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
     comp_in.sparse_columns["first"] = {r: 1 for r in range(0, n_in, period)}
     plans.append(ComponentPlan("MatIn", [index], rows, comp_in, [Segment(index, 0, rows)]))
 
+    plans.append(_mat_out_plan(spec, index, mp))
+    return plans
+
+
+def _mat_out_plan(spec: GraphSpec, index: int, mp: Any) -> ComponentPlan:
+    """MatOut: one row per output element of a checked product (MatPlan or PairPlan)."""
+    from .components import MatOutComponent
+
+    node = spec.nodes[index]
+    bases = node_bases(spec)
     comp_out = MatOutComponent(_log_size(mp.out_rows), spec.scale_bits, index, mp.bias is not None, mp.w_public)
     n_out = 1 << comp_out.log_size
     rows = mp.out_rows
@@ -214,8 +233,34 @@ def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
     if rows < n_out:
         first[rows] = 1  # the padding rows: one more group
     comp_out.sparse_columns["first"] = first
-    plans.append(ComponentPlan("MatOut", [index], rows, comp_out, [Segment(index, 0, rows)]))
-    return plans
+    return ComponentPlan("MatOut", [index], rows, comp_out, [Segment(index, 0, rows)])
+
+
+def _pair_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
+    """MatPair and MatOut of a Freivalds-checked product of two computed operands."""
+    from .components import MatPairComponent
+
+    pp = spec.pairs()[index]
+    node = spec.nodes[index]
+    bases = node_bases(spec)
+    comp = MatPairComponent(_log_size(pp.pair_rows), spec.scale_bits, pp.la, pp.lb, index)
+    n_rows = 1 << comp.log_size
+    rows = pp.pair_rows
+    pats = {"is_real": ColumnPattern("step", n_rows)}
+    pats["is_real"].add(0, rows, lambda _l: 1, [0])
+    for k, (view, step) in enumerate(((pp.a_view, pp.a_step), (pp.b_view, pp.b_step))):
+        pats[f"in{k}_step"] = ColumnPattern("step", n_rows)
+        pats[f"in{k}_step"].add(0, rows, lambda _l, st=step: st, [0])
+        pats[f"in{k}_addr"], pats[f"in{k}_real"] = view_columns(view, bases[node.srcs[k][0]], rows, n_rows)
+    _set_topology(comp, pats)
+    group, kgroup = pp.groups_rows, pp.groups_rows * pp.bn
+    comp.sparse_columns["first"] = {r: 1 for r in range(0, n_rows, group)}
+    kstart = {r: 1 for r in range(0, rows, kgroup)}
+    if rows < n_rows:
+        kstart[rows] = 1  # the padding rows: one more run
+    comp.sparse_columns["kstart"] = kstart
+    comp.sparse_columns["last"] = {r: 1 for r in range(group - 1, rows, group)}
+    return [ComponentPlan("MatPair", [index], rows, comp, [Segment(index, 0, rows)]), _mat_out_plan(spec, index, pp)]
 
 
 def _set_topology(comp: GraphComponent, patterns: dict[str, ColumnPattern]) -> None:

@@ -47,15 +47,20 @@ def plan_cells(spec: GraphSpec, plan: Any) -> dict[str, int]:
     out = component_cells(plan.component)
     rows: dict[str, int] = {}
     if plan.kind == "MatOut":
-        from .components import MatInComponent
+        from .components import MatInComponent, MatPairComponent
 
-        mp = spec.matmuls()[plan.nodes[0]]
+        node = plan.nodes[0]
+        mp = spec.matmuls().get(node) or spec.pairs()[node]
         rows = {"Mul": mp.out_rows * mp.k, "SumReduce": mp.out_rows * mp.k}
         if plan.component.bias:
             rows["Add"] = mp.out_rows
-        mat_in = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, mp.node, split_w=mp.w_public)
-        mat_in.sparse_columns = {f"d.{c}": {} for c in mat_in.topology_kinds()} | {"first": {0: 1}}
-        out["product_cells"] = out["cells"] + component_cells(mat_in)["cells"]
+        if node in spec.pairs():
+            partner: Any = MatPairComponent(_log_size(mp.pair_rows), spec.scale_bits, mp.la, mp.lb, node)
+        else:
+            partner = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, node, split_w=mp.w_public)
+        partner.sparse_columns = {f"d.{c}": {} for c in partner.topology_kinds()} | {
+            "first": {0: 1}, "kstart": {0: 1}, "last": {}}
+        out["product_cells"] = out["cells"] + component_cells(partner)["cells"]
     elif plan.kind.startswith("Dot"):
         products = sum(spec.rows_of(n) * spec.lanes(n) for n in plan.nodes)
         rows = {"Mul": products, "SumReduce": products}

@@ -272,7 +272,7 @@ def direct_weight_reads(spec: GraphSpec) -> dict[int, int]:
     direct = {}
     matmuls = spec.matmuls()
     for i, node in enumerate(spec.nodes):
-        if node.op not in CONTRACT or i in matmuls:
+        if node.op not in CONTRACT or i in matmuls or i in spec.pairs():
             continue
         c, src_shape, steps = node.srcs[1]
         if spec.nodes[c].op != "Constant" or readers.get(c) != 1:
@@ -354,7 +354,7 @@ def chunked_reads(spec: GraphSpec) -> set[tuple[int, int]]:
     out = set()
     matmuls = spec.matmuls()
     for i, node in enumerate(spec.nodes):
-        if node.op not in CONTRACT or i in matmuls or spec.lanes(i) % KNOWN_LANES or spec.rows_of(i) < CHUNK_MIN_ROWS:
+        if node.op not in CONTRACT or i in matmuls or i in spec.pairs() or spec.lanes(i) % KNOWN_LANES or spec.rows_of(i) < CHUNK_MIN_ROWS:
             continue
         for k in (0, 1):
             if not known(node.srcs[k][0]) or dot_lane_stride(spec, i, k) != 1:
