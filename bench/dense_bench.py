@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+MAX_WORK = 10_000_000
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "examples"))
 
@@ -48,7 +49,8 @@ def _luminair(model: str, data: str, runs: int, q: mp.Queue) -> None:
     trace = cx.gen_trace(feed)
     proofs: list = []
     prove_t, _ = timed(lambda: proofs.append(cx.prove(trace, settings)), runs)
-    verify_t, r = timed(lambda: verify(proofs[-1].data, settings.data), 1)
+    # settings.bin past 4 MiB (hidden 2048: 6.5 MB of weights) needs a larger work budget to be read
+    verify_t, r = timed(lambda: verify(proofs[-1].data, settings.data, max_work=MAX_WORK), 1)
     cells = sum(1 << p.component.log_size for p in settings.plans)
     q.put({
         "settings_s": round(settings_t[0], 3), "prove_s": round(statistics.median(prove_t), 3),
