@@ -484,3 +484,26 @@ def test_zeroed_running_sums_are_rejected(pair_case, monkeypatch):
     monkeypatch.setattr(prove_mod, "aux_trace", zero)
     res = check(settings, forge(cx, trace, settings, None))
     assert not res.success and res.check in ("OODS mismatch", "LogUp sum"), res.error_message
+
+
+@pytest.mark.parametrize("shape", [(4, 96, 6), (300, 8, 5), (1, 784, 128), (64, 10, 3)])
+def test_the_work_estimate_bounds_the_boundary_rows(shape):
+    """budget.graph_work counts a checked product's boundary rows from its shapes before any is
+    listed: never fewer than plan_components lists."""
+    from luminair.prover.air.graph_trace import build_spec
+    from luminair.verifier.graph.statement import mat_topology_cost, plan_components
+
+    m, k, n = shape
+    rng = np.random.default_rng(9)
+    cx = Graph()
+    q = cx.input("q", (2, 16, 8), private=True)
+    (q @ q.permute((0, 2, 1))).output("s")
+    (cx.input("x", (m, k)) @ cx.constant(rng.uniform(-1, 1, (k, n)), "w")).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    spec = build_spec(cx)
+    plans = plan_components(spec)
+    for i in [*spec.matmuls(), *spec.pairs()]:
+        listed = sum(len(col) for p in plans if p.nodes == [i] and p.kind.startswith("Mat")
+                     for col in p.component.sparse_columns.values())
+        assert 0 < listed <= mat_topology_cost(spec, i)
+    assert spec.pairs()

@@ -159,15 +159,19 @@ def mat_topology_cost(spec: GraphSpec, index: int) -> int:
     if index in spec.pairs():
         pp = spec.pairs()[index]
         cost = 16 + view_cost(pp.a_view, pp.pair_rows) + view_cost(pp.b_view, pp.pair_rows)
-        cost += 2 * pp.pair_rows // pp.groups_rows + pp.k + 4
+        cost += 3 * (_padded_rows(pp.pair_rows) // pp.groups_rows) + pp.k + 4  # first, last, kstart
         mp = pp
     else:
         mp = spec.matmuls()[index]
-        cost = 16 + view_cost(mp.a_view, mp.in_rows)
+        cost = 16 + view_cost(mp.a_view, mp.in_rows) + (_padded_rows(mp.in_rows) >> mp.period_log)  # first
     cost += view_cost(mp.out_view, mp.out_rows) + mp.m + 2
     if mp.bias is not None:
         cost += view_cost(mp.bias, mp.out_rows)
     return cost
+
+
+def _padded_rows(rows: int) -> int:
+    return 1 << _log_size(rows)
 
 
 def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
