@@ -63,14 +63,21 @@ def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
     return counts
 
 
-def _mat_a_indices(mp: Any, view: Any, axis: int) -> np.ndarray:
-    """A's source indices in MatIn order ((M axes..., K), the N axes at 0) from the ShapeTracker."""
+def _mat_a_indices(mp: Any, view: Any, axis: int, padded: bool = False) -> np.ndarray:
+    """A's source indices in MatIn order ((M axes..., K), the N axes at 0) from the ShapeTracker;
+    `padded`: each row m's K / lanes rows padded to 2^p with reads of nothing (-1)."""
     idx = view.src_indices().reshape(tuple(view.shape))
     sel = tuple(0 if d in mp.n_axes else slice(None) for d in range(idx.ndim))
     kept = [d for d in range(idx.ndim) if d not in mp.n_axes]
     sub = idx[sel]
     order = [kept.index(d) for d in kept if d != axis] + [kept.index(axis)]
-    return np.transpose(sub, order).reshape(-1)
+    flat = np.transpose(sub, order).reshape(-1)
+    if not padded:
+        return flat
+    rows = flat.reshape(mp.m, mp.k // mp.lanes, mp.lanes)
+    out = np.full((mp.m, 1 << mp.period_log, mp.lanes), -1, dtype=flat.dtype)
+    out[:, : mp.k // mp.lanes] = rows
+    return out.reshape(-1)
 
 
 def _pair_indices(pp: Any, view: Any, axis: int, k: int) -> np.ndarray:
@@ -502,7 +509,7 @@ def _mat_columns(
     src, view = node.srcs[mp.a_input]
     offset, valid = _affine_rows(mp.a_view, mp.in_rows)
     lane_offsets = offset[None, :] + mp.a_step * np.arange(mp.lanes, dtype=I64)[:, None]
-    src_idx = _mat_a_indices(mp, view, node.axis)
+    src_idx = _mat_a_indices(mp, view, node.axis, padded=True)
     if not np.array_equal(np.where(valid, lane_offsets, -1), src_idx.reshape(mp.in_rows, mp.lanes).T):
         raise TraceError(f"node {nid} input {mp.a_input}: the affine view disagrees with the view's indices")
     a = None
@@ -523,7 +530,8 @@ def _mat_columns(
         return topo, cols
     a3 = w = None
     if a is not None:
-        a3 = a.T.reshape(1, mp.m, mp.k)  # row t of group m holds k = tL + j
+        # row t < K / L of group m holds k = tL + j (the rest of the group reads nothing)
+        a3 = a.T.reshape(mp.m, 1 << mp.period_log, mp.lanes)[:, : mp.k // mp.lanes].reshape(1, mp.m, mp.k)
         w = _mat_weights(spec, mp, values)[None]  # (1, K, N)
     return _mat_out_columns(spec, graph, plan, fan, values, a3, w)
 

@@ -38,7 +38,7 @@ def case():
     kinds = [p.kind for p in settings.plans]
     assert "MatIn" in kinds and "MatOut" in kinds and not any(k.startswith("Dot") for k in kinds)
     mp = settings.spec.matmuls()[settings.plans[kinds.index("MatOut")].nodes[0]]
-    assert (mp.lanes, mp.period_log, mp.m, mp.n) == (12, 3, 4, 6)  # K = 96 = 12 * 2^3
+    assert (mp.lanes, mp.period_log, mp.m, mp.n) == (8, 4, 4, 6)  # K = 96: 12 rows of 8, padded to 2^4
     return cx, settings, trace, kinds.index("MatIn"), kinds.index("MatOut")
 
 
@@ -250,21 +250,23 @@ def test_a_batched_mlp_and_a_convolution_use_the_freivalds_check():
 
 
 def test_products_the_check_cannot_serve_stay_dots():
-    """Both operands computed (attention), a reduced length with no split into at most 64 lanes
-    over a power of two rows, weights so large that a sum could wrap modulo P, or a product too
-    small for two components of its own to pay off: a Dot."""
+    """Weights so large that a sum could wrap modulo P, or a product too small for two components
+    of its own to pay off: a Dot. Any reduced length is served (1072 = 8 x 134: 134 rows of 8
+    lanes a row of A, padded to 256)."""
     rng = np.random.default_rng(2)
     cx = Graph()
     q = cx.input("q", (4, 8), private=True)
-    (q @ q.permute((1, 0))).output("s")
-    # 1072 = 16 * 67 (the compiler pads a reduction to whole rows of 16): 67 lanes at the least
+    (q @ q.permute((1, 0))).output("s")  # two computed operands: MatPair
     (cx.input("x", (2, 1072)) @ cx.constant(rng.uniform(-1, 1, (1072, 3)), "w")).output("y")
+    (cx.input("z", (1, 16)) @ cx.constant(rng.uniform(-1, 1, (16, 4)), "u")).output("t")  # too small
     cx.compile(GenericCompiler(), StwoCompiler())
     from luminair.prover.air.graph_trace import build_spec
 
     spec = build_spec(cx)
     dots = [i for i, n in enumerate(spec.nodes) if n.op == "Dot"]
-    assert len(dots) == 2 and not spec.matmuls()
+    assert len(dots) == 3 and len(spec.pairs()) == 1 and len(spec.matmuls()) == 1
+    (mp,) = spec.matmuls().values()
+    assert (mp.k, mp.lanes, mp.period_log) == (1072, 8, 8)
     # the weights' bound: K 255 max|W| + 2^28 must stay below P
     big = Graph()
     x = big.input("x", (16, 256))
@@ -326,12 +328,13 @@ def public_case():
     assert res.success, res.error_message
     names = [p.component.name for p in settings.plans]
     assert "matoutbw.n3" in names and "matoutw.n5" in names, names  # both operands in limbs, no Dot
+    assert "matin8.n3" in names
     plans = settings.spec.matmuls()
     assert (plans[3].a_input, plans[3].w_public, plans[5].a_input) == (0, True, 1)
     exact = cx.run(feed, exact=True)
     np.testing.assert_array_equal(np.array(res.outputs["g"]["values"]), exact["g"].reshape(-1))
     np.testing.assert_array_equal(np.array(res.outputs["y"]["values"]), exact["y"].reshape(-1))
-    return cx, settings, trace, names.index("matin12.n3"), names.index("matoutbw.n3")
+    return cx, settings, trace, names.index("matin8.n3"), names.index("matoutbw.n3")
 
 
 def _forge_split(case, edit, expect_check, output="y", n_public_inputs=2):

@@ -42,8 +42,8 @@ from ..numeric import DOT_ACC_BOUND
 from .spec import CONTRACT, GraphSpec
 from .topology import AffineView, ViewError, affine_view
 
-MAX_MAT_LANES = 64  # values of A a MatIn row holds (its width; v has one periodic column a lane)
-MIN_MAT_LANES = 8
+MAX_MAT_LANES = 64  # values of an operand a MatPair row holds
+MAT_LANES = 8  # values of A a MatIn row holds at most (its width; v has one periodic column a lane)
 MAX_PERIOD_LOG = 20
 LO_BITS = 8  # a = lo + 2^8 hi
 HI_BOUND = 1 << 22  # |S_hi| < 2^22
@@ -61,7 +61,7 @@ class MatPlan:
     n_axes: tuple[int, ...]  # axes only W reads
     k: int  # reduced length
     lanes: int
-    period_log: int  # K = lanes * 2^period_log
+    period_log: int  # each row m of A takes 2^period_log rows, the first K / lanes of them real
     a_view: AffineView  # A in MatIn row order: (M axes..., K / lanes), lane step = a_step
     a_step: int
     out_view: AffineView  # output elements in MatOut row order: (M axes..., N axes...)
@@ -94,14 +94,12 @@ def _prod(xs: list[int] | tuple[int, ...]) -> int:
 
 
 def _split(k: int) -> tuple[int, int] | None:
-    """(lanes, p) with k = lanes 2^p: the fewest lanes, but at least MIN_MAT_LANES where k allows
-    (every column is opened at every query: narrow rows keep the proof small; below 8 lanes the
-    per-row columns weigh) and at most MAX_MAT_LANES (None if the odd part of k is larger)."""
-    p = 0
-    while k % (2 << p) == 0 and (k >> (p + 1)) >= MIN_MAT_LANES and p < MAX_PERIOD_LOG:
-        p += 1
-    lanes = k >> p
-    return (lanes, p) if lanes <= MAX_MAT_LANES else None
+    """(lanes, p): the most lanes up to MAT_LANES that divide k, over 2^p >= k / lanes rows (rows
+    past k / lanes read nothing). Every column is opened at every query, so narrow rows keep the
+    proof small; padding rows cost cells only."""
+    lanes = max(d for d in range(1, MAT_LANES + 1) if k % d == 0)
+    p = max(0, (k // lanes - 1).bit_length())
+    return (lanes, p) if p <= MAX_PERIOD_LOG else None
 
 
 def _known_operand(spec: GraphSpec, node_index: int) -> tuple[int, bool] | None:
@@ -166,7 +164,7 @@ def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
     if mat_cells(m, n, lanes, p, public) >= dot_cells(m * n * k, spec.lanes(index)):
         return None
     a_view = AffineView(
-        [av.sizes[d] for d in m_axes] + [k // lanes],
+        [av.sizes[d] for d in m_axes] + [1 << p],
         [av.strides[d] for d in m_axes] + [av.strides[axis] * lanes],
         av.offset,
         [av.masks[d] for d in m_axes] + [(0, k // lanes)],

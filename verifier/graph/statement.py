@@ -199,7 +199,8 @@ def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
             if not rows_of_w:
                 rows_of_w.append(weight_rows(spec, mp, spec.nodes[w_node].values or []))
             v = weight_vector(rows_of_w[0], mp.n, challenges[names[1]])
-        return {f"v{j}": (mp.period_log, v[j :: mp.lanes]) for j in range(mp.lanes)}
+        pad = [(0, 0, 0, 0)] * ((1 << mp.period_log) - mp.k // mp.lanes)  # rows that read nothing
+        return {f"v{j}": (mp.period_log, v[j :: mp.lanes] + pad) for j in range(mp.lanes)}
 
     plans = []
     comp_in = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, index, weights, mp.w_public)
