@@ -301,7 +301,7 @@ class PairPlan:
         return self.bn * self.m_size
 
 
-MIN_PAIR_LANES = 16  # la + lb: fewer rows of wider width until both operands fill this many lanes
+MIN_PAIR_LANES = 8  # la + lb: fewer rows of wider width until both operands fill this many lanes
 
 
 def pair_cells(plan_rows: int, la: int, lb: int, out_rows: int) -> int:
