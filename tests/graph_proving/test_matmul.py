@@ -437,7 +437,7 @@ def pair_case():
     settings, trace, proof = prove_graph(cx, {n: rng.uniform(-1, 1, (2, 16, 8)) for n in "qk"})
     assert check(settings, proof).success
     names = [p.component.name for p in settings.plans]
-    assert names[-2:] == ["matpair8x8.n2", "matoutw.n2"], names
+    assert names[-2:] == ["matpair4x4.n2", "matoutw.n2"], names
     return cx, settings, trace, len(names) - 2, len(names) - 1
 
 
