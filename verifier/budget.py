@@ -171,7 +171,8 @@ def _function_table_rows(name: str, scale_bits: int) -> int:
 def graph_work(spec: Any) -> dict[str, float]:
     """Work units of a graph statement, from the graph's shapes alone (nothing is enumerated)."""
     from .graph.spec import GROUPED
-    from .graph.statement import mat_topology_cost, node_kind, rows_of
+    from .graph.mat_plans import mat_topology_cost
+    from .graph.statement import node_kind, rows_of
     from .graph.topology import KNOWN_LANES, layout_segments, topology_cost
 
     by_kind: dict[str, list[int]] = {}

@@ -494,7 +494,8 @@ def test_the_work_estimate_bounds_the_boundary_rows(shape):
     """budget.graph_work counts a checked product's boundary rows from its shapes before any is
     listed: never fewer than plan_components lists."""
     from luminair.prover.air.graph_trace import build_spec
-    from luminair.verifier.graph.statement import mat_topology_cost, plan_components
+    from luminair.verifier.graph.mat_plans import mat_topology_cost
+    from luminair.verifier.graph.statement import plan_components
 
     m, k, n = shape
     rng = np.random.default_rng(9)

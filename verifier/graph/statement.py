@@ -3,9 +3,8 @@ public LogUp terms it computes itself, and the decoded outputs it reports."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import mul
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..air.framework import Air, AirDefinitionError, PreprocessedColumn, PreprocessedTree, RelationElements
 from ..errors import FormatError, StatementError
@@ -17,7 +16,6 @@ from .components import (
     KNOWN,
     WEIGHTS,
     FunctionTableComponent,
-    GraphComponent,
     RangeTableComponent,
     make_component,
 )
@@ -28,8 +26,6 @@ from .topology import (
     KNOWN_LANES,
     direct_weight_rows,
     MAX_SPARSE_ENTRIES,
-    ColumnPattern,
-    Segment,
     rowless_constants,
     known_topology,
     layout_segments,
@@ -38,19 +34,13 @@ from .topology import (
     reduce_groups,
     topology_cost,
     value_topology,
-    view_columns,
-    view_cost,
 )
+
+from .mat_plans import mat_component_plans
+from .plan import ComponentPlan, log_size_of
 
 if TYPE_CHECKING:  # statement.py imports this module
     from ..statement import Settings, Statement
-
-MIN_LOG_SIZE = 4
-
-
-def _log_size(rows: int) -> int:
-    return max(MIN_LOG_SIZE, (rows - 1).bit_length())
-
 
 def node_kind(spec: GraphSpec, index: int) -> str:
     """The component a node's rows go to."""
@@ -79,15 +69,6 @@ def rows_of(spec: GraphSpec, index: int) -> int:
     return spec.rows_of(index)
 
 
-@dataclass
-class ComponentPlan:
-    kind: str
-    nodes: list[int]  # graph node indices, in graph order
-    rows: int  # real rows
-    component: GraphComponent
-    segments: list[Segment]
-
-
 # A component's rows are padded to a power of two. A kind whose rows would waste more padding than
 # this is split into several components (instances), so large models do not pay up to 2x.
 SPLIT_MIN_WASTE = 1 << 16
@@ -100,7 +81,7 @@ def split_parts(rows: list[int]) -> list[int]:
     instance up to the largest power of two not above the rows still to place (a node larger than
     that goes alone), until fewer than SPLIT_MIN_PART rows remain."""
     total = sum(rows)
-    if (1 << _log_size(total)) - total < SPLIT_MIN_WASTE:
+    if (1 << log_size_of(total)) - total < SPLIT_MIN_WASTE:
         return [len(rows)]
     parts, i, remaining = [], 0, total
     while i < len(rows):
@@ -117,9 +98,9 @@ def split_parts(rows: list[int]) -> list[int]:
         remaining -= taken
     padded, i = 0, 0
     for n in parts:
-        padded += 1 << _log_size(sum(rows[i : i + n]))
+        padded += 1 << log_size_of(sum(rows[i : i + n]))
         i += n
-    return parts if (1 << _log_size(total)) - padded >= SPLIT_MIN_WASTE else [len(rows)]
+    return parts if (1 << log_size_of(total)) - padded >= SPLIT_MIN_WASTE else [len(rows)]
 
 
 def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
@@ -142,7 +123,7 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
             plan, n_sparse = _plan(spec, kind, nodes, part, n_sparse)
             plans.append(plan)
     for i in sorted(by_kind.get("MatMul", []) + by_kind.get("MatPair", [])):
-        for plan in (_mat_plans if i in spec.matmuls() else _pair_plans)(spec, i):
+        for plan in mat_component_plans(spec, i):
             n_sparse += sum(len(col) for col in plan.component.sparse_columns.values())
             plans.append(plan)
         if n_sparse > MAX_SPARSE_ENTRIES:
@@ -151,126 +132,6 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
                 f"(at the matrix product node {i}), above the verifier's work budget"
             )
     return plans
-
-
-def mat_topology_cost(spec: GraphSpec, index: int) -> int:
-    """An upper bound on the boundary rows _mat_plans derives for a Freivalds-checked product, from
-    its shapes alone (budget.graph_work; plan_components checks the real count)."""
-    if index in spec.pairs():
-        pp = spec.pairs()[index]
-        cost = 16 + view_cost(pp.a_view, pp.pair_rows) + view_cost(pp.b_view, pp.pair_rows)
-        cost += 3 * (_padded_rows(pp.pair_rows) // pp.groups_rows) + pp.k + 4  # first, last, kstart
-        mp = pp
-    else:
-        mp = spec.matmuls()[index]
-        cost = 16 + view_cost(mp.a_view, mp.in_rows) + (_padded_rows(mp.in_rows) >> mp.period_log)  # first
-    cost += view_cost(mp.out_view, mp.out_rows) + mp.m + 2
-    if mp.bias is not None:
-        cost += view_cost(mp.bias, mp.out_rows)
-    return cost
-
-
-def _padded_rows(rows: int) -> int:
-    return 1 << _log_size(rows)
-
-
-def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
-    """The MatIn and MatOut components of one Freivalds-checked product (graph/matmul.py), with
-    their topology derived from the graph like every other component's."""
-    from .components import MatInComponent, mat_challenges
-    from .matmul import weight_rows, weight_vector
-
-    mp = spec.matmuls()[index]
-    node = spec.nodes[index]
-    bases = node_bases(spec)
-    period = 1 << mp.period_log
-    w_node = node.srcs[1 - mp.a_input][0]
-    names = mat_challenges(index, mp.w_public)
-    rows_of_w: list[list[list[int]]] = []
-
-    def weights(challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
-        if mp.w_public:  # the proof's public values, bound by graph_statement
-            public = spec.__dict__.get("_public_values", {}).get(w_node)
-            if public is None:
-                raise StatementError(f"node {index}: its weights are a public input with no values bound")
-            w = weight_rows(spec, mp, [from_field(v) for v in public])
-            v = weight_vector(w, mp.n, challenges[names[1]], challenges[names[3]])
-        else:
-            if not rows_of_w:
-                rows_of_w.append(weight_rows(spec, mp, spec.nodes[w_node].values or []))
-            v = weight_vector(rows_of_w[0], mp.n, challenges[names[1]])
-        pad = [(0, 0, 0, 0)] * ((1 << mp.period_log) - mp.k // mp.lanes)  # rows that read nothing
-        return {f"v{j}": (mp.period_log, v[j :: mp.lanes] + pad) for j in range(mp.lanes)}
-
-    plans = []
-    comp_in = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, index, weights, mp.w_public)
-    n_in = 1 << comp_in.log_size
-    a_base = bases[node.srcs[mp.a_input][0]]
-    rows = mp.in_rows
-    pats = {"is_real": ColumnPattern("step", n_in), "in0_step": ColumnPattern("step", n_in)}
-    pats["is_real"].add(0, rows, lambda _l: 1, [0])
-    pats["in0_step"].add(0, rows, lambda _l, st=mp.a_step: st, [0])
-    pats["in0_addr"], pats["in0_real"] = view_columns(mp.a_view, a_base, rows, n_in)
-    _set_topology(comp_in, pats)
-    comp_in.sparse_columns["first"] = {r: 1 for r in range(0, n_in, period)}
-    plans.append(ComponentPlan("MatIn", [index], rows, comp_in, [Segment(index, 0, rows)]))
-
-    plans.append(_mat_out_plan(spec, index, mp))
-    return plans
-
-
-def _mat_out_plan(spec: GraphSpec, index: int, mp: Any) -> ComponentPlan:
-    """MatOut: one row per output element of a checked product (MatPlan or PairPlan)."""
-    from .components import MatOutComponent
-
-    node = spec.nodes[index]
-    bases = node_bases(spec)
-    comp_out = MatOutComponent(_log_size(mp.out_rows), spec.scale_bits, index, mp.bias is not None, mp.w_public)
-    n_out = 1 << comp_out.log_size
-    rows = mp.out_rows
-    pats = {"is_real": ColumnPattern("step", n_out)}
-    pats["is_real"].add(0, rows, lambda _l: 1, [0])
-    pats["addr"], _ = view_columns(mp.out_view, bases[index], rows, n_out)
-    if mp.bias is not None:
-        pats["in0_addr"], pats["in0_real"] = view_columns(mp.bias, bases[node.srcs[2][0]], rows, n_out)
-    _set_topology(comp_out, pats)
-    first = {r: 1 for r in range(0, rows, mp.n)}
-    if rows < n_out:
-        first[rows] = 1  # the padding rows: one more group
-    comp_out.sparse_columns["first"] = first
-    return ComponentPlan("MatOut", [index], rows, comp_out, [Segment(index, 0, rows)])
-
-
-def _pair_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
-    """MatPair and MatOut of a Freivalds-checked product of two computed operands."""
-    from .components import MatPairComponent
-
-    pp = spec.pairs()[index]
-    node = spec.nodes[index]
-    bases = node_bases(spec)
-    comp = MatPairComponent(_log_size(pp.pair_rows), spec.scale_bits, pp.la, pp.lb, index)
-    n_rows = 1 << comp.log_size
-    rows = pp.pair_rows
-    pats = {"is_real": ColumnPattern("step", n_rows)}
-    pats["is_real"].add(0, rows, lambda _l: 1, [0])
-    for k, (view, step) in enumerate(((pp.a_view, pp.a_step), (pp.b_view, pp.b_step))):
-        pats[f"in{k}_step"] = ColumnPattern("step", n_rows)
-        pats[f"in{k}_step"].add(0, rows, lambda _l, st=step: st, [0])
-        pats[f"in{k}_addr"], pats[f"in{k}_real"] = view_columns(view, bases[node.srcs[k][0]], rows, n_rows)
-    _set_topology(comp, pats)
-    group, kgroup = pp.groups_rows, pp.groups_rows * pp.bn
-    comp.sparse_columns["first"] = {r: 1 for r in range(0, n_rows, group)}
-    kstart = {r: 1 for r in range(0, rows, kgroup)}
-    if rows < n_rows:
-        kstart[rows] = 1  # the padding rows: one more run
-    comp.sparse_columns["kstart"] = kstart
-    comp.sparse_columns["last"] = {r: 1 for r in range(group - 1, rows, group)}
-    return [ComponentPlan("MatPair", [index], rows, comp, [Segment(index, 0, rows)]), _mat_out_plan(spec, index, pp)]
-
-
-def _set_topology(comp: GraphComponent, patterns: dict[str, ColumnPattern]) -> None:
-    for col, kind in comp.topology_kinds().items():
-        comp.sparse_columns[f"d.{col}"], comp.anchors[col] = patterns[col].sparse()
 
 
 def _plan(spec: GraphSpec, kind: str, nodes: list[int], part: int, n_sparse: int) -> tuple[ComponentPlan, int]:
@@ -287,7 +148,7 @@ def _plan(spec: GraphSpec, kind: str, nodes: list[int], part: int, n_sparse: int
             f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
             f"(at the {kind} nodes), above the verifier's work budget"
         )
-    comp = make_component(kind, _log_size(rows), spec.scale_bits)
+    comp = make_component(kind, log_size_of(rows), spec.scale_bits)
     if part:
         comp.name = f"{comp.name}.{part}"
     n_rows = 1 << comp.log_size

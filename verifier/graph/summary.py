@@ -42,7 +42,7 @@ def plan_cells(spec: GraphSpec, plan: Any) -> dict[str, int]:
     a Dot one Mul and one SumReduce row per product (and an Add row per output with a bias), a
     Relu one LessThan and one Mul row per element. A Freivalds-checked product's MatOut also
     carries `product_cells`, its own cells and its MatIn's, against which the primitives compare."""
-    from .statement import _log_size
+    from .plan import log_size_of as _log_size
 
     out = component_cells(plan.component)
     rows: dict[str, int] = {}
