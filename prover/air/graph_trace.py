@@ -491,6 +491,26 @@ def accumulate_dot(
     return cols
 
 
+def _lane_reads(
+    view: AffineView, step: int, lanes: int, rows: int, src_idx: np.ndarray, what: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row offsets, row validity, (lanes, rows) offsets) of lanes read at offset + j step over an
+    affine view, twin-checked against the ShapeTracker's indices in the same order (-1: nothing)."""
+    offset, valid = _affine_rows(view, rows)
+    lane_offsets = offset[None, :] + step * np.arange(lanes, dtype=I64)[:, None]
+    if not np.array_equal(np.where(valid, lane_offsets, -1), src_idx.reshape(rows, lanes).T):
+        raise TraceError(f"{what}: the affine view disagrees with the view's indices")
+    return offset, valid, lane_offsets
+
+
+def _limb_lanes(cols: dict[str, np.ndarray], prefix: str, vals: np.ndarray, n_rows: int) -> None:
+    """Each lane's values (lanes, rows) as 8-bit limbs lo + 256 hi, padded to n_rows with zeros."""
+    for j, v in enumerate(vals):
+        lo, hi = np.zeros(n_rows, dtype=I64), np.zeros(n_rows, dtype=I64)
+        lo[: v.size], hi[: v.size] = v & 255, v >> 8
+        cols[f"{prefix}lo{j}"], cols[f"{prefix}hi{j}"] = lo, hi
+
+
 def _mat_columns(
     spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -507,11 +527,9 @@ def _mat_columns(
     rows = mp.in_rows
     topo["is_real"][:rows] = 1
     src, view = node.srcs[mp.a_input]
-    offset, valid = _affine_rows(mp.a_view, mp.in_rows)
-    lane_offsets = offset[None, :] + mp.a_step * np.arange(mp.lanes, dtype=I64)[:, None]
-    src_idx = _mat_a_indices(mp, view, node.axis, padded=True)
-    if not np.array_equal(np.where(valid, lane_offsets, -1), src_idx.reshape(mp.in_rows, mp.lanes).T):
-        raise TraceError(f"node {nid} input {mp.a_input}: the affine view disagrees with the view's indices")
+    offset, valid, lane_offsets = _lane_reads(
+        mp.a_view, mp.a_step, mp.lanes, rows, _mat_a_indices(mp, view, node.axis, padded=True),
+        f"node {nid} input {mp.a_input}")
     a = None
     if values is not None:
         a = np.where(valid, values[src.id][np.where(valid, lane_offsets, 0)], 0)  # (lanes, rows)
@@ -521,12 +539,8 @@ def _mat_columns(
         topo["in0_step"][:rows] = mp.a_step
         if a is None:
             return topo, {}
-        lo, hi = z(), z()
         cols: dict[str, np.ndarray] = {}
-        for j in range(mp.lanes):
-            lo, hi = np.zeros(n_rows, dtype=I64), np.zeros(n_rows, dtype=I64)
-            lo[:rows], hi[:rows] = a[j] & 255, a[j] >> 8
-            cols[f"lo{j}"], cols[f"hi{j}"] = lo, hi
+        _limb_lanes(cols, "", a, n_rows)
         return topo, cols
     a3 = w = None
     if a is not None:
@@ -627,11 +641,8 @@ def _pair_columns(
     operands = []
     for k, (view_a, step, lanes) in enumerate(((pp.a_view, pp.a_step, pp.la), (pp.b_view, pp.b_step, pp.lb))):
         src, view = node.srcs[k]
-        offset, valid = _affine_rows(view_a, pp.pair_rows)
-        lane_offsets = offset[None, :] + step * np.arange(lanes, dtype=I64)[:, None]
-        idx = _pair_indices(pp, view, node.axis, k)
-        if not (valid.all() and np.array_equal(lane_offsets, idx.reshape(pp.pair_rows, lanes).T)):
-            raise TraceError(f"node {nid} input {k}: the affine view disagrees with the view's indices")
+        offset, _, lane_offsets = _lane_reads(
+            view_a, step, lanes, pp.pair_rows, _pair_indices(pp, view, node.axis, k), f"node {nid} input {k}")
         operands.append(values[src.id][lane_offsets] if values is not None else None)  # (lanes, rows)
         if plan.kind == "MatPair":
             topo[f"in{k}_addr"][: pp.pair_rows] = bases[src.id] + offset
@@ -642,11 +653,8 @@ def _pair_columns(
         if values is None:
             return topo, {}
         cols = {}
-        for (prefix, lanes), vals in zip((("a", pp.la), ("b", pp.lb)), operands):
-            for j in range(lanes):
-                lo, hi = z(), z()
-                lo[: pp.pair_rows], hi[: pp.pair_rows] = vals[j] & 255, vals[j] >> 8
-                cols[f"{prefix}lo{j}"], cols[f"{prefix}hi{j}"] = lo, hi
+        for prefix, vals in zip("ab", operands):
+            _limb_lanes(cols, prefix, vals, n_rows)
         return topo, cols
     a3 = w = None
     if values is not None:  # rows (k, b, t) x lanes back to A (bn, M, K) and B (bn, K, N)
