@@ -511,3 +511,44 @@ def test_the_work_estimate_bounds_the_boundary_rows(shape):
                      for col in p.component.sparse_columns.values())
         assert 0 < listed <= mat_topology_cost(spec, i)
     assert spec.pairs()
+
+
+def test_a_bias_other_than_the_graphs_is_rejected(case):
+    """MatOut adds bias + 7 (output claimed accordingly): the bias it reads is not the one the
+    bias node yields."""
+    def edit(_mi, cols):
+        cols["bias"][4] += 7
+
+    _forge_out(case, edit, "LogUp sum")
+
+
+def test_an_output_that_skips_its_bias_is_rejected(case):
+    """The bias is read (the data flow balances) but the output leaves it out (claimed)."""
+    cx, settings, trace, ki, ko = case
+    public = [list(v) for v in trace.public]
+
+    def tamper(main):
+        cols = main[ko]
+        cols["out"][2] -= cols["bias"][2]
+        _limbs(cols, "out", 16, cols["out"] + (1 << 15))
+
+    st = build_statement(settings.parsed, trace.public)
+    main = main_columns(cx, settings.plans, trace.values, st.air, settings.topology, settings.spec)
+    public[-1][2] = int(main[ko]["out"][2] - main[ko]["bias"][2]) % P
+    res = check(settings, forge(cx, trace, settings, tamper, public=public))
+    assert not res.success and res.check == "OODS mismatch", res.error_message
+
+
+def test_a_row_that_reads_nothing_must_hold_zeros(case):
+    """K = 96 is 12 rows of 8 lanes, padded to 16 a row of A: a value on a padding row (where v is
+    0, so the sums stay right) breaks MatIn's (1 - in0_real) a = 0."""
+    cx, settings, trace, ki, ko = case
+    name = settings.plans[ki].component.name
+    real = settings.topology[f"{name}.in0_real"]
+    row = int(np.flatnonzero((settings.topology[f"{name}.is_real"] == 1) & (real == 0))[0])
+
+    def tamper(main):
+        main[ki]["lo0"][row] = 5
+
+    res = check(settings, forge(cx, trace, settings, tamper))
+    assert not res.success and res.check == "OODS mismatch", res.error_message
