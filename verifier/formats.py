@@ -23,7 +23,7 @@ SETTINGS_MAGIC = b"LMNRSETT"
 # 2: no model root (the verifier derives the topology), labels apart from identity;
 # 3: fused ops (Dot, Relu), the topology columns inside the main tree (one commitment fewer)
 # 4: symbolic dimensions (a symbol table in the graph body; a proof fixes the symbols' values)
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 
 MAX_TREES = 16
 MAX_COLUMNS = 1 << 12  # a graph AIR's largest tree has a few hundred; example AIRs at most 256
@@ -215,7 +215,8 @@ def read_header(r: Reader, magic: bytes, kind: str) -> int:
         else:
             why = ("whose verifier trusted the model commitment in settings.bin" if version < 2
                    else "with another proof layout" if version < 3 else "without symbolic dimensions" if version < 4
-                   else "whose matrix products were proven without the Freivalds check")
+                   else "whose matrix products were proven without the Freivalds check" if version < 5
+                   else "whose checked products had an output component each")
             remedy = (f" (made by an older luminair {why}; "
                       "prove the model again with this version to get a new proof.bin and settings.bin)")
         raise VersionError(

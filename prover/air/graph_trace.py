@@ -511,90 +511,137 @@ def _limb_lanes(cols: dict[str, np.ndarray], prefix: str, vals: np.ndarray, n_ro
         cols[f"{prefix}lo{j}"], cols[f"{prefix}hi{j}"] = lo, hi
 
 
-def _mat_columns(
-    spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """(topology, main columns) of a MatIn or MatOut component (verifier/graph/matmul.py); main
-    columns only with values."""
-    nid = plan.nodes[0]
+def _mat_reads(spec: GraphSpec, graph: Any, nid: int, values: dict[int, np.ndarray] | None) -> tuple[Any, ...]:
+    """(source, row offsets, row validity, A (lanes, rows) or None) of a MatIn's reads."""
     mp = spec.matmuls()[nid]
     node = graph.node(nid)
-    comp = plan.component
-    n_rows = 1 << comp.log_size
-    bases = node_bases(spec)
-    z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
-    topo = {name: z() for name in comp.topology_columns()}
-    rows = mp.in_rows
-    topo["is_real"][:rows] = 1
     src, view = node.srcs[mp.a_input]
     offset, valid, lane_offsets = _lane_reads(
-        mp.a_view, mp.a_step, mp.lanes, rows, _mat_a_indices(mp, view, node.axis, padded=True),
+        mp.a_view, mp.a_step, mp.lanes, mp.in_rows, _mat_a_indices(mp, view, node.axis, padded=True),
         f"node {nid} input {mp.a_input}")
     a = None
     if values is not None:
-        a = np.where(valid, values[src.id][np.where(valid, lane_offsets, 0)], 0)  # (lanes, rows)
-    if plan.kind == "MatIn":
-        topo["in0_addr"][:rows] = bases[src.id] + offset
-        topo["in0_real"][:rows] = valid
-        topo["in0_step"][:rows] = mp.a_step
-        if a is None:
-            return topo, {}
-        cols: dict[str, np.ndarray] = {}
-        _limb_lanes(cols, "", a, n_rows)
-        return topo, cols
-    a3 = w = None
+        a = np.where(valid, values[src.id][np.where(valid, lane_offsets, 0)], 0)
+    return src, offset, valid, a
+
+
+def _mat_in_columns(
+    spec: GraphSpec, graph: Any, plan: ComponentPlan, values: dict[int, np.ndarray] | None
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(topology, main columns) of a MatIn component (verifier/graph/matmul.py); main columns only
+    with values."""
+    nid = plan.nodes[0]
+    mp = spec.matmuls()[nid]
+    n_rows = 1 << plan.component.log_size
+    topo = {name: np.zeros(n_rows, dtype=I64) for name in plan.component.topology_columns()}
+    rows = mp.in_rows
+    src, offset, valid, a = _mat_reads(spec, graph, nid, values)
+    topo["is_real"][:rows] = 1
+    topo["in0_addr"][:rows] = node_bases(spec)[src.id] + offset
+    topo["in0_real"][:rows] = valid
+    topo["in0_step"][:rows] = mp.a_step
+    cols: dict[str, np.ndarray] = {}
     if a is not None:
-        # row t < K / L of group m holds k = tL + j (the rest of the group reads nothing)
-        a3 = a.T.reshape(mp.m, 1 << mp.period_log, mp.lanes)[:, : mp.k // mp.lanes].reshape(1, mp.m, mp.k)
-        w = _mat_weights(spec, mp, values)[None]  # (1, K, N)
-    return _mat_out_columns(spec, graph, plan, fan, values, a3, w)
+        _limb_lanes(cols, "", a, n_rows)
+    return topo, cols
+
+
+def _pair_reads(spec: GraphSpec, graph: Any, nid: int, values: dict[int, np.ndarray] | None) -> list[tuple[Any, ...]]:
+    """Per operand of a MatPair: (source, row offsets, lane step, its values (lanes, rows) or None)."""
+    pp = spec.pairs()[nid]
+    node = graph.node(nid)
+    out = []
+    for k, (view_a, step, lanes) in enumerate(((pp.a_view, pp.a_step, pp.la), (pp.b_view, pp.b_step, pp.lb))):
+        src, view = node.srcs[k]
+        offset, _, lane_offsets = _lane_reads(
+            view_a, step, lanes, pp.pair_rows, _pair_indices(pp, view, node.axis, k), f"node {nid} input {k}")
+        out.append((src, offset, step, values[src.id][lane_offsets] if values is not None else None))
+    return out
+
+
+def _pair_columns(
+    spec: GraphSpec, graph: Any, plan: ComponentPlan, values: dict[int, np.ndarray] | None
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(topology, main columns) of a MatPair component; main columns only with values."""
+    nid = plan.nodes[0]
+    pp = spec.pairs()[nid]
+    n_rows = 1 << plan.component.log_size
+    topo = {name: np.zeros(n_rows, dtype=I64) for name in plan.component.topology_columns()}
+    bases = node_bases(spec)
+    cols: dict[str, np.ndarray] = {}
+    topo["is_real"][: pp.pair_rows] = 1
+    for k, (src, offset, step, vals) in enumerate(_pair_reads(spec, graph, nid, values)):
+        topo[f"in{k}_addr"][: pp.pair_rows] = bases[src.id] + offset
+        topo[f"in{k}_real"][: pp.pair_rows] = 1
+        topo[f"in{k}_step"][: pp.pair_rows] = step
+        if vals is not None:
+            _limb_lanes(cols, "ab"[k], vals, n_rows)
+    return topo, cols
+
+
+def _product_operands(spec: GraphSpec, graph: Any, nid: int, values: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """A (batch, M, K) and W (batch, K, N) of a checked product, in MatOut row order, from the
+    values its MatIn or MatPair holds."""
+    if nid in spec.pairs():
+        pp = spec.pairs()[nid]
+        (_, _, _, a), (_, _, _, b) = _pair_reads(spec, graph, nid, values)  # rows (k, b, t) x lanes
+        return (a.T.reshape(pp.k, pp.bn, pp.m_size).transpose(1, 2, 0),
+                b.T.reshape(pp.k, pp.bn, pp.n).transpose(1, 0, 2))
+    mp = spec.matmuls()[nid]
+    a = _mat_reads(spec, graph, nid, values)[3]
+    # row t < K / L of group m holds k = tL + j (the rest of the group reads nothing)
+    a3 = a.T.reshape(mp.m, 1 << mp.period_log, mp.lanes)[:, : mp.k // mp.lanes].reshape(1, mp.m, mp.k)
+    return a3, _mat_weights(spec, mp, values)[None]
 
 
 def _mat_out_columns(
     spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None,
-    a3: np.ndarray | None, w: np.ndarray | None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """(topology, main columns) of a MatOut from A (batch, M, K) and W (batch, K, N) (main columns
-    only with values): the exact limb sums, the total, one rounding."""
-    nid = plan.nodes[0]
-    mp = spec.matmuls().get(nid) or spec.pairs()[nid]
-    node = graph.node(nid)
+    """(topology, main columns) of a MatOut (main columns only with values): per node's rows the
+    exact limb sums of A (batch, M, K) and W (batch, K, N), then the total and one rounding."""
     comp = plan.component
     n_rows = 1 << comp.log_size
     bases = node_bases(spec)
     s = spec.scale_bits
     z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
     topo = {name: z() for name in comp.topology_columns()}
-    rows = mp.out_rows
-    topo["is_real"][:rows] = 1
-    out_offset, _ = _affine_rows(mp.out_view, rows)
-    topo["addr"][:rows] = bases[nid] + out_offset
-    topo["mult"][:rows] = fan[nid][out_offset]
-    bias = None
-    if mp.bias is not None:
-        bsrc, bview = node.srcs[2]
-        b_offset, _ = _affine_rows(mp.bias, rows)
-        if not np.array_equal(b_offset, bview.src_indices()[out_offset]):
-            raise TraceError(f"node {nid} bias: the affine view disagrees with the view's indices")
-        topo["in0_addr"][:rows] = bases[bsrc.id] + b_offset
-        topo["in0_real"][:rows] = 1
-        if values is not None:
-            bias = z()
-            bias[:rows] = values[bsrc.id][b_offset]
-    if a3 is None or w is None or values is None:
+    split_w = comp.split_w
+    names = ("sll", "shl", "slh", "shh") if split_w else ("slo", "shi")
+    cols = {name: z() for name in names}
+    bias = z() if comp.bias else None
+    outs = []
+    for seg in plan.segments:
+        nid, r0, rows = seg.node, seg.start, seg.rows
+        mp = spec.matmuls().get(nid) or spec.pairs()[nid]
+        here = slice(r0, r0 + rows)
+        out_offset, _ = _affine_rows(mp.out_view, rows)
+        outs.append(out_offset)
+        topo["is_real"][here] = 1
+        topo["addr"][here] = bases[nid] + out_offset
+        topo["mult"][here] = fan[nid][out_offset]
+        if comp.bias:
+            bsrc, bview = graph.node(nid).srcs[2]
+            b_offset, _ = _affine_rows(mp.bias, rows)
+            if not np.array_equal(b_offset, bview.src_indices()[out_offset]):
+                raise TraceError(f"node {nid} bias: the affine view disagrees with the view's indices")
+            topo["in0_addr"][here] = bases[bsrc.id] + b_offset
+            topo["in0_real"][here] = 1
+            if values is not None:
+                bias[here] = values[bsrc.id][b_offset]
+        if values is None:
+            continue
+        a3, w = _product_operands(spec, graph, nid, values)
+        a_lo, a_hi = a3 & 255, a3 >> 8
+        if split_w:  # both operands in 8-bit limbs: four exact sums (|.| < K 2^16)
+            w_lo, w_hi = w & 255, w >> 8
+            sums = {"sll": a_lo @ w_lo, "shl": a_hi @ w_lo, "slh": a_lo @ w_hi, "shh": a_hi @ w_hi}
+        else:
+            sums = {"slo": a_lo @ w, "shi": a_hi @ w}  # exact: |.| < K 2^8 2^15
+        for name, v in sums.items():
+            cols[name][here] = v.reshape(-1)
+    if values is None:
         return topo, {}
-    a_lo, a_hi = a3 & 255, a3 >> 8
-    if mp.w_public:  # both operands in 8-bit limbs: four exact sums (|.| < K 2^16)
-        w_lo, w_hi = w & 255, w >> 8
-        sums = {"sll": a_lo @ w_lo, "shl": a_hi @ w_lo, "slh": a_lo @ w_hi, "shh": a_hi @ w_hi}
-    else:
-        sums = {"slo": a_lo @ w, "shi": a_hi @ w}  # exact: |.| < K 2^8 2^15
-    cols = {}
-    for name, v in sums.items():
-        cols[name] = z()
-        cols[name][:rows] = v.reshape(-1)
-    checks = []
-    if mp.w_public:
+    if split_w:
         cols["t1"] = 256 * cols["shh"] + cols["shl"] + cols["slh"]
         tot = 256 * cols["t1"] + cols["sll"]
         checks = [("low", cols["sll"], DOT_ACC_BOUND), ("mixed", cols["shl"], DOT_ACC_BOUND),
@@ -605,20 +652,23 @@ def _mat_out_columns(
     for what, v, bound in checks + [("total", tot, DOT_ACC_BOUND)]:
         if np.any((v < -bound) | (v >= bound)):
             r = int(np.flatnonzero((v < -bound) | (v >= bound))[0])
-            raise TraceError(f"MatMul node {nid}, element {int(out_offset[r])}: the {what} accumulator "
-                             f"{int(v[r])} leaves its range [-{bound}, {bound})")
+            seg_i = next(i for i, seg in enumerate(plan.segments) if r < seg.start + seg.rows)
+            seg = plan.segments[seg_i]
+            raise TraceError(f"MatMul node {seg.node}, element {int(outs[seg_i][r - seg.start])}: the {what} "
+                             f"accumulator {int(v[r])} leaves its range [-{bound}, {bound})")
     half = 1 << (s - 1)
     rounded = (tot + half) >> s
     out = rounded + (bias if bias is not None else 0)
     rem = tot + half - (rounded << s)
-    _check_product(nid, out[:rows], values[nid][out_offset])
+    for seg, out_offset in zip(plan.segments, outs):
+        _check_product(seg.node, out[seg.start : seg.start + seg.rows], values[seg.node][out_offset])
     cols.update(out=out, rem=rem)
     if bias is not None:
         cols["bias"] = bias
-    for name in sums:
+    for name in names:
         high = name in ("shi", "shh")
         _limbs(cols, name, HI_BITS if high else S_BITS, cols[name] + (HI_BOUND if high else DOT_ACC_BOUND))
-    if mp.w_public:
+    if split_w:
         _limbs(cols, "t1", HI_BITS, cols["t1"] + HI_BOUND)
     _limbs(cols, "tot", S_BITS, tot + DOT_ACC_BOUND)
     _limbs(cols, "out", 16, out + HALF)
@@ -626,41 +676,15 @@ def _mat_out_columns(
     return topo, cols
 
 
-def _pair_columns(
+_MAT_KINDS = ("MatIn", "MatPair", "MatOut")
+
+
+def _mat_kind_columns(
     spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """(topology, main columns) of a MatPair, or of the MatOut of a product of two computed operands."""
-    nid = plan.nodes[0]
-    pp = spec.pairs()[nid]
-    node = graph.node(nid)
-    comp = plan.component
-    n_rows = 1 << comp.log_size
-    bases = node_bases(spec)
-    z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
-    topo = {name: z() for name in comp.topology_columns()}
-    operands = []
-    for k, (view_a, step, lanes) in enumerate(((pp.a_view, pp.a_step, pp.la), (pp.b_view, pp.b_step, pp.lb))):
-        src, view = node.srcs[k]
-        offset, _, lane_offsets = _lane_reads(
-            view_a, step, lanes, pp.pair_rows, _pair_indices(pp, view, node.axis, k), f"node {nid} input {k}")
-        operands.append(values[src.id][lane_offsets] if values is not None else None)  # (lanes, rows)
-        if plan.kind == "MatPair":
-            topo[f"in{k}_addr"][: pp.pair_rows] = bases[src.id] + offset
-            topo[f"in{k}_real"][: pp.pair_rows] = 1
-            topo[f"in{k}_step"][: pp.pair_rows] = step
-    if plan.kind == "MatPair":
-        topo["is_real"][: pp.pair_rows] = 1
-        if values is None:
-            return topo, {}
-        cols = {}
-        for prefix, vals in zip("ab", operands):
-            _limb_lanes(cols, prefix, vals, n_rows)
-        return topo, cols
-    a3 = w = None
-    if values is not None:  # rows (k, b, t) x lanes back to A (bn, M, K) and B (bn, K, N)
-        a3 = operands[0].T.reshape(pp.k, pp.bn, pp.m_size).transpose(1, 2, 0)
-        w = operands[1].T.reshape(pp.k, pp.bn, pp.n).transpose(1, 0, 2)
-    return _mat_out_columns(spec, graph, plan, fan, values, a3, w)
+    if plan.kind == "MatOut":
+        return _mat_out_columns(spec, graph, plan, fan, values)
+    return (_mat_in_columns if plan.kind == "MatIn" else _pair_columns)(spec, graph, plan, values)
 
 
 def _mat_weights(spec: GraphSpec, mp: Any, values: dict[int, np.ndarray]) -> np.ndarray:
@@ -691,11 +715,8 @@ def main_columns(
             cols = _known_columns(spec, plan, fan, values)
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
-        if plan.kind == "MatPair" or (plan.kind == "MatOut" and plan.nodes[0] in spec.pairs()):
-            out.append(_pair_columns(spec, graph, plan, fan, values)[1])
-            continue
-        if plan.kind in ("MatIn", "MatOut"):
-            out.append(_mat_columns(spec, graph, plan, fan, values)[1])
+        if plan.kind in _MAT_KINDS:
+            out.append(_mat_kind_columns(spec, graph, plan, fan, values)[1])
             continue
         rows = _layout(spec, graph, plan, fan, values)
         if plan.kind == "PrivateInput":
@@ -721,10 +742,8 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
         if plan.kind == "Known":
             zero = {n: np.zeros(graph.node(n).numel, dtype=I64) for n in plan.nodes}
             topo = _known_columns(spec, plan, fan, zero)
-        elif plan.kind == "MatPair" or (plan.kind == "MatOut" and plan.nodes[0] in spec.pairs()):
-            topo = _pair_columns(spec, graph, plan, fan, None)[0]
-        elif plan.kind in ("MatIn", "MatOut"):
-            topo = _mat_columns(spec, graph, plan, fan, None)[0]
+        elif plan.kind in _MAT_KINDS:
+            topo = _mat_kind_columns(spec, graph, plan, fan, None)[0]
         else:
             topo = _layout(spec, graph, plan, fan, None).topology
         _check_topology(plan, topo)

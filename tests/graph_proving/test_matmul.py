@@ -221,6 +221,85 @@ def test_fused_and_unfused_proofs_attest_the_same_outputs(case):
     assert np.abs(np.array(fused) - quantized).max() <= 2 ** -(settings.spec.scale_bits + 1)
 
 
+# --- several products in one MatOut ------------------------------------------------------------
+
+W2 = RNG.uniform(-0.9, 0.9, (96, 6))
+B2 = RNG.uniform(-0.5, 0.5, (6,))
+
+
+@pytest.fixture(scope="module")
+def shared_case():
+    """Two dense layers of one variant (bias, constant weights): one MatOut holds both."""
+    cx = Graph()
+    x = cx.input("x", (4, 96))
+    (x @ cx.constant(W, "w") + cx.constant(B, "b")).output("y")
+    (x @ cx.constant(W2, "w2") + cx.constant(B2, "b2")).output("z")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    settings, trace, proof = prove_graph(cx, X)
+    assert check(settings, proof).success
+    names = [p.component.name for p in settings.plans]
+    ko = names.index("matoutb")
+    assert names.count("matoutb") == 1 and len(settings.plans[ko].nodes) == 2, names
+    return cx, settings, trace, ko
+
+
+def _forge_shared(shared_case, edit):
+    """Edit the shared MatOut's S_lo (row order), recompute every column after it and claim the
+    outputs the forged trace yields."""
+    cx, settings, trace, ko = shared_case
+    s = settings.spec.scale_bits
+    plan = settings.plans[ko]
+    public = [list(v) for v in trace.public]
+
+    def tamper(main):
+        cols = main[ko]
+        edit(cols, plan.segments)
+        tot = cols["slo"] + 256 * cols["shi"]
+        rounded = (tot + (1 << (s - 1))) >> s
+        out = rounded + cols["bias"]
+        cols["out"], cols["rem"] = out, tot + (1 << (s - 1)) - (rounded << s)
+        _limbs(cols, "slo", 29, cols["slo"] + (1 << 28))
+        _limbs(cols, "tot", 29, tot + (1 << 28))
+        _limbs(cols, "out", 16, out + (1 << 15))
+        _limbs(cols, "rem", s, cols["rem"])
+        for k, seg in enumerate(plan.segments):  # outputs y, z: the last two public tensors
+            public[len(public) - 2 + k] = [int(v) % P for v in out[seg.start : seg.start + seg.rows]]
+
+    st = build_statement(settings.parsed, trace.public)
+    main = main_columns(cx, settings.plans, trace.values, st.air, settings.topology, settings.spec)
+    tamper([{k: np.array(v, copy=True) for k, v in cols.items()} for cols in main])
+    return check(settings, forge(cx, trace, settings, tamper, public=public))
+
+
+def test_shared_matout_honest_forger_baseline(shared_case):
+    res = _forge_shared(shared_case, lambda _cols, _segs: None)
+    assert res.success, res.error_message
+
+
+def test_a_wrong_product_of_the_second_node_in_a_shared_matout_is_rejected(shared_case):
+    s = shared_case[1].spec.scale_bits
+
+    def edit(cols, segs):
+        cols["slo"][segs[1].start + 4] += 1 << s
+
+    res = _forge_shared(shared_case, edit)
+    assert not res.success and res.check == "LogUp sum", res.error_message
+
+
+def test_errors_that_cancel_between_nodes_of_a_shared_matout_are_rejected(shared_case):
+    """y[1, 3] one unit too large and z[1, 3] one unit too small: with both nodes' terms at the same
+    powers of mu the two errors would cancel; each node's MatIn scales its terms by mu^(its first
+    group) and the MatOut's counter runs over both nodes' groups, so they cannot."""
+    s = shared_case[1].spec.scale_bits
+
+    def edit(cols, segs):
+        cols["slo"][segs[0].start + 9] += 1 << s
+        cols["slo"][segs[1].start + 9] -= 1 << s
+
+    res = _forge_shared(shared_case, edit)
+    assert not res.success and res.check == "LogUp sum", res.error_message
+
+
 def _prove(build, feed):
     cx = Graph()
     build(cx)
@@ -327,14 +406,14 @@ def public_case():
     res = check(settings, proof)
     assert res.success, res.error_message
     names = [p.component.name for p in settings.plans]
-    assert "matoutbw.n3" in names and "matoutw.n5" in names, names  # both operands in limbs, no Dot
+    assert "matoutbw" in names and "matoutw" in names, names  # both operands in limbs, no Dot
     assert "matin8.n3" in names
     plans = settings.spec.matmuls()
     assert (plans[3].a_input, plans[3].w_public, plans[5].a_input) == (0, True, 1)
     exact = cx.run(feed, exact=True)
     np.testing.assert_array_equal(np.array(res.outputs["g"]["values"]), exact["g"].reshape(-1))
     np.testing.assert_array_equal(np.array(res.outputs["y"]["values"]), exact["y"].reshape(-1))
-    return cx, settings, trace, names.index("matin8.n3"), names.index("matoutbw.n3")
+    return cx, settings, trace, names.index("matin8.n3"), names.index("matoutbw")
 
 
 def _forge_split(case, edit, expect_check, output="y", n_public_inputs=2):
@@ -437,7 +516,7 @@ def pair_case():
     settings, trace, proof = prove_graph(cx, {n: rng.uniform(-1, 1, (2, 16, 8)) for n in "qk"})
     assert check(settings, proof).success
     names = [p.component.name for p in settings.plans]
-    assert names[-2:] == ["matpair4x4.n2", "matoutw.n2"], names
+    assert names[-2:] == ["matpair4x4.n2", "matoutw"], names
     return cx, settings, trace, len(names) - 2, len(names) - 1
 
 

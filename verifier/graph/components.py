@@ -26,7 +26,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..air.framework import (
-    AirDefinitionError, Component, GeometricColumn, RunningColumn, constrain_geometric, constrain_running,
+    AirDefinitionError, Component, GeometricColumn, RunningColumn, challenge_power, constrain_geometric,
+    constrain_running,
 )
 from ..fields import QM31
 from ..numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_BITS
@@ -642,20 +643,22 @@ class MatInComponent(GraphComponent):
     """The input side of a Freivalds-checked matrix product (verifier/graph/matmul.py): row t of
     group m holds A[m, tL + j] = lo_j + 256 hi_j for its L lanes, read at in0_addr + j in0_step;
     lo_j and hi_j + 128 are in range8; a lane that reads padding (or a padding row) holds 0. It adds
-    u sum_j (lo_j + lambda hi_j) v_j to the running sum, u = mu^m (aux) and v_j the periodic
-    column of v_(tL + j) (public weights: v = (W_lo + lambda2 W_hi) rho)."""
+    mu^(offset + m) sum_j (lo_j + lambda hi_j) v_j to the running sum: u = mu^m (aux), `offset` the
+    MatOut groups before its node's in the MatOut it shares (`tag`, whose challenges it reads), and
+    v_j the periodic column of v_(tL + j) (public weights: v = (W_lo + lambda2 W_hi) rho)."""
 
     n_inputs = 1
 
     def __init__(
         self, log_size: int, scale_bits: int, lanes: int, node: int, weights: "WeightColumns | None" = None,
-        split_w: bool = False,
+        split_w: bool = False, tag: str = "", offset: int = 0,
     ) -> None:
         self.lanes = lanes
         self.node = node
         self.weights = weights
+        self.offset = offset
         self.name = f"matin{lanes}.n{node}"
-        self.challenges = mat_challenges(node, split_w)
+        self.challenges = mat_challenges(tag or self.name, split_w)
         self.counter = GeometricColumn("first", self.challenges[0], False)
         self.aux_columns = {"u": self.counter}
         self.op_columns = tuple(f"lo{j}" for j in range(lanes)) + tuple(f"hi{j}" for j in range(lanes))
@@ -686,36 +689,39 @@ class MatInComponent(GraphComponent):
             ev.add_to_relation(RANGE, 1, [lo])
             ev.add_to_relation(RANGE, 1, [hi + 128])
             total = total + (lo + lam * hi) * ev.periodic(f"v{j}")
-        ev.add_to_sum(ev.aux("u") * total)
+        term = ev.aux("u") * total
+        ev.add_to_sum(term * challenge_power(ev, self.challenges[0], self.offset) if self.offset else term)
 
 
-def mat_challenges(node: int, split_w: bool) -> tuple[str, ...]:
-    """mu, rho, lambda (and lambda2 for weights split into limbs) of one checked product."""
-    return tuple(f"mm{node}.{c}" for c in ("mu", "rho", "lam") + (("lam2",) if split_w else ()))
+def mat_challenges(tag: str, split_w: bool) -> tuple[str, ...]:
+    """mu, rho, lambda (and lambda2 for weights split into limbs) of the checked products that share
+    the MatOut component `tag`."""
+    return tuple(f"{tag}.{c}" for c in ("mu", "rho", "lam") + (("lam2",) if split_w else ()))
 
 
 class MatOutComponent(GraphComponent):
-    """The output side of a Freivalds-checked matrix product: one row per output element (m, n),
-    groups of N rows per m. S_lo + 2^28, S_hi + 2^22 and the total S_lo + 256 S_hi + 2^28 are
-    range-checked; total + 2^(s-1) + 2^s bias = 2^s out + rem with out a 16-bit value and
-    0 <= rem < 2^s; it yields out and adds -u r (S_lo + lambda S_hi) to the running sum, u = mu^m
-    and r = rho^n (aux).
+    """The output side of Freivalds-checked matrix products: one row per output element (m, n) of
+    each of its nodes (one after another), groups of N rows per m. S_lo + 2^28, S_hi + 2^22 and the
+    total S_lo + 256 S_hi + 2^28 are range-checked; total + 2^(s-1) + 2^s bias = 2^s out + rem with
+    out a 16-bit value and 0 <= rem < 2^s; it yields out and adds -u r (S_lo + lambda S_hi) to the
+    running sum, u = mu^g and r = rho^n (aux), g the group's index over all its nodes: a node's
+    MatIn or MatPair scales its own terms by mu^(its first group's index), so the component's terms
+    are those of one product with the nodes' rows stacked, and every node's output is checked.
 
     Public weights (split_w: W = W_lo + 256 W_hi, both limbs from the proof's public values): four
     sums S_ll, S_hl, S_lh (|.| < 2^28) and S_hh (|.| < 2^22) of (A limb) x (W limb); t1 = 256 S_hh +
     S_hl + S_lh is a column in +-2^22 and the total 256 t1 + S_ll (every step below 2^31, exact); the
     term is -u r (S_ll + lambda S_hl + lambda2 S_lh + lambda lambda2 S_hh)."""
 
-    def __init__(self, log_size: int, scale_bits: int, node: int, bias: bool, split_w: bool = False) -> None:
+    def __init__(self, log_size: int, scale_bits: int, tag: str, bias: bool, split_w: bool = False) -> None:
         from .matmul import HI_BITS, S_BITS
 
-        self.node = node
         self.bias = bias
         self.split_w = split_w
         self.n_inputs = 1 if bias else 0
-        self.name = f"matout{'b' if bias else ''}{'w' if split_w else ''}.n{node}"
-        self.challenges = mat_challenges(node, split_w)
-        # M + N - 1 <= M N + 1 <= its rows + 1: the degree its node's challenges must avoid (security.py)
+        self.name = tag
+        self.challenges = mat_challenges(tag, split_w)
+        # sum M + max N - 1 <= its rows + 1: the degree its challenges must avoid (security.py)
         self.challenge_degree = (1 << log_size) + 2
         self.aux_columns = {
             "u": GeometricColumn("first", self.challenges[0], False),
@@ -728,6 +734,11 @@ class MatOutComponent(GraphComponent):
             limbs + [("tot", S_BITS), ("out", 16), ("rem", scale_bits)]
         )
         super().__init__(log_size, scale_bits)
+
+    @staticmethod
+    def tag(bias: bool, split_w: bool, part: int = 0) -> str:
+        """The name of the MatOut instance that holds the products of one variant."""
+        return f"matout{'b' if bias else ''}{'w' if split_w else ''}" + (f".{part}" if part else "")
 
     def topology_columns(self) -> tuple[str, ...]:  # type: ignore[override]
         return ("addr", "mult", "is_real") + (("in0_addr", "in0_real") if self.bias else ())
@@ -781,15 +792,17 @@ class MatPairComponent(GraphComponent):
     B's lb values (at in1_addr + j in1_step), every limb in range8. Aux: ua = mu^(b M + t la) (a run
     of mu^la over each k's rows), rb = rho^(t lb) (a run of rho^lb over each group), and the running
     sums X = sum ua mu^j (lo + lambda hi)_A and Y = sum rb rho^j (lo + lambda2 hi)_B over the group;
-    each group's last row adds X Y to the running sum."""
+    each group's last row adds mu^offset X Y to the running sum (`offset` as MatIn's)."""
 
     n_inputs = 2
 
-    def __init__(self, log_size: int, scale_bits: int, la: int, lb: int, node: int) -> None:
+    def __init__(self, log_size: int, scale_bits: int, la: int, lb: int, node: int, tag: str = "",
+                 offset: int = 0) -> None:
         self.la, self.lb = la, lb
         self.node = node
+        self.offset = offset
         self.name = f"matpair{la}x{lb}.n{node}"
-        self.challenges = mat_challenges(node, True)
+        self.challenges = mat_challenges(tag or self.name, True)
         self.aux_columns = {
             "ua": GeometricColumn("kstart", self.challenges[0], True, la),
             "rb": GeometricColumn("first", self.challenges[1], True, lb),
@@ -837,4 +850,5 @@ class MatPairComponent(GraphComponent):
                 ev.add_constraint((1 - real) * value)
                 ev.add_to_relation(RANGE, 1, [lo])
                 ev.add_to_relation(RANGE, 1, [hi + 128])
-        ev.add_to_sum(ev.sparse("last") * ev.aux("x") * ev.aux("y"))
+        term = ev.sparse("last") * ev.aux("x") * ev.aux("y")
+        ev.add_to_sum(term * challenge_power(ev, self.challenges[0], self.offset) if self.offset else term)

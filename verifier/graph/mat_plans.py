@@ -11,11 +11,13 @@ from ..fields import QM31
 from ..numeric import from_field
 from .plan import ComponentPlan, log_size_of, set_topology
 from .spec import GraphSpec
-from .topology import ColumnPattern, Segment, node_bases, view_columns, view_cost
+from .topology import ColumnPattern, Segment, layout_segments, node_bases, view_columns, view_cost
+
 
 def mat_topology_cost(spec: GraphSpec, index: int) -> int:
-    """An upper bound on the boundary rows _mat_plans derives for a Freivalds-checked product, from
-    its shapes alone (budget.graph_work; plan_components checks the real count)."""
+    """An upper bound on the boundary rows mat_component_plans derives for a Freivalds-checked
+    product, from its shapes alone (budget.graph_work; plan_components checks the real count); 8 of
+    them for where its rows meet another node's in the MatOut they share."""
     if index in spec.pairs():
         pp = spec.pairs()[index]
         cost = 16 + view_cost(pp.a_view, pp.pair_rows) + view_cost(pp.b_view, pp.pair_rows)
@@ -24,7 +26,7 @@ def mat_topology_cost(spec: GraphSpec, index: int) -> int:
     else:
         mp = spec.matmuls()[index]
         cost = 16 + view_cost(mp.a_view, mp.in_rows) + (_padded_rows(mp.in_rows) >> mp.period_log)  # first
-    cost += view_cost(mp.out_view, mp.out_rows) + mp.m + 2
+    cost += view_cost(mp.out_view, mp.out_rows) + mp.m + 2 + 8
     if mp.bias is not None:
         cost += view_cost(mp.bias, mp.out_rows)
     return cost
@@ -34,14 +36,40 @@ def _padded_rows(rows: int) -> int:
     return 1 << log_size_of(rows)
 
 
-def mat_component_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
-    """The two components of a checked product (a MatPlan's or a PairPlan's)."""
-    return (_mat_plans if index in spec.matmuls() else _pair_plans)(spec, index)
+def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPlan]:
+    """The components of the checked products `indices` (graph order): a MatIn or MatPair per node,
+    then the MatOut instances their outputs share, one per variant (bias, public weights), split
+    like the op kinds when padding would waste much (statement.split_parts)."""
+    from .components import MatOutComponent
+    from .statement import split_parts
+
+    variants: dict[tuple[bool, bool], list[int]] = {}
+    for i in indices:
+        mp = spec.matmuls().get(i) or spec.pairs()[i]
+        variants.setdefault((mp.bias is not None, mp.w_public), []).append(i)
+    share: dict[int, tuple[str, int]] = {}  # node -> (its MatOut's tag, the groups before its own)
+    outs = []
+    for (bias, split_w), nodes in sorted(variants.items()):
+        done = 0
+        for part, count in enumerate(split_parts([_product(spec, i).out_rows for i in nodes[done:]])):
+            members, done = nodes[done : done + count], done + count
+            tag = MatOutComponent.tag(bias, split_w, part)
+            groups = 0
+            for i in members:
+                share[i] = (tag, groups)
+                groups += _product(spec, i).out_rows // _product(spec, i).n
+            outs.append(_mat_out_plan(spec, members, tag, bias, split_w))
+    operands = [plan for i in indices for plan in (_mat_in_plan if i in spec.matmuls() else _pair_plan)(spec, i, *share[i])]
+    return operands + outs
 
 
-def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
-    """The MatIn and MatOut components of one Freivalds-checked product (graph/matmul.py), with
-    their topology derived from the graph like every other component's."""
+def _product(spec: GraphSpec, index: int) -> Any:
+    return spec.matmuls().get(index) or spec.pairs()[index]
+
+
+def _mat_in_plan(spec: GraphSpec, index: int, tag: str, offset: int) -> list[ComponentPlan]:
+    """The MatIn component of one Freivalds-checked product (graph/matmul.py), with its topology
+    derived from the graph like every other component's."""
     from .components import MatInComponent, mat_challenges
     from .matmul import weight_rows, weight_vector
 
@@ -50,7 +78,7 @@ def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
     bases = node_bases(spec)
     period = 1 << mp.period_log
     w_node = node.srcs[1 - mp.a_input][0]
-    names = mat_challenges(index, mp.w_public)
+    names = mat_challenges(tag, mp.w_public)
     rows_of_w: list[list[list[int]]] = []
 
     def weights(challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
@@ -67,8 +95,8 @@ def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
         pad = [(0, 0, 0, 0)] * ((1 << mp.period_log) - mp.k // mp.lanes)  # rows that read nothing
         return {f"v{j}": (mp.period_log, v[j :: mp.lanes] + pad) for j in range(mp.lanes)}
 
-    plans = []
-    comp_in = MatInComponent(log_size_of(mp.in_rows), spec.scale_bits, mp.lanes, index, weights, mp.w_public)
+    comp_in = MatInComponent(log_size_of(mp.in_rows), spec.scale_bits, mp.lanes, index, weights, mp.w_public,
+                             tag, offset)
     n_in = 1 << comp_in.log_size
     a_base = bases[node.srcs[mp.a_input][0]]
     rows = mp.in_rows
@@ -78,42 +106,46 @@ def _mat_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
     pats["in0_addr"], pats["in0_real"] = view_columns(mp.a_view, a_base, rows, n_in)
     set_topology(comp_in, pats)
     comp_in.sparse_columns["first"] = {r: 1 for r in range(0, n_in, period)}
-    plans.append(ComponentPlan("MatIn", [index], rows, comp_in, [Segment(index, 0, rows)]))
-
-    plans.append(_mat_out_plan(spec, index, mp))
-    return plans
+    return [ComponentPlan("MatIn", [index], rows, comp_in, [Segment(index, 0, rows)])]
 
 
-def _mat_out_plan(spec: GraphSpec, index: int, mp: Any) -> ComponentPlan:
-    """MatOut: one row per output element of a checked product (MatPlan or PairPlan)."""
+def _mat_out_plan(spec: GraphSpec, indices: list[int], tag: str, bias: bool, split_w: bool) -> ComponentPlan:
+    """MatOut: one row per output element of each checked product (MatPlan or PairPlan), the nodes'
+    rows one after another."""
     from .components import MatOutComponent
 
-    node = spec.nodes[index]
     bases = node_bases(spec)
-    comp_out = MatOutComponent(log_size_of(mp.out_rows), spec.scale_bits, index, mp.bias is not None, mp.w_public)
+    segs = layout_segments(spec, indices, lambda i: _product(spec, i).out_rows)
+    total = sum(seg.rows for seg in segs)
+    comp_out = MatOutComponent(log_size_of(total), spec.scale_bits, tag, bias, split_w)
     n_out = 1 << comp_out.log_size
-    rows = mp.out_rows
-    pats = {"is_real": ColumnPattern("step", n_out)}
-    pats["is_real"].add(0, rows, lambda _l: 1, [0])
-    pats["addr"], _ = view_columns(mp.out_view, bases[index], rows, n_out)
-    if mp.bias is not None:
-        pats["in0_addr"], pats["in0_real"] = view_columns(mp.bias, bases[node.srcs[2][0]], rows, n_out)
+    pats = {"is_real": ColumnPattern("step", n_out), "addr": ColumnPattern("affine", n_out)}
+    if bias:
+        pats["in0_addr"], pats["in0_real"] = ColumnPattern("affine", n_out), ColumnPattern("step", n_out)
+    first: dict[int, int] = {}
+    for seg in segs:
+        mp = _product(spec, seg.node)
+        pats["is_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
+        view_columns(mp.out_view, bases[seg.node], seg.rows, n_out, seg.start, pats["addr"])
+        if bias:
+            src = spec.nodes[seg.node].srcs[2][0]
+            view_columns(mp.bias, bases[src], seg.rows, n_out, seg.start, pats["in0_addr"], pats["in0_real"])
+        first.update((r, 1) for r in range(seg.start, seg.start + seg.rows, mp.n))
     set_topology(comp_out, pats)
-    first = {r: 1 for r in range(0, rows, mp.n)}
-    if rows < n_out:
-        first[rows] = 1  # the padding rows: one more group
+    if total < n_out:
+        first[total] = 1  # the padding rows: one more group
     comp_out.sparse_columns["first"] = first
-    return ComponentPlan("MatOut", [index], rows, comp_out, [Segment(index, 0, rows)])
+    return ComponentPlan("MatOut", list(indices), total, comp_out, segs)
 
 
-def _pair_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
-    """MatPair and MatOut of a Freivalds-checked product of two computed operands."""
+def _pair_plan(spec: GraphSpec, index: int, tag: str, offset: int) -> list[ComponentPlan]:
+    """The MatPair component of a Freivalds-checked product of two computed operands."""
     from .components import MatPairComponent
 
     pp = spec.pairs()[index]
     node = spec.nodes[index]
     bases = node_bases(spec)
-    comp = MatPairComponent(log_size_of(pp.pair_rows), spec.scale_bits, pp.la, pp.lb, index)
+    comp = MatPairComponent(log_size_of(pp.pair_rows), spec.scale_bits, pp.la, pp.lb, index, tag, offset)
     n_rows = 1 << comp.log_size
     rows = pp.pair_rows
     pats = {"is_real": ColumnPattern("step", n_rows)}
@@ -130,4 +162,4 @@ def _pair_plans(spec: GraphSpec, index: int) -> list[ComponentPlan]:
         kstart[rows] = 1  # the padding rows: one more run
     comp.sparse_columns["kstart"] = kstart
     comp.sparse_columns["last"] = {r: 1 for r in range(group - 1, rows, group)}
-    return [ComponentPlan("MatPair", [index], rows, comp, [Segment(index, 0, rows)]), _mat_out_plan(spec, index, pp)]
+    return [ComponentPlan("MatPair", [index], rows, comp, [Segment(index, 0, rows)])]

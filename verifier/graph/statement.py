@@ -48,9 +48,9 @@ def node_kind(spec: GraphSpec, index: int) -> str:
     if node.op == "Constant" and index in rowless_constants(spec):
         return "Direct"  # no rows: its readers take the weights from the verifier's own terms
     if index in spec.matmuls():
-        return "MatMul"  # a MatIn and a MatOut component of its own (graph/matmul.py)
+        return "MatMul"  # a MatIn of its own and a share of a MatOut (graph/matmul.py)
     if index in spec.pairs():
-        return "MatPair"  # a MatPair and a MatOut component of its own
+        return "MatPair"  # a MatPair of its own and a share of a MatOut
     if node.op == "Constant" or (node.op == "Input" and not node.private):
         return "Known"
     if node.op == "Input":
@@ -122,14 +122,13 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
             start += count
             plan, n_sparse = _plan(spec, kind, nodes, part, n_sparse)
             plans.append(plan)
-    for i in sorted(by_kind.get("MatMul", []) + by_kind.get("MatPair", [])):
-        for plan in mat_component_plans(spec, i):
-            n_sparse += sum(len(col) for col in plan.component.sparse_columns.values())
-            plans.append(plan)
+    for plan in mat_component_plans(spec, sorted(by_kind.get("MatMul", []) + by_kind.get("MatPair", []))):
+        n_sparse += sum(len(col) for col in plan.component.sparse_columns.values())
+        plans.append(plan)
         if n_sparse > MAX_SPARSE_ENTRIES:
             raise FormatError(
                 f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
-                f"(at the matrix product node {i}), above the verifier's work budget"
+                f"(at the matrix product nodes {plan.nodes}), above the verifier's work budget"
             )
     return plans
 

@@ -581,15 +581,20 @@ def op_topology(
     return cols
 
 
-def view_columns(view: AffineView, base: int, rows: int, n_rows: int) -> tuple[ColumnPattern, ColumnPattern]:
-    """The address (affine) and validity (step) columns of a component whose rows 0..rows-1 read
-    `view` (over a source at `base`) in row-major order, one element a row."""
-    addr, real = ColumnPattern("affine", n_rows), ColumnPattern("step", n_rows)
-    addr.add(0, rows, lambda l, v=view, b=base: _address(v, b, l), _run_starts(rows, _run_length(view)))
+def view_columns(
+    view: AffineView, base: int, rows: int, n_rows: int, start: int = 0,
+    addr: ColumnPattern | None = None, real: ColumnPattern | None = None,
+) -> tuple[ColumnPattern, ColumnPattern]:
+    """The address (affine) and validity (step) columns of a component whose rows start..start+rows-1
+    read `view` (over a source at `base`) in row-major order, one element a row (added to `addr`
+    and `real` where given: components that hold several nodes' rows)."""
+    addr = addr if addr is not None else ColumnPattern("affine", n_rows)
+    real = real if real is not None else ColumnPattern("step", n_rows)
+    addr.add(start, rows, lambda l, v=view, b=base: _address(v, b, l), _run_starts(rows, _run_length(view)))
     if view.masked():
-        real.add(0, rows, lambda l, v=view: _valid(v, l), _mask_changes(view))
+        real.add(start, rows, lambda l, v=view: _valid(v, l), _mask_changes(view))
     else:
-        real.add(0, rows, lambda _l: 1, [0])
+        real.add(start, rows, lambda _l: 1, [0])
     return addr, real
 
 
