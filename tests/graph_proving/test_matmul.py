@@ -38,7 +38,7 @@ def case():
     kinds = [p.kind for p in settings.plans]
     assert "MatIn" in kinds and "MatOut" in kinds and not any(k.startswith("Dot") for k in kinds)
     mp = settings.spec.matmuls()[settings.plans[kinds.index("MatOut")].nodes[0]]
-    assert (mp.lanes, mp.period_log, mp.m, mp.n) == (8, 4, 4, 6)  # K = 96: 12 rows of 8, padded to 2^4
+    assert (mp.lanes, mp.period_log, mp.m, mp.n) == (2, 6, 4, 6)  # K = 96: 48 rows of 2, padded to 2^6
     return cx, settings, trace, kinds.index("MatIn"), kinds.index("MatOut")
 
 
@@ -330,8 +330,8 @@ def test_a_batched_mlp_and_a_convolution_use_the_freivalds_check():
 
 def test_products_the_check_cannot_serve_stay_dots():
     """Weights so large that a sum could wrap modulo P, or a product too small for two components
-    of its own to pay off: a Dot. Any reduced length is served (1072 = 8 x 134: 134 rows of 8
-    lanes a row of A, padded to 256)."""
+    of its own to pay off: a Dot. Any reduced length is served (1072 = 2 x 536: 536 rows of 2
+    lanes a row of A, padded to 1024)."""
     rng = np.random.default_rng(2)
     cx = Graph()
     q = cx.input("q", (4, 8), private=True)
@@ -345,7 +345,7 @@ def test_products_the_check_cannot_serve_stay_dots():
     dots = [i for i, n in enumerate(spec.nodes) if n.op == "Dot"]
     assert len(dots) == 3 and len(spec.pairs()) == 1 and len(spec.matmuls()) == 1
     (mp,) = spec.matmuls().values()
-    assert (mp.k, mp.lanes, mp.period_log) == (1072, 8, 8)
+    assert (mp.k, mp.lanes, mp.period_log) == (1072, 2, 10)
     # the weights' bound: K 255 max|W| + 2^28 must stay below P
     big = Graph()
     x = big.input("x", (16, 256))
@@ -407,13 +407,13 @@ def public_case():
     assert res.success, res.error_message
     names = [p.component.name for p in settings.plans]
     assert "matoutbw" in names and "matoutw" in names, names  # both operands in limbs, no Dot
-    assert "matin8.n3" in names
+    assert "matin2.n3" in names
     plans = settings.spec.matmuls()
     assert (plans[3].a_input, plans[3].w_public, plans[5].a_input) == (0, True, 1)
     exact = cx.run(feed, exact=True)
     np.testing.assert_array_equal(np.array(res.outputs["g"]["values"]), exact["g"].reshape(-1))
     np.testing.assert_array_equal(np.array(res.outputs["y"]["values"]), exact["y"].reshape(-1))
-    return cx, settings, trace, names.index("matin8.n3"), names.index("matoutbw")
+    return cx, settings, trace, names.index("matin2.n3"), names.index("matoutbw")
 
 
 def _forge_split(case, edit, expect_check, output="y", n_public_inputs=2):
@@ -516,7 +516,7 @@ def pair_case():
     settings, trace, proof = prove_graph(cx, {n: rng.uniform(-1, 1, (2, 16, 8)) for n in "qk"})
     assert check(settings, proof).success
     names = [p.component.name for p in settings.plans]
-    assert names[-2:] == ["matpair4x4.n2", "matoutw"], names
+    assert names[-2:] == ["matpair1x1.n2", "matoutw"], names
     return cx, settings, trace, len(names) - 2, len(names) - 1
 
 
@@ -619,7 +619,7 @@ def test_an_output_that_skips_its_bias_is_rejected(case):
 
 
 def test_a_row_that_reads_nothing_must_hold_zeros(case):
-    """K = 96 is 12 rows of 8 lanes, padded to 16 a row of A: a value on a padding row (where v is
+    """K = 96 is 48 rows of 2 lanes, padded to 64 a row of A: a value on a padding row (where v is
     0, so the sums stay right) breaks MatIn's (1 - in0_real) a = 0."""
     cx, settings, trace, ki, ko = case
     name = settings.plans[ki].component.name
