@@ -9,7 +9,8 @@ far fewer trace cells (verifier/graph/components.py).
 * Dot + c (a bias, a residual: any third value of the output's shape) becomes a Dot with a third
   input, added to each rounded sum on its group's last row. Exact: it is the same integer Add.
 * A Dot whose reduced length allows few lanes (27 for a 3x3 convolution of RGB input: one product a
-  row) reads both operands padded with zeros to a multiple of 16 (a constant is re-laid out, a
+  row), unless its weights are a constant the Freivalds check can take (verifier/graph/matmul.py,
+  whose rows hold few lanes anyway), reads both operands padded with zeros to a multiple of 16 (a constant is re-laid out, a
   computed operand materialized once without its broadcast axes): exact, and 16 products a row.
 * A weight matrix that a Dot reads many times, with its reduced axis strided, is re-laid out so
   that axis is contiguous: the Dot then reads 8 weights per lookup (topology.chunked_reads).
@@ -34,6 +35,7 @@ from luminair.prover.graph.hl_math import LOG2_E
 from luminair.prover.graph.shape import prod
 from luminair.verifier.fields import P
 from luminair.verifier.graph import topology
+from luminair.verifier.graph.matmul import freivalds_pays, known_weights_fit
 from luminair.verifier.graph.topology import DOT_LANE_CHOICES, ViewError, affine_view
 from luminair.verifier.numeric import DOT_ACC_BOUND, VALUE_BITS
 
@@ -124,12 +126,32 @@ def _operand_bound(graph: Graph, node: Node) -> int:
     return 1 << (VALUE_BITS - 1)
 
 
+def _freivalds_serves(graph: Graph, dot: Node, k: int) -> bool:
+    """Whether the verifier will prove this Dot, padded, with the Freivalds check (graph/matmul.py:
+    constant weights within its bound, fewer cells than a Dot of PAD_LANES lanes)."""
+    for w in (1, 0):
+        src, view = dot.srcs[w]
+        if src.op is not Op.CONSTANT or not known_weights_fit(k, _operand_bound(graph, src)):
+            continue
+        other = dot.srcs[1 - w][1]
+        try:
+            wv, av = affine_view(view.src_shape, view.steps), affine_view(other.src_shape, other.steps)
+        except ViewError:
+            return False
+        rest = [d for d in range(len(av.sizes)) if d != dot.axis]
+        m = prod([av.sizes[d] for d in rest if wv.strides[d] == 0])
+        return freivalds_pays(m, prod([av.sizes[d] for d in rest]) // m, k, PAD_LANES)
+    return False
+
+
 def _padded_length(graph: Graph, dot: Node) -> int | None:
     """The reduced length a Dot should be padded to (a multiple of PAD_LANES) when that at least
     halves its rows and the weights' bound allows PAD_LANES products a row; else None."""
     k = dot.srcs[0][1].shape[dot.axis]
     if k % PAD_LANES == 0 or k <= PAD_LANES // 2:
         return None
+    if _freivalds_serves(graph, dot, k):
+        return None  # rows of few lanes there (graph/matmul.py): padding would only add a copy
     bound = _operand_bound(graph, dot.srcs[0][0]) * _operand_bound(graph, dot.srcs[1][0])
     if PAD_LANES * bound >= P - 2 * DOT_ACC_BOUND:
         return None

@@ -96,6 +96,12 @@ def _windows(x: GraphTensor, axis: int, k: int, stride: int, dilation: int, op: 
     if i < span:
         raise shape_error(op, f"kernel of span {span} is larger than the (padded) input axis of size {i}")
     o = (i - span) // stride + 1
+    if dilation == 1 and stride >= k and o * stride <= i:
+        # windows that do not overlap (pooling): a slice and a split of the axis, a view every
+        # component reads directly, where the general form below needs copies
+        t = x.slice([(0, d) if a != axis else (0, o * stride) for a, d in enumerate(x.shape)])
+        t = t.reshape(x.shape[:axis] + (o, stride) + x.shape[axis + 1 :])
+        return t.slice([(0, d) if a != axis + 1 else (0, k) for a, d in enumerate(t.shape)])
     rest = tuple(d for a, d in enumerate(x.shape) if a != axis)
     t = x.permute(tuple(a for a in range(x.ndim) if a != axis) + (axis,))  # axis last
     reps = math.ceil(k * (i + dilation) / i)

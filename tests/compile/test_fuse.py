@@ -139,9 +139,11 @@ K_DOT = 1072
 def dots_only(monkeypatch):
     """The Dot's own weight paths (direct weights, known rows), as products the Freivalds check
     (graph/matmul.py) cannot serve are proven: the check switched off, for prover and verifier."""
+    from luminair.prover.compile import fuse
     from luminair.verifier.graph import matmul
 
     monkeypatch.setattr(matmul, "mat_plan", lambda spec, index: None)
+    monkeypatch.setattr(fuse, "_freivalds_serves", lambda graph, dot, k: False)  # so Dots are padded again
 
 
 def test_freivalds_checked_weights_get_no_rows(rng):
@@ -212,3 +214,27 @@ def test_an_exp2_with_another_factor_is_not_fused(rng):
     (x.exp2() * (x * 0.25).exp2()).output("y")  # not e^x
     cx.compile(GenericCompiler(), StwoCompiler())
     assert Op.EXP not in _ops(cx)
+
+
+def test_a_convolution_the_freivalds_check_serves_is_not_padded_and_pools_need_no_copies(rng):
+    """K = 27 (3x3 over RGB) is padded to 32 only for a Dot: the check's rows hold two lanes at
+    most, so the padded copy of the windows would only add rows. A 2x2 pool of stride 2 takes its
+    windows as a view (a slice and a split of each axis): one copy (merging the window's two axes
+    for the reduction) where overlapping windows need three."""
+    from luminair.verifier.graph.statement import node_kind
+
+    cx = Graph()
+    x = cx.input("x", (1, 3, 16, 16))
+    y = G.conv2d(x, cx.constant(rng.uniform(-0.5, 0.5, (8, 3, 3, 3)), "k"), padding=1).relu()
+    G.max_pool2d(y, 2).output("y")
+    stwo = StwoCompiler()
+    cx.compile(GenericCompiler(), stwo)
+    assert "Dot padded" not in stwo.fused
+    spec = build_spec(cx)
+    kinds = [node_kind(spec, i) for i in range(len(spec.nodes))]
+    assert kinds.count("MatMul") == 1
+    pool = next(i for i, n in enumerate(spec.nodes) if n.op == "MaxReduce")
+    copy = spec.nodes[spec.nodes[pool].srcs[0][0]]
+    assert copy.op == "Contiguous" and spec.nodes[copy.srcs[0][0]].op == "Relu"
+    feed = {"x": rng.uniform(0, 1, (1, 3, 16, 16))}
+    assert (np.abs(cx.run(feed, exact=True)["y"] - cx.run(feed)["y"]) <= error_bound(cx, feed)["y"]).all()

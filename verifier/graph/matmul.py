@@ -120,6 +120,11 @@ def _known_operand(spec: GraphSpec, node_index: int) -> tuple[int, bool] | None:
     return None
 
 
+def known_weights_fit(k: int, max_w: int) -> bool:
+    """Whether K products of 8-bit limbs with weights of at most max_w sum exactly below P."""
+    return k * 255 * max_w + DOT_ACC_BOUND < P and k * 128 * max_w + HI_BOUND < P
+
+
 def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
     """The MatIn / MatOut plan of a Dot node, or None if it is proven as a Dot."""
     node = spec.nodes[index]
@@ -160,12 +165,11 @@ def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
             return None
     else:
         values = spec.nodes[node.srcs[w_idx][0]].values or [0]
-        max_w = max(max(values), -min(values))
-        if k * 255 * max_w + DOT_ACC_BOUND >= P or k * 128 * max_w + HI_BOUND >= P:
+        if not known_weights_fit(k, max(max(values), -min(values))):
             return None
     m = _prod([av.sizes[d] for d in m_axes])
     n = _prod([av.sizes[d] for d in n_axes])
-    if mat_cells(m, n, lanes, p, public) >= dot_cells(m * n * k, spec.lanes(index)):
+    if not freivalds_pays(m, n, k, spec.lanes(index), public):
         return None
     a_view = AffineView(
         [av.sizes[d] for d in m_axes] + [1 << p],
@@ -204,6 +208,12 @@ def mat_cells(m: int, n: int, lanes: int, p: int, split_w: bool = False) -> int:
     """Committed cells of a MatIn (2 main and 3 LogUp entries a lane) and a MatOut (about 72 a row,
     about 110 with four limb sums)."""
     return _padded(m << p) * (8 * lanes + 12) + _padded(m * n) * (110 if split_w else 72)
+
+
+def freivalds_pays(m: int, n: int, k: int, dot_lanes: int, split_w: bool = False) -> bool:
+    """Whether the check commits fewer cells for (M, K) x (K, N) than a Dot of dot_lanes lanes."""
+    split = _split(k)
+    return split is not None and mat_cells(m, n, *split, split_w) < dot_cells(m * n * k, dot_lanes)
 
 
 def dot_cells(products: int, lanes: int) -> int:
