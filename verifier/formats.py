@@ -12,6 +12,7 @@ settings.bin = "LMNRSETT" | u16 version | u8 statement kind | config | kind-spec
 from __future__ import annotations
 
 import struct
+import zlib
 from dataclasses import dataclass, field
 
 from .config import PcsConfig
@@ -34,6 +35,11 @@ MAX_FRI_LAYERS = 40
 MAX_LAST_LAYER = 1 << 10
 MAX_PUBLIC_TENSORS = 1 << 12
 MAX_PUBLIC_VALUES = 1 << 22
+
+# How one public tensor's values are stored (u8 codec | u32 count | ...): as M31 words, or, when
+# every value is a 16-bit fixed-point number (v or v - P in [-2^15, 2^15)), as i16 words, raw or
+# deflated (a one-hot token input or a model's logits: 4 bytes a value would be most of a proof)
+PUBLIC_M31, PUBLIC_I16, PUBLIC_I16_DEFLATE = 0, 1, 2
 
 
 class Reader:
@@ -108,6 +114,28 @@ class Reader:
         n = self.count(what, maximum, 4)
         return self.m31s(n, what)
 
+    def public_tensor(self, what: str, maximum: int) -> list[int]:
+        """One public tensor's values (PUBLIC_* codecs), as canonical field elements."""
+        codec = self.u8(f"{what} codec")
+        if codec == PUBLIC_M31:
+            return self.m31_list(what, maximum)
+        if codec not in (PUBLIC_I16, PUBLIC_I16_DEFLATE):
+            raise self.fail(f"{what} codec", f"unknown codec {codec}")
+        if codec == PUBLIC_I16:
+            n = self.count(what, maximum, 2)
+            raw = self.take(2 * n, what)
+        else:
+            n = self.count(what, maximum, 0)
+            packed = self.take(self.count(f"{what} deflated bytes", 2 * n + 1024, 1), what)
+            inflate = zlib.decompressobj()
+            try:  # at most 2n bytes come out, however the stream was made
+                raw = inflate.decompress(packed, 2 * n)
+            except zlib.error as e:
+                raise self.fail(what, f"not a valid deflate stream ({e})") from None
+            if len(raw) != 2 * n or not inflate.eof or inflate.unconsumed_tail or inflate.unused_data:
+                raise self.fail(what, f"the deflate stream does not hold exactly {n} 16-bit values")
+        return [v % P for v in struct.unpack(f"<{n}h", raw)]
+
     def hashes(self, what: str, maximum: int) -> list[bytes]:
         n = self.count(what, maximum, 32)
         raw = self.take(32 * n, what)
@@ -181,6 +209,25 @@ class Writer:
     def qm31_list(self, qs: list[QM31]) -> None:
         self.u32(len(qs))
         self.m31s([c for q in qs for c in q])
+
+    def public_tensor(self, vals: list[int]) -> None:
+        """The smallest of the PUBLIC_* codecs that holds `vals` (field elements)."""
+        signed = [v if v < P // 2 else v - P for v in vals]
+        if any(not -(1 << 15) <= v < (1 << 15) for v in signed):
+            self.u8(PUBLIC_M31)
+            self.m31_list(vals)
+            return
+        raw = struct.pack(f"<{len(signed)}h", *signed)
+        packed = zlib.compress(raw, 9)
+        if len(packed) + 4 < len(raw):
+            self.u8(PUBLIC_I16_DEFLATE)
+            self.u32(len(signed))
+            self.u32(len(packed))
+            self.raw(packed)
+        else:
+            self.u8(PUBLIC_I16)
+            self.u32(len(signed))
+            self.raw(raw)
 
     def hashes(self, hs: list[bytes]) -> None:
         self.u32(len(hs))
@@ -409,7 +456,7 @@ class ProofFile:
         w.mark("public values")
         w.u32(len(self.public_values))
         for vals in self.public_values:
-            w.m31_list(vals)
+            w.public_tensor(vals)
         write_stark_proof(w, self.stark)
         return w
 
@@ -419,8 +466,8 @@ def read_proof_file(data: bytes) -> ProofFile:
     read_header(r, PROOF_MAGIC, "proof")
     digest = r.take(32, "settings digest")
     public = [
-        r.m31_list(f"public_values[{i}]", MAX_PUBLIC_VALUES)
-        for i in range(r.count("public_values", MAX_PUBLIC_TENSORS, 4))
+        r.public_tensor(f"public_values[{i}]", MAX_PUBLIC_VALUES)
+        for i in range(r.count("public_values", MAX_PUBLIC_TENSORS, 5))
     ]
     stark = read_stark_proof(r)
     r.finish()
