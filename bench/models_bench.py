@@ -83,7 +83,7 @@ def _measure(model: str, preset: str, runs: int, max_work: int) -> dict[str, Any
     peak_children = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
 
     components = [
-        {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, **plan_cells(settings.spec, p)}
+        {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, **plan_cells(settings.spec, p, settings.plans)}
         for p in settings.plans
     ]
     exact = {k: np.asarray(v) for k, v in trace.outputs.items()}

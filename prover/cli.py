@@ -477,7 +477,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 "nodes": len(p.nodes),
                 "rows": p.rows,
                 "trace_rows": 1 << p.component.log_size,
-                **plan_cells(settings.spec, p),
+                **plan_cells(settings.spec, p, settings.plans),
             }
             for p in settings.plans
         ],

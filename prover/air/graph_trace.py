@@ -253,11 +253,14 @@ def _check_topology(plan: ComponentPlan, topo: dict[str, np.ndarray]) -> None:
     n = 1 << comp.log_size
     for col, kind in comp.topology_kinds().items():
         c = topo[col] % P
+        s = comp.stride
         if kind == "affine":
-            diff = (c - 2 * np.roll(c, 1) + np.roll(c, 2)) % P
+            diff = (c - 2 * np.roll(c, s) + np.roll(c, 2 * s)) % P
         else:
-            diff = (c - np.roll(c, 1)) % P
-        if not np.array_equal(diff, _dense(comp.sparse_columns[f"d.{col}"], n) % P) or c[0] != comp.anchors[col]:
+            diff = (c - np.roll(c, s)) % P
+        anchors = ([comp.anchors[col]] if s == 1
+                   else [comp.sparse_columns[f"a.{col}"].get(i, 0) for i in range(s)])
+        if not np.array_equal(diff, _dense(comp.sparse_columns[f"d.{col}"], n) % P) or list(c[:s]) != anchors:
             raise TraceError(f"{comp.name}.{col}: the trace's topology disagrees with the verifier's")
 
 
@@ -525,25 +528,43 @@ def _mat_reads(spec: GraphSpec, graph: Any, nid: int, values: dict[int, np.ndarr
     return src, offset, valid, a
 
 
+def _interleaved(plan: ComponentPlan, per_node: list[tuple[dict[str, np.ndarray], dict[str, np.ndarray]]]
+                 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(topology, main columns) of an interleaved component from each node's own (over its n_local
+    rows): node i's row l is row l S + i; empty slots hold zeros."""
+    s = plan.component.stride
+    n_rows = 1 << plan.component.log_size
+    out: list[dict[str, np.ndarray]] = [{}, {}]
+    for part in (0, 1):
+        for name in per_node[0][part]:
+            col = np.zeros(n_rows, dtype=I64)
+            for i, cols in enumerate(per_node):
+                col[i::s] = cols[part][name]
+            out[part][name] = col
+    return out[0], out[1]
+
+
 def _mat_in_columns(
     spec: GraphSpec, graph: Any, plan: ComponentPlan, values: dict[int, np.ndarray] | None
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """(topology, main columns) of a MatIn component (verifier/graph/matmul.py); main columns only
     with values."""
-    nid = plan.nodes[0]
-    mp = spec.matmuls()[nid]
-    n_rows = 1 << plan.component.log_size
-    topo = {name: np.zeros(n_rows, dtype=I64) for name in plan.component.topology_columns()}
-    rows = mp.in_rows
-    src, offset, valid, a = _mat_reads(spec, graph, nid, values)
-    topo["is_real"][:rows] = 1
-    topo["in0_addr"][:rows] = node_bases(spec)[src.id] + offset
-    topo["in0_real"][:rows] = valid
-    topo["in0_step"][:rows] = mp.a_step
-    cols: dict[str, np.ndarray] = {}
-    if a is not None:
-        _limb_lanes(cols, "", a, n_rows)
-    return topo, cols
+    n_local = (1 << plan.component.log_size) // plan.component.stride
+    per_node = []
+    for nid in plan.nodes:
+        mp = spec.matmuls()[nid]
+        topo = {name: np.zeros(n_local, dtype=I64) for name in plan.component.topology_columns()}
+        rows = mp.in_rows
+        src, offset, valid, a = _mat_reads(spec, graph, nid, values)
+        topo["is_real"][:rows] = 1
+        topo["in0_addr"][:rows] = node_bases(spec)[src.id] + offset
+        topo["in0_real"][:rows] = valid
+        topo["in0_step"][:rows] = mp.a_step
+        cols: dict[str, np.ndarray] = {}
+        if a is not None:
+            _limb_lanes(cols, "", a, n_local)
+        per_node.append((topo, cols))
+    return _interleaved(plan, per_node)
 
 
 def _pair_reads(spec: GraphSpec, graph: Any, nid: int, values: dict[int, np.ndarray] | None) -> list[tuple[Any, ...]]:
@@ -563,20 +584,22 @@ def _pair_columns(
     spec: GraphSpec, graph: Any, plan: ComponentPlan, values: dict[int, np.ndarray] | None
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """(topology, main columns) of a MatPair component; main columns only with values."""
-    nid = plan.nodes[0]
-    pp = spec.pairs()[nid]
-    n_rows = 1 << plan.component.log_size
-    topo = {name: np.zeros(n_rows, dtype=I64) for name in plan.component.topology_columns()}
+    n_local = (1 << plan.component.log_size) // plan.component.stride
     bases = node_bases(spec)
-    cols: dict[str, np.ndarray] = {}
-    topo["is_real"][: pp.pair_rows] = 1
-    for k, (src, offset, step, vals) in enumerate(_pair_reads(spec, graph, nid, values)):
-        topo[f"in{k}_addr"][: pp.pair_rows] = bases[src.id] + offset
-        topo[f"in{k}_real"][: pp.pair_rows] = 1
-        topo[f"in{k}_step"][: pp.pair_rows] = step
-        if vals is not None:
-            _limb_lanes(cols, "ab"[k], vals, n_rows)
-    return topo, cols
+    per_node = []
+    for nid in plan.nodes:
+        pp = spec.pairs()[nid]
+        topo = {name: np.zeros(n_local, dtype=I64) for name in plan.component.topology_columns()}
+        cols: dict[str, np.ndarray] = {}
+        topo["is_real"][: pp.pair_rows] = 1
+        for k, (src, offset, step, vals) in enumerate(_pair_reads(spec, graph, nid, values)):
+            topo[f"in{k}_addr"][: pp.pair_rows] = bases[src.id] + offset
+            topo[f"in{k}_real"][: pp.pair_rows] = 1
+            topo[f"in{k}_step"][: pp.pair_rows] = step
+            if vals is not None:
+                _limb_lanes(cols, "ab"[k], vals, n_local)
+        per_node.append((topo, cols))
+    return _interleaved(plan, per_node)
 
 
 def _product_operands(spec: GraphSpec, graph: Any, nid: int, values: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

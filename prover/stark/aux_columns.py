@@ -12,6 +12,7 @@ import numpy as np
 from ...verifier.air.framework import Component, GeometricColumn
 from ...verifier.fields import QM31, P, q_mul, q_pow
 from . import circle_fft as cf
+from . import field_vec as fv
 from .backend import U64, Array
 
 Secure = tuple[Array, Array, Array, Array]
@@ -38,20 +39,29 @@ def _storage(rows: np.ndarray, log_size: int) -> Secure:
     return tuple(cols)  # type: ignore[return-value]
 
 
-def geometric_rows(starts: dict[int, int], n_rows: int, f: QM31, reset: bool) -> np.ndarray:
-    """Row-order values of a GeometricColumn: f^(group index), or with reset f^(rows since the
-    group's start). Row 0 must start a group."""
+def geometric_rows(
+    starts: dict[int, int], n_rows: int, f: QM31, reset: bool, stride: int = 1, heads: list[QM31] | None = None
+) -> np.ndarray:
+    """Row-order values of a GeometricColumn: h f^(group index), or with reset h f^(rows since the
+    group's start), for each of the `stride` interleaved sequences (row r = l stride + i is row l of
+    sequence i, whose h is heads[i], else 1). A reset column's sequences must start a group on their
+    first row."""
     flag = np.zeros(n_rows, dtype=bool)
     flag[[r for r, v in starts.items() if v]] = True
-    if not flag[0]:
-        raise ValueError("a geometric column's first group must start at row 0")
-    group = np.cumsum(flag) - 1
+    grid = flag.reshape(n_rows // stride, stride)  # [l, i]
+    local = np.arange(grid.shape[0])[:, None]
     if reset:
-        begin = np.flatnonzero(flag)[group]
-        exps = np.arange(n_rows) - begin
+        if not grid[0].all():
+            raise ValueError("a geometric column's first group must start at row 0")
+        exps = local - np.maximum.accumulate(np.where(grid, local, 0), axis=0)
     else:
-        exps = group
-    return _powers(f, int(exps.max()) + 1)[exps]
+        exps = np.cumsum(grid, axis=0) - grid[0:1]
+    out = _powers(f, int(exps.max()) + 1)[exps.reshape(-1)]
+    if heads is not None:  # h_i f^e, as QM31 products over whole columns
+        h = np.array(heads, dtype=U64)[np.arange(n_rows) % stride]
+        prod = fv.q_mul(tuple(out[:, k] for k in range(4)), tuple(h[:, k] for k in range(4)))
+        out = np.stack([np.asarray(c, dtype=U64) for c in prod], axis=1)
+    return out
 
 
 def aux_trace(comp: Component, challenges: dict[str, QM31], source: Any = None) -> dict[str, Secure]:
@@ -64,7 +74,12 @@ def aux_trace(comp: Component, challenges: dict[str, QM31], source: Any = None) 
     for name, col in comp.aux_columns.items():
         if isinstance(col, GeometricColumn):
             f = q_pow(challenges[col.factor], col.power)
-            out[name] = _storage(geometric_rows(comp.sparse_columns[col.starts], 1 << n, f, col.reset), n)
+            heads = None
+            if col.head:
+                p, values = comp.periodic_values(challenges)[col.head]
+                heads = [values[i % (1 << p)] for i in range(col.stride)]
+            out[name] = _storage(geometric_rows(comp.sparse_columns[col.starts], 1 << n, f, col.reset,
+                                                col.stride, heads), n)
     running = [(name, col) for name, col in comp.aux_columns.items() if not isinstance(col, GeometricColumn)]
     if running:
         if source is None:
@@ -83,13 +98,19 @@ def aux_trace(comp: Component, challenges: dict[str, QM31], source: Any = None) 
         for name, col in running:
             term = as_secure(comp.running_term(ev, name), 1 << n)
             rows = np.stack([np.asarray(c)[order] for c in term], axis=1).astype(np.int64)  # (rows, 4) row order
-            out[name] = _storage(segmented_sums(rows, comp.sparse_columns[col.starts]), n)
+            out[name] = _storage(segmented_sums(rows, comp.sparse_columns[col.starts], col.stride), n)
     return out
 
 
-def segmented_sums(rows: np.ndarray, starts: dict[int, int]) -> np.ndarray:
-    """Prefix sums mod P of (rows, 4) values, restarting on every group start."""
+def segmented_sums(rows: np.ndarray, starts: dict[int, int], stride: int = 1) -> np.ndarray:
+    """Prefix sums mod P of (rows, 4) values, restarting on every group start; with a stride, of
+    each of the interleaved sequences (rows i, i + stride, ...) on its own."""
     n = rows.shape[0]
+    if stride > 1:  # sequence by sequence: [l, i] -> [i, l], sum, and back
+        t = n // stride
+        moved = {(r % stride) * t + r // stride: v for r, v in starts.items()}
+        flat = rows.reshape(t, stride, 4).transpose(1, 0, 2).reshape(n, 4)
+        return segmented_sums(flat, moved).reshape(stride, t, 4).transpose(1, 0, 2).reshape(n, 4)
     flag = np.zeros(n, dtype=bool)
     flag[[r for r, v in starts.items() if v]] = True
     if not flag[0]:

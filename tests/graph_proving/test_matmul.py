@@ -244,8 +244,8 @@ def shared_case():
 
 
 def _forge_shared(shared_case, edit):
-    """Edit the shared MatOut's S_lo (row order), recompute every column after it and claim the
-    outputs the forged trace yields."""
+    """edit(main, ko, segments) edits the main columns (row order; main[ko]: the shared MatOut's),
+    then every MatOut column after S_lo is recomputed and the outputs it yields claimed."""
     cx, settings, trace, ko = shared_case
     s = settings.spec.scale_bits
     plan = settings.plans[ko]
@@ -253,12 +253,13 @@ def _forge_shared(shared_case, edit):
 
     def tamper(main):
         cols = main[ko]
-        edit(cols, plan.segments)
+        edit(main, ko, plan.segments)
         tot = cols["slo"] + 256 * cols["shi"]
         rounded = (tot + (1 << (s - 1))) >> s
         out = rounded + cols["bias"]
         cols["out"], cols["rem"] = out, tot + (1 << (s - 1)) - (rounded << s)
         _limbs(cols, "slo", 29, cols["slo"] + (1 << 28))
+        _limbs(cols, "shi", 23, cols["shi"] + (1 << 22))
         _limbs(cols, "tot", 29, tot + (1 << 28))
         _limbs(cols, "out", 16, out + (1 << 15))
         _limbs(cols, "rem", s, cols["rem"])
@@ -272,15 +273,15 @@ def _forge_shared(shared_case, edit):
 
 
 def test_shared_matout_honest_forger_baseline(shared_case):
-    res = _forge_shared(shared_case, lambda _cols, _segs: None)
+    res = _forge_shared(shared_case, lambda _main, _ko, _segs: None)
     assert res.success, res.error_message
 
 
 def test_a_wrong_product_of_the_second_node_in_a_shared_matout_is_rejected(shared_case):
     s = shared_case[1].spec.scale_bits
 
-    def edit(cols, segs):
-        cols["slo"][segs[1].start + 4] += 1 << s
+    def edit(main, ko, segs):
+        main[ko]["slo"][segs[1].start + 4] += 1 << s
 
     res = _forge_shared(shared_case, edit)
     assert not res.success and res.check == "LogUp sum", res.error_message
@@ -292,11 +293,56 @@ def test_errors_that_cancel_between_nodes_of_a_shared_matout_are_rejected(shared
     group) and the MatOut's counter runs over both nodes' groups, so they cannot."""
     s = shared_case[1].spec.scale_bits
 
-    def edit(cols, segs):
-        cols["slo"][segs[0].start + 9] += 1 << s
-        cols["slo"][segs[1].start + 9] -= 1 << s
+    def edit(main, ko, segs):
+        main[ko]["slo"][segs[0].start + 9] += 1 << s
+        main[ko]["slo"][segs[1].start + 9] -= 1 << s
 
     res = _forge_shared(shared_case, edit)
+    assert not res.success and res.check == "LogUp sum", res.error_message
+
+
+def test_interleaved_matin_holds_both_nodes(shared_case):
+    """One MatIn holds both products (stride 2): node i's row l is row 2 l + i."""
+    cx, settings, trace, ko = shared_case
+    (ki,) = [k for k, p in enumerate(settings.plans) if p.kind == "MatIn"]
+    plan = settings.plans[ki]
+    assert plan.nodes == settings.plans[ko].nodes and plan.component.stride == 2
+    assert plan.component.name == f"matin2.n{plan.nodes[0]}+1"
+
+
+def test_a_second_node_value_other_than_the_graphs_is_rejected(shared_case):
+    """The second node's MatIn reads x[0, 0] + 1 on its first row (row 1 of the interleaved
+    component), the sums of that node follow it: the data flow does not balance."""
+    cx, settings, trace, ko = shared_case
+    (ki,) = [k for k, p in enumerate(settings.plans) if p.kind == "MatIn"]
+    w2 = np.round(W2 * (1 << settings.spec.scale_bits)).astype(np.int64)
+
+    def edit(main, ko, segs):
+        mi, cols, seg = main[ki], main[ko], segs[1]
+        a = int(mi["lo0"][1] + 256 * mi["hi0"][1]) + 1
+        d_lo, d_hi = (a & 255) - int(mi["lo0"][1]), (a >> 8) - int(mi["hi0"][1])
+        mi["lo0"][1], mi["hi0"][1] = a & 255, a >> 8
+        for n in range(6):
+            cols["slo"][seg.start + n] += d_lo * w2[0, n]
+            cols["shi"][seg.start + n] += d_hi * w2[0, n]
+
+    res = _forge_shared(shared_case, edit)
+    assert not res.success and res.check == "LogUp sum", res.error_message
+
+
+def test_a_counter_without_the_second_nodes_offset_is_rejected(shared_case, monkeypatch):
+    """u on the second node's rows written as mu^m instead of mu^(M1 + m) (its head left at 1):
+    its terms land on the first node's powers of mu and no longer cancel the MatOut's."""
+    import luminair.prover.stark.aux_columns as aux_mod
+
+    real = aux_mod.geometric_rows
+
+    def no_heads(starts, n_rows, f, reset, stride=1, heads=None):
+        return real(starts, n_rows, f, reset, stride, None if stride > 1 else heads)
+
+    monkeypatch.setattr(aux_mod, "geometric_rows", no_heads)
+    cx, settings, trace, ko = shared_case
+    res = check(settings, forge(cx, trace, settings))
     assert not res.success and res.check == "LogUp sum", res.error_message
 
 
@@ -416,14 +462,14 @@ def public_case():
     return cx, settings, trace, names.index("matin2.n3"), names.index("matoutbw")
 
 
-def _forge_split(case, edit, expect_check, output="y", n_public_inputs=2):
+def _forge_split(case, edit, expect_check, n_public_inputs=2):
     """As _forge_out, for a MatOut of four limb sums (public weights, or two computed operands):
-    edit the sums, recompute t1, the total, the rounding and every limb, and claim the outputs."""
+    edit the sums, recompute t1, the total, the rounding and every limb, and claim the outputs
+    (each node's rows in the MatOut are an output)."""
     cx, settings, trace, ki, ko = case
     s = settings.spec.scale_bits
     public = [list(v) for v in trace.public]
-    rows = settings.plans[ko].rows
-    y_at = n_public_inputs + [o.name for o in settings.spec.outputs].index(output)
+    outputs = [o.node for o in settings.spec.outputs]
 
     def tamper(main):
         cols = main[ko]
@@ -440,7 +486,9 @@ def _forge_split(case, edit, expect_check, output="y", n_public_inputs=2):
         _limbs(cols, "tot", 29, tot + (1 << 28))
         _limbs(cols, "out", 16, cols["out"] + (1 << 15))
         _limbs(cols, "rem", s, cols["rem"])
-        public[y_at] = [int(v) % P for v in cols["out"][:rows]]
+        for seg in settings.plans[ko].segments:
+            public[n_public_inputs + outputs.index(seg.node)] = [
+                int(v) % P for v in cols["out"][seg.start : seg.start + seg.rows]]
 
     st = build_statement(settings.parsed, trace.public)
     main = main_columns(cx, settings.plans, trace.values, st.air, settings.topology, settings.spec)
@@ -521,14 +569,14 @@ def pair_case():
 
 
 def test_a_pair_forger_with_nothing_forged_gives_a_valid_proof(pair_case):
-    assert _forge_split(pair_case, lambda cols: None, None, "s", 0).success
+    assert _forge_split(pair_case, lambda cols: None, None, 0).success
 
 
 def test_a_pair_product_with_a_wrong_sum_is_rejected(pair_case):
     def edit(cols):
         cols["sll"][5] += 1 << 12  # s[0, 0, 5] one unit larger, claimed
 
-    _forge_split(pair_case, edit, "LogUp sum", "s", 0)
+    _forge_split(pair_case, edit, "LogUp sum", 0)
 
 
 def test_a_pair_product_with_a_wrong_limb_split_of_the_sums_is_rejected(pair_case):
@@ -536,7 +584,7 @@ def test_a_pair_product_with_a_wrong_limb_split_of_the_sums_is_rejected(pair_cas
         cols["shh"][9] += 1
         cols["slh"][9] -= 256  # t1 and the output unchanged
 
-    _forge_split(pair_case, edit, "LogUp sum", "s", 0)
+    _forge_split(pair_case, edit, "LogUp sum", 0)
 
 
 def test_a_pair_operand_split_outside_its_range_is_rejected(pair_case):
@@ -631,3 +679,47 @@ def test_a_row_that_reads_nothing_must_hold_zeros(case):
 
     res = check(settings, forge(cx, trace, settings, tamper))
     assert not res.success and res.check == "OODS mismatch", res.error_message
+
+
+@pytest.fixture(scope="module")
+def pair2_case():
+    """Two products of computed operands of one shape: one MatPair holds both (stride 2)."""
+    rng = np.random.default_rng(8)
+    cx = Graph()
+    q = cx.input("q", (2, 16, 8), private=True)
+    k = cx.input("k", (2, 16, 8), private=True)
+    r = cx.input("r", (2, 16, 8), private=True)
+    (q @ k.permute((0, 2, 1))).output("s")
+    (q @ r.permute((0, 2, 1))).output("t")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    settings, trace, proof = prove_graph(cx, {n: rng.uniform(-1, 1, (2, 16, 8)) for n in "qkr"})
+    assert check(settings, proof).success
+    kinds = [p.kind for p in settings.plans]
+    kp, ko = kinds.index("MatPair"), kinds.index("MatOut")
+    assert kinds.count("MatPair") == 1 and settings.plans[kp].component.stride == 2
+    assert settings.plans[kp].nodes == settings.plans[ko].nodes
+    return cx, settings, trace, kp, ko
+
+
+def test_an_interleaved_pair_forger_with_nothing_forged_gives_a_valid_proof(pair2_case):
+    assert _forge_split(pair2_case, lambda cols: None, None, 0).success
+
+
+def test_a_wrong_sum_of_the_second_pair_product_is_rejected(pair2_case):
+    seg = pair2_case[1].plans[pair2_case[4]].segments[1]
+
+    def edit(cols):
+        cols["sll"][seg.start + 5] += 1 << 12  # t[0, 0, 5] one unit larger, claimed
+
+    _forge_split(pair2_case, edit, "LogUp sum", 0)
+
+
+def test_a_second_pair_operand_other_than_the_graphs_is_rejected(pair2_case):
+    """The second product's MatPair rows (odd rows) hold another value for q: the data flow fails."""
+    cx, settings, trace, kp, _ = pair2_case
+
+    def tamper(main):
+        main[kp]["alo0"][1] ^= 1
+
+    res = check(settings, forge(cx, trace, settings, tamper))
+    assert not res.success and res.check == "LogUp sum", res.error_message

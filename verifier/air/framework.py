@@ -93,23 +93,33 @@ class Component:
 class GeometricColumn:
     """An aux column c of powers of f = challenge^power, pinned by `constrain_geometric`. `starts`
     is a sparse column, 1 on the first row of every group (row 0 included).
-    * counter (reset=False): c[0] = 1, c = c[row - 1] * f on a group start, else c[row - 1]:
-      on group g, c = f^g;
-    * run (reset=True): c = 1 on a group start, else c[row - 1] * f: on the group's j-th row, f^j."""
+    * counter (reset=False): c[0] = h, c = c[row - 1] * f on a group start, else c[row - 1]:
+      on group g, c = h f^g;
+    * run (reset=True): c = h on a group start, else c[row - 1] * f: on the group's j-th row, h f^j.
+    h is 1, or the periodic column `head`. With a `stride` S > 1 the component interleaves S
+    sequences (row r belongs to sequence r mod S; "previous" is row r - S), each its own column of
+    the kind above; a counter then starts on each of rows 0..S-1 (sparse column HEADS) and `head`
+    repeats every S rows (one value a sequence)."""
 
     starts: str
     factor: str
     reset: bool
     power: int = 1
+    stride: int = 1
+    head: str = ""
 
 
 @dataclass(frozen=True)
 class RunningColumn:
-    """An aux column c = (1 - start) c[row - 1] + t, t the component's `running_term(ev, name)`
-    (degree <= 2, over main, challenge and geometric aux values): a sum over each group's rows so
-    far, pinned by `constrain_running`. Row 0 must start a group."""
+    """An aux column c = (1 - start) c[row - stride] + t, t the component's `running_term(ev,
+    name)` (degree <= 2, over main, challenge and geometric aux values): a sum over each group's
+    rows so far, pinned by `constrain_running`. Row 0 (rows 0..stride-1) must start a group."""
 
     starts: str
+    stride: int = 1
+
+
+HEADS = "heads"  # sparse column: 1 on rows 0..S-1 of an interleaved (stride S) component
 
 
 def challenge_power(ev: Any, name: str, power: int) -> Any:
@@ -125,18 +135,19 @@ def challenge_power(ev: Any, name: str, power: int) -> Any:
 
 
 def constrain_geometric(ev: Any, name: str, col: GeometricColumn) -> None:
-    c, prev = ev.aux(name), ev.aux(name, -1)
+    c, prev = ev.aux(name), ev.aux(name, -col.stride)
     start, f = ev.sparse(col.starts), challenge_power(ev, col.factor, col.power)
-    if col.reset:  # row 0 starts a group, so its wrap-around to the last row is never read
-        ev.add_constraint(c - start - (1 - start) * f * prev)
+    head = ev.periodic(col.head) if col.head else 1
+    if col.reset:  # rows 0..S-1 start a group, so their wrap-around to the last rows is never read
+        ev.add_constraint(c - start * head - (1 - start) * f * prev)
     else:
-        first = ev.selector(0)
-        ev.add_constraint(first * (c - 1))
+        first = ev.selector(0) if col.stride == 1 else ev.sparse(HEADS)
+        ev.add_constraint(first * (c - head))
         ev.add_constraint((1 - first) * (c - prev - start * (f - 1) * prev))
 
 
 def constrain_running(ev: Any, component: "Component", name: str, col: RunningColumn) -> None:
-    c, prev = ev.aux(name), ev.aux(name, -1)
+    c, prev = ev.aux(name), ev.aux(name, -col.stride)
     start = ev.sparse(col.starts)
     ev.add_constraint(c - (1 - start) * prev - component.running_term(ev, name))
 

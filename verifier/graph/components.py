@@ -26,8 +26,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..air.framework import (
-    AirDefinitionError, Component, GeometricColumn, RunningColumn, challenge_power, constrain_geometric,
-    constrain_running,
+    HEADS, AirDefinitionError, Component, GeometricColumn, RunningColumn, constrain_geometric, constrain_running,
 )
 from ..fields import QM31
 from ..numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_BITS
@@ -109,16 +108,24 @@ class GraphComponent(Component):
             cols += [f"in{k}_addr", f"in{k}_real"]
         return tuple(cols)
 
+    stride = 1  # S > 1: S nodes' rows interleaved (row l S + i is node i's row l), see GeometricColumn
+
     def constrain_topology(self, ev: Any) -> None:
-        first = ev.selector(0)
+        """Differences along each node's rows (rows S apart), anchored on its first row: sparse
+        column a.<col> (node i's anchor on row i) where S > 1."""
+        first = ev.selector(0) if self.stride == 1 else ev.sparse(HEADS)
+        s = self.stride
         for col, kind in self.topology_kinds().items():
             c = self.t(ev, col)
             if kind == "affine":
-                diff = c - 2 * self.t(ev, col, -1) + self.t(ev, col, -2)
+                diff = c - 2 * self.t(ev, col, -s) + self.t(ev, col, -2 * s)
             else:
-                diff = c - self.t(ev, col, -1)
+                diff = c - self.t(ev, col, -s)
             ev.add_constraint(diff - ev.sparse(f"d.{col}"))
-            ev.add_constraint(first * (c - self.anchors.get(col, 0)))
+            if s == 1:
+                ev.add_constraint(first * (c - self.anchors.get(col, 0)))
+            else:
+                ev.add_constraint(first * c - ev.sparse(f"a.{col}"))
 
     def consume(self, ev: Any, k: int, value: Any, lane: int = 0, padding_zero: bool = True) -> None:
         real = self.t(ev, f"in{k}_real")
@@ -640,26 +647,28 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
 
 
 class MatInComponent(GraphComponent):
-    """The input side of a Freivalds-checked matrix product (verifier/graph/matmul.py): row t of
-    group m holds A[m, tL + j] = lo_j + 256 hi_j for its L lanes, read at in0_addr + j in0_step;
-    lo_j and hi_j + 128 are in range8; a lane that reads padding (or a padding row) holds 0. It adds
-    mu^(offset + m) sum_j (lo_j + lambda hi_j) v_j to the running sum: u = mu^m (aux), `offset` the
-    MatOut groups before its node's in the MatOut it shares (`tag`, whose challenges it reads), and
-    v_j the periodic column of v_(tL + j) (public weights: v = (W_lo + lambda2 W_hi) rho)."""
+    """The input side of Freivalds-checked matrix products (verifier/graph/matmul.py) that share a
+    MatOut (`tag`, whose challenges they read): row t of group m of a node holds
+    A[m, tL + j] = lo_j + 256 hi_j for its L lanes, read at in0_addr + j in0_step; lo_j and
+    hi_j + 128 are in range8; a lane that reads padding (or a padding row) holds 0. Each row adds
+    u sum_j (lo_j + lambda hi_j) v_j to the running sum: u = mu^(offset + m) (aux; `offset` the
+    MatOut groups before the node's, the periodic column `head` mu^offset) and v_j the periodic
+    column of v_(tL + j) (public weights: v = (W_lo + lambda2 W_hi) rho). Several nodes' rows are
+    interleaved (stride: the number of nodes, up to a power of two)."""
 
     n_inputs = 1
 
     def __init__(
-        self, log_size: int, scale_bits: int, lanes: int, node: int, weights: "WeightColumns | None" = None,
-        split_w: bool = False, tag: str = "", offset: int = 0,
+        self, log_size: int, scale_bits: int, lanes: int, nodes: list[int], periodic: "WeightColumns | None" = None,
+        split_w: bool = False, tag: str = "",
     ) -> None:
         self.lanes = lanes
-        self.node = node
-        self.weights = weights
-        self.offset = offset
-        self.name = f"matin{lanes}.n{node}"
+        self.nodes = nodes
+        self.stride = 1 << (len(nodes) - 1).bit_length()
+        self.periodic = periodic
+        self.name = f"matin{lanes}.n{nodes[0]}" + (f"+{len(nodes) - 1}" if len(nodes) > 1 else "")
         self.challenges = mat_challenges(tag or self.name, split_w)
-        self.counter = GeometricColumn("first", self.challenges[0], False)
+        self.counter = GeometricColumn("first", self.challenges[0], False, stride=self.stride, head="head")
         self.aux_columns = {"u": self.counter}
         self.op_columns = tuple(f"lo{j}" for j in range(lanes)) + tuple(f"hi{j}" for j in range(lanes))
         super().__init__(log_size, scale_bits)
@@ -672,9 +681,9 @@ class MatInComponent(GraphComponent):
         return {"is_real": "step", "in0_addr": "affine", "in0_real": "step", "in0_step": "step"}
 
     def periodic_values(self, challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
-        if self.weights is None:
+        if self.periodic is None:
             raise AirDefinitionError(f"{self.name}: built without its weights")
-        return self.weights(challenges)
+        return self.periodic(challenges)
 
     def evaluate_op(self, ev: Any) -> None:
         constrain_geometric(ev, "u", self.counter)
@@ -689,8 +698,7 @@ class MatInComponent(GraphComponent):
             ev.add_to_relation(RANGE, 1, [lo])
             ev.add_to_relation(RANGE, 1, [hi + 128])
             total = total + (lo + lam * hi) * ev.periodic(f"v{j}")
-        term = ev.aux("u") * total
-        ev.add_to_sum(term * challenge_power(ev, self.challenges[0], self.offset) if self.offset else term)
+        ev.add_to_sum(ev.aux("u") * total)
 
 
 def mat_challenges(tag: str, split_w: bool) -> tuple[str, ...]:
@@ -787,27 +795,30 @@ class MatOutComponent(GraphComponent):
 
 
 class MatPairComponent(GraphComponent):
-    """The operands of a Freivalds-checked product of two computed tensors (graph/matmul.PairPlan):
-    row t of group (b, k) holds A's la values lo_j + 256 hi_j (read at in0_addr + j in0_step) and
-    B's lb values (at in1_addr + j in1_step), every limb in range8. Aux: ua = mu^(b M + t la) (a run
-    of mu^la over each k's rows), rb = rho^(t lb) (a run of rho^lb over each group), and the running
-    sums X = sum ua mu^j (lo + lambda hi)_A and Y = sum rb rho^j (lo + lambda2 hi)_B over the group;
-    each group's last row adds mu^offset X Y to the running sum (`offset` as MatIn's)."""
+    """The operands of Freivalds-checked products of two computed tensors (graph/matmul.PairPlan)
+    that share a MatOut (`tag`): row t of group (b, k) of a node holds A's la values lo_j + 256 hi_j
+    (read at in0_addr + j in0_step) and B's lb values (at in1_addr + j in1_step), every limb in
+    range8. Aux: ua = mu^(offset + b M + t la) (a run of mu^la over each k's rows from the periodic
+    column `head`, mu^offset: `offset` as MatIn's), rb = rho^(t lb) (a run of rho^lb over each
+    group), and the running sums X = sum ua mu^j (lo + lambda hi)_A and Y = sum rb rho^j
+    (lo + lambda2 hi)_B over the group; each group's last row adds X Y to the running sum. Several
+    nodes' rows are interleaved as MatIn's."""
 
     n_inputs = 2
 
-    def __init__(self, log_size: int, scale_bits: int, la: int, lb: int, node: int, tag: str = "",
-                 offset: int = 0) -> None:
+    def __init__(self, log_size: int, scale_bits: int, la: int, lb: int, nodes: list[int], tag: str = "",
+                 periodic: "WeightColumns | None" = None) -> None:
         self.la, self.lb = la, lb
-        self.node = node
-        self.offset = offset
-        self.name = f"matpair{la}x{lb}.n{node}"
+        self.nodes = nodes
+        self.stride = s = 1 << (len(nodes) - 1).bit_length()
+        self.periodic = periodic
+        self.name = f"matpair{la}x{lb}.n{nodes[0]}" + (f"+{len(nodes) - 1}" if len(nodes) > 1 else "")
         self.challenges = mat_challenges(tag or self.name, True)
         self.aux_columns = {
-            "ua": GeometricColumn("kstart", self.challenges[0], True, la),
-            "rb": GeometricColumn("first", self.challenges[1], True, lb),
-            "x": RunningColumn("first"),
-            "y": RunningColumn("first"),
+            "ua": GeometricColumn("kstart", self.challenges[0], True, la, s, "head"),
+            "rb": GeometricColumn("first", self.challenges[1], True, lb, s),
+            "x": RunningColumn("first", s),
+            "y": RunningColumn("first", s),
         }
         self.op_columns = tuple(f"{p}{h}{j}" for p, lanes in (("a", la), ("b", lb)) for h in ("lo", "hi") for j in range(lanes))
         super().__init__(log_size, scale_bits)
@@ -819,6 +830,11 @@ class MatPairComponent(GraphComponent):
     def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
         return {"is_real": "step", "in0_addr": "affine", "in0_real": "step", "in0_step": "step",
                 "in1_addr": "affine", "in1_real": "step", "in1_step": "step"}
+
+    def periodic_values(self, challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
+        if self.periodic is None:
+            raise AirDefinitionError(f"{self.name}: built without its offsets")
+        return self.periodic(challenges)
 
     def _operand(self, ev: Any, prefix: str, lanes: int, lam: Any, f: str) -> Any:
         """sum_j f^j (lo_j + lam hi_j)."""
@@ -850,5 +866,4 @@ class MatPairComponent(GraphComponent):
                 ev.add_constraint((1 - real) * value)
                 ev.add_to_relation(RANGE, 1, [lo])
                 ev.add_to_relation(RANGE, 1, [hi + 128])
-        term = ev.sparse("last") * ev.aux("x") * ev.aux("y")
-        ev.add_to_sum(term * challenge_power(ev, self.challenges[0], self.offset) if self.offset else term)
+        ev.add_to_sum(ev.sparse("last") * ev.aux("x") * ev.aux("y"))

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import StatementError
-from ..fields import QM31
+from ..air.framework import HEADS
+from ..fields import QM31, QONE, QZERO, q_pow
 from ..numeric import from_field
 from .plan import ComponentPlan, log_size_of, set_topology
 from .spec import GraphSpec
@@ -37,7 +38,9 @@ def _padded_rows(rows: int) -> int:
 
 
 def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPlan]:
-    """The components of the checked products `indices` (graph order): a MatIn or MatPair per node,
+    """The components of the checked products `indices` (graph order): the MatIn and MatPair
+    components, each holding the nodes of one MatOut, one width and one row count (and period),
+    interleaved;
     then the MatOut instances their outputs share, one per variant (bias, public weights), split
     like the op kinds when padding would waste much (statement.split_parts)."""
     from .components import MatOutComponent
@@ -45,7 +48,7 @@ def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPl
 
     variants: dict[tuple[bool, bool], list[int]] = {}
     for i in indices:
-        mp = spec.matmuls().get(i) or spec.pairs()[i]
+        mp = _product(spec, i)
         variants.setdefault((mp.bias is not None, mp.w_public), []).append(i)
     share: dict[int, tuple[str, int]] = {}  # node -> (its MatOut's tag, the groups before its own)
     outs = []
@@ -59,54 +62,121 @@ def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPl
                 share[i] = (tag, groups)
                 groups += _product(spec, i).out_rows // _product(spec, i).n
             outs.append(_mat_out_plan(spec, members, tag, bias, split_w))
-    operands = [plan for i in indices for plan in (_mat_in_plan if i in spec.matmuls() else _pair_plan)(spec, i, *share[i])]
-    return operands + outs
+    operands: dict[tuple, list[int]] = {}
+    for i in indices:
+        if i in spec.matmuls():
+            mp = spec.matmuls()[i]
+            # one period for all (the verifier evaluates v over S periods: about the nodes' K values)
+            key: tuple = ("MatIn", share[i][0], mp.lanes, log_size_of(mp.in_rows), mp.period_log)
+        else:
+            pp = spec.pairs()[i]
+            key = ("MatPair", share[i][0], pp.la, pp.lb, log_size_of(pp.pair_rows))
+        operands.setdefault(key, []).append(i)
+    plans = []
+    for key, nodes in operands.items():
+        for at in range(0, len(nodes), MAX_INTERLEAVED):
+            group = nodes[at : at + MAX_INTERLEAVED]
+            offsets = [share[i][1] for i in group]
+            plans.append((_mat_in_plan if key[0] == "MatIn" else _pair_plan)(spec, group, key[1], offsets))
+    return plans + outs
+
+
+MAX_INTERLEAVED = 32  # nodes a MatIn or MatPair component holds at most
 
 
 def _product(spec: GraphSpec, index: int) -> Any:
     return spec.matmuls().get(index) or spec.pairs()[index]
 
 
-def _mat_in_plan(spec: GraphSpec, index: int, tag: str, offset: int) -> list[ComponentPlan]:
-    """The MatIn component of one Freivalds-checked product (graph/matmul.py), with its topology
-    derived from the graph like every other component's."""
+def _interleave(comp: Any, per_node: list[dict[str, ColumnPattern]], n_local: int) -> None:
+    """Node i's topology patterns (over its own n_local rows) as the sparse difference columns of
+    rows l S + i, with its anchors on row i (sparse a.<col>) where S > 1."""
+    s = comp.stride
+    for col in comp.topology_kinds():
+        diffs: dict[int, int] = {}
+        anchors: dict[int, int] = {}
+        for i, pats in enumerate(per_node):
+            d, anchor = pats[col].sparse()
+            diffs.update((l * s + i, v) for l, v in d.items())
+            if anchor:
+                anchors[i] = anchor
+        comp.sparse_columns[f"d.{col}"] = diffs
+        if s == 1:
+            comp.anchors[col] = anchors.get(0, 0)
+        else:
+            comp.sparse_columns[f"a.{col}"] = anchors
+    if s > 1:
+        comp.sparse_columns[HEADS] = {i: 1 for i in range(s)}
+
+
+def _strided(per_node: list[dict[int, int]], s: int) -> dict[int, int]:
+    return {l * s + i: v for i, rows in enumerate(per_node) for l, v in rows.items()}
+
+
+def _heads(challenges: dict[str, QM31], mu: str, offsets: list[int], s: int) -> tuple[int, list[QM31]]:
+    """The periodic column mu^offset (one value a node, 1 on empty slots)."""
+    return s.bit_length() - 1, [q_pow(challenges[mu], o) for o in offsets] + [QONE] * (s - len(offsets))
+
+
+def _mat_in_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]) -> ComponentPlan:
+    """The MatIn component of Freivalds-checked products that share a MatOut, their rows
+    interleaved (graph/matmul.py), with the topology derived from the graph like every other
+    component's."""
     from .components import MatInComponent, mat_challenges
     from .matmul import weight_rows, weight_vector
 
-    mp = spec.matmuls()[index]
-    node = spec.nodes[index]
-    bases = node_bases(spec)
-    period = 1 << mp.period_log
-    w_node = node.srcs[1 - mp.a_input][0]
-    names = mat_challenges(tag, mp.w_public)
-    rows_of_w: list[list[list[int]]] = []
+    mps = [spec.matmuls()[i] for i in nodes]
+    lanes, split_w = mps[0].lanes, mps[0].w_public
+    names = mat_challenges(tag, split_w)
+    local_log = log_size_of(mps[0].in_rows)
+    n_local = 1 << local_log
+    s = 1 << (len(nodes) - 1).bit_length()
+    p_max = max(mp.period_log for mp in mps)
+    constant_rows: dict[int, list[list[int]]] = {}
 
-    def weights(challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
+    def node_v(index: int, mp: Any, challenges: dict[str, QM31]) -> list[QM31]:
+        w_node = spec.nodes[index].srcs[1 - mp.a_input][0]
         if mp.w_public:  # the proof's public values, bound by graph_statement
             public = spec.__dict__.get("_public_values", {}).get(w_node)
             if public is None:
                 raise StatementError(f"node {index}: its weights are a public input with no values bound")
             w = weight_rows(spec, mp, [from_field(v) for v in public])
-            v = weight_vector(w, mp.n, challenges[names[1]], challenges[names[3]])
-        else:
-            if not rows_of_w:
-                rows_of_w.append(weight_rows(spec, mp, spec.nodes[w_node].values or []))
-            v = weight_vector(rows_of_w[0], mp.n, challenges[names[1]])
-        pad = [(0, 0, 0, 0)] * ((1 << mp.period_log) - mp.k // mp.lanes)  # rows that read nothing
-        return {f"v{j}": (mp.period_log, v[j :: mp.lanes] + pad) for j in range(mp.lanes)}
+            return weight_vector(w, mp.n, challenges[names[1]], challenges[names[3]])
+        if index not in constant_rows:
+            constant_rows[index] = weight_rows(spec, mp, spec.nodes[w_node].values or [])
+        return weight_vector(constant_rows[index], mp.n, challenges[names[1]])
 
-    comp_in = MatInComponent(log_size_of(mp.in_rows), spec.scale_bits, mp.lanes, index, weights, mp.w_public,
-                             tag, offset)
-    n_in = 1 << comp_in.log_size
-    a_base = bases[node.srcs[mp.a_input][0]]
-    rows = mp.in_rows
-    pats = {"is_real": ColumnPattern("step", n_in), "in0_step": ColumnPattern("step", n_in)}
-    pats["is_real"].add(0, rows, lambda _l: 1, [0])
-    pats["in0_step"].add(0, rows, lambda _l, st=mp.a_step: st, [0])
-    pats["in0_addr"], pats["in0_real"] = view_columns(mp.a_view, a_base, rows, n_in)
-    set_topology(comp_in, pats)
-    comp_in.sparse_columns["first"] = {r: 1 for r in range(0, n_in, period)}
-    return [ComponentPlan("MatIn", [index], rows, comp_in, [Segment(index, 0, rows)])]
+    def periodic(challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
+        period = s << p_max  # row r: node r mod S, its row r / S, whose v repeats every 2^p rows
+        cols = {f"v{j}": [QZERO] * period for j in range(lanes)}
+        for i, (index, mp) in enumerate(zip(nodes, mps)):
+            v = node_v(index, mp, challenges)
+            rows = mp.k // lanes  # rows past them read nothing
+            for l in range(period // s):
+                t = l % (1 << mp.period_log)
+                if t < rows:
+                    for j in range(lanes):
+                        cols[f"v{j}"][l * s + i] = v[t * lanes + j]
+        out = {key: (p_max + s.bit_length() - 1, vals) for key, vals in cols.items()}
+        out["head"] = _heads(challenges, names[0], offsets, s)
+        return out
+
+    comp = MatInComponent(local_log + s.bit_length() - 1, spec.scale_bits, lanes, nodes, periodic, split_w, tag)
+    bases = node_bases(spec)
+    per_node = []
+    for index, mp in zip(nodes, mps):
+        a_base = bases[spec.nodes[index].srcs[mp.a_input][0]]
+        rows = mp.in_rows
+        pats = {"is_real": ColumnPattern("step", n_local), "in0_step": ColumnPattern("step", n_local)}
+        pats["is_real"].add(0, rows, lambda _l: 1, [0])
+        pats["in0_step"].add(0, rows, lambda _l, st=mp.a_step: st, [0])
+        pats["in0_addr"], pats["in0_real"] = view_columns(mp.a_view, a_base, rows, n_local)
+        per_node.append(pats)
+    _interleave(comp, per_node, n_local)
+    comp.sparse_columns["first"] = _strided(
+        [{r: 1 for r in range(0, n_local, 1 << mp.period_log)} for mp in mps], s)
+    segs = [Segment(index, i, mp.in_rows) for i, (index, mp) in enumerate(zip(nodes, mps))]  # start: the slot
+    return ComponentPlan("MatIn", list(nodes), sum(mp.in_rows for mp in mps), comp, segs)
 
 
 def _mat_out_plan(spec: GraphSpec, indices: list[int], tag: str, bias: bool, split_w: bool) -> ComponentPlan:
@@ -138,28 +208,44 @@ def _mat_out_plan(spec: GraphSpec, indices: list[int], tag: str, bias: bool, spl
     return ComponentPlan("MatOut", list(indices), total, comp_out, segs)
 
 
-def _pair_plan(spec: GraphSpec, index: int, tag: str, offset: int) -> list[ComponentPlan]:
-    """The MatPair component of a Freivalds-checked product of two computed operands."""
-    from .components import MatPairComponent
+def _pair_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]) -> ComponentPlan:
+    """The MatPair component of Freivalds-checked products of two computed operands that share a
+    MatOut, their rows interleaved."""
+    from .components import MatPairComponent, mat_challenges
 
-    pp = spec.pairs()[index]
-    node = spec.nodes[index]
+    pps = [spec.pairs()[i] for i in nodes]
+    local_log = log_size_of(pps[0].pair_rows)
+    n_local = 1 << local_log
+    s = 1 << (len(nodes) - 1).bit_length()
+    mu = mat_challenges(tag, True)[0]
+    comp = MatPairComponent(local_log + s.bit_length() - 1, spec.scale_bits, pps[0].la, pps[0].lb, nodes, tag,
+                            lambda challenges: {"head": _heads(challenges, mu, offsets, s)})
     bases = node_bases(spec)
-    comp = MatPairComponent(log_size_of(pp.pair_rows), spec.scale_bits, pp.la, pp.lb, index, tag, offset)
-    n_rows = 1 << comp.log_size
-    rows = pp.pair_rows
-    pats = {"is_real": ColumnPattern("step", n_rows)}
-    pats["is_real"].add(0, rows, lambda _l: 1, [0])
-    for k, (view, step) in enumerate(((pp.a_view, pp.a_step), (pp.b_view, pp.b_step))):
-        pats[f"in{k}_step"] = ColumnPattern("step", n_rows)
-        pats[f"in{k}_step"].add(0, rows, lambda _l, st=step: st, [0])
-        pats[f"in{k}_addr"], pats[f"in{k}_real"] = view_columns(view, bases[node.srcs[k][0]], rows, n_rows)
-    set_topology(comp, pats)
-    group, kgroup = pp.groups_rows, pp.groups_rows * pp.bn
-    comp.sparse_columns["first"] = {r: 1 for r in range(0, n_rows, group)}
-    kstart = {r: 1 for r in range(0, rows, kgroup)}
-    if rows < n_rows:
-        kstart[rows] = 1  # the padding rows: one more run
-    comp.sparse_columns["kstart"] = kstart
-    comp.sparse_columns["last"] = {r: 1 for r in range(group - 1, rows, group)}
-    return [ComponentPlan("MatPair", [index], rows, comp, [Segment(index, 0, rows)])]
+    per_node = []
+    firsts, kstarts, lasts = [], [], []
+    for index, pp in zip(nodes, pps):
+        node = spec.nodes[index]
+        rows = pp.pair_rows
+        pats = {"is_real": ColumnPattern("step", n_local)}
+        pats["is_real"].add(0, rows, lambda _l: 1, [0])
+        for k, (view, step) in enumerate(((pp.a_view, pp.a_step), (pp.b_view, pp.b_step))):
+            pats[f"in{k}_step"] = ColumnPattern("step", n_local)
+            pats[f"in{k}_step"].add(0, rows, lambda _l, st=step: st, [0])
+            pats[f"in{k}_addr"], pats[f"in{k}_real"] = view_columns(view, bases[node.srcs[k][0]], rows, n_local)
+        per_node.append(pats)
+        group, kgroup = pp.groups_rows, pp.groups_rows * pp.bn
+        firsts.append({r: 1 for r in range(0, n_local, group)})
+        kstart = {r: 1 for r in range(0, rows, kgroup)}
+        if rows < n_local:
+            kstart[rows] = 1  # the padding rows: one more run
+        kstarts.append(kstart)
+        lasts.append({r: 1 for r in range(group - 1, rows, group)})
+    for _ in range(len(nodes), s):  # empty slots: one run each, adding nothing
+        firsts.append({0: 1})
+        kstarts.append({0: 1})
+    _interleave(comp, per_node, n_local)
+    comp.sparse_columns["first"] = _strided(firsts, s)
+    comp.sparse_columns["kstart"] = _strided(kstarts, s)
+    comp.sparse_columns["last"] = _strided(lasts, s)
+    segs = [Segment(index, i, pp.pair_rows) for i, (index, pp) in enumerate(zip(nodes, pps))]  # start: the slot
+    return ComponentPlan("MatPair", list(nodes), sum(pp.pair_rows for pp in pps), comp, segs)

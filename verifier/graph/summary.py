@@ -36,36 +36,29 @@ def component_cells(comp: Any) -> dict[str, int]:
     return {**columns, "cells": (1 << comp.log_size) * sum(columns.values())}
 
 
-def plan_cells(spec: GraphSpec, plan: Any) -> dict[str, int]:
+def plan_cells(spec: GraphSpec, plan: Any, plans: list[Any] | None = None) -> dict[str, int]:
     """component_cells of a planned component; for a fused one also `primitive_cells`, what its
     primitive decomposition would have committed for the same nodes, in components of their own:
     a Dot one Mul and one SumReduce row per product (and an Add row per output with a bias), a
-    Relu one LessThan and one Mul row per element. A MatOut (Freivalds-checked products) also
-    carries `product_cells`, its own cells and its nodes' MatIn's or MatPair's, against which the
-    primitives compare."""
+    Relu one LessThan and one Mul row per element. Given all the `plans`, a MatOut (Freivalds-checked
+    products) also carries `product_cells`, its own cells and those of the MatIn and MatPair
+    components of its nodes, against which the primitives compare."""
     from .plan import log_size_of as _log_size
 
     out = component_cells(plan.component)
     rows: dict[str, int] = {}
     if plan.kind == "MatOut":
-        from .components import MatInComponent, MatPairComponent
-
         rows = {"Mul": 0, "SumReduce": 0}
-        partners = 0
         for node in plan.nodes:
             mp = spec.matmuls().get(node) or spec.pairs()[node]
             rows["Mul"] += mp.out_rows * mp.k
             rows["SumReduce"] += mp.out_rows * mp.k
             if plan.component.bias:
                 rows["Add"] = rows.get("Add", 0) + mp.out_rows
-            if node in spec.pairs():
-                partner: Any = MatPairComponent(_log_size(mp.pair_rows), spec.scale_bits, mp.la, mp.lb, node)
-            else:
-                partner = MatInComponent(_log_size(mp.in_rows), spec.scale_bits, mp.lanes, node, split_w=mp.w_public)
-            partner.sparse_columns = {f"d.{c}": {} for c in partner.topology_kinds()} | {
-                "first": {0: 1}, "kstart": {0: 1}, "last": {}}
-            partners += component_cells(partner)["cells"]
-        out["product_cells"] = out["cells"] + partners
+        if plans is not None:
+            partners = [p for p in plans if p.kind in ("MatIn", "MatPair")
+                        and p.component.challenges[0] == plan.component.challenges[0]]
+            out["product_cells"] = out["cells"] + sum(component_cells(p.component)["cells"] for p in partners)
     elif plan.kind.startswith("Dot"):
         products = sum(spec.rows_of(n) * spec.lanes(n) for n in plan.nodes)
         rows = {"Mul": products, "SumReduce": products}
@@ -128,7 +121,7 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
         ],
         "components": [
             {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, "log_size": p.component.log_size,
-             **plan_cells(spec, p)}
+             **plan_cells(spec, p, plans)}
             for p in plans
         ],
         "weights": sum(n.numel for n in spec.nodes if n.op == "Constant"),
