@@ -44,10 +44,13 @@ from .spec import CONTRACT, GraphSpec
 from .topology import AffineView, ViewError, affine_view
 
 MAX_MAT_LANES = 64  # values of an operand a MatPair row holds
-# values of A a MatIn row holds at most: every lane costs 8 columns (2 limbs, 3 lookups), each opened
-# at every query, and narrow rows cost no more cells (2 lanes: the transformer's proof 1.27 MB ->
-# 0.82 MB at the same prove time; 1 lane saves 3 % more and proves a CNN 7 % slower)
+# values of A a MatIn row holds: every lane costs 8 columns (2 limbs, 3 lookups), each opened at
+# every query, so 2 where the MatIn stays within MAT_ROWS rows (the transformer's proof 1.27 MB ->
+# 0.82 MB at the same prove time; 1 lane saves 3 % more and proves a CNN 7 % slower), wider past it
+# (784-128-10 at batch 256: 2 lanes commit 47 % more cells than 8 and prove 85 % slower)
 MAT_LANES = 2
+MAX_IN_LANES = 8
+MAT_ROWS = 1 << 14
 MAX_PERIOD_LOG = 20
 LO_BITS = 8  # a = lo + 2^8 hi
 HI_BOUND = 1 << 22  # |S_hi| < 2^22
@@ -97,13 +100,21 @@ def _prod(xs: list[int] | tuple[int, ...]) -> int:
     return out
 
 
-def _split(k: int) -> tuple[int, int] | None:
-    """(lanes, p): the most lanes up to MAT_LANES that divide k, over 2^p >= k / lanes rows (rows
-    past k / lanes read nothing). Every column is opened at every query, so narrow rows keep the
-    proof small; padding rows cost cells only."""
-    lanes = max(d for d in range(1, MAT_LANES + 1) if k % d == 0)
-    p = max(0, (k // lanes - 1).bit_length())
-    return (lanes, p) if p <= MAX_PERIOD_LOG else None
+def _split(k: int, m: int) -> tuple[int, int] | None:
+    """(lanes, p) of a MatIn over m rows of A: L lanes dividing k over 2^p >= k / L rows (rows past
+    k / L read nothing). Every lane costs 8 columns, each opened at every query, so rows are as
+    narrow as MAT_LANES allows; a MatIn past MAT_ROWS rows goes wider (up to MAX_IN_LANES), since
+    there cells decide the prover's time and a wider row costs fewer cells per value."""
+    lanes = [d for d in range(1, MAX_IN_LANES + 1) if k % d == 0]
+    choice = None
+    for d in lanes:
+        if d < max(x for x in lanes if x <= MAT_LANES):
+            continue
+        p = max(0, (k // d - 1).bit_length())
+        choice = (d, p)
+        if m << p <= MAT_ROWS:
+            break
+    return choice if choice is not None and choice[1] <= MAX_PERIOD_LOG else None
 
 
 def _known_operand(spec: GraphSpec, node_index: int) -> tuple[int, bool] | None:
@@ -154,7 +165,8 @@ def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
             n_axes.append(d)
         else:
             return None  # a batched product with weights that differ along the batch
-    split = _split(k)
+    m = _prod([av.sizes[d] for d in m_axes])
+    split = _split(k, m)
     if split is None:
         return None
     lanes, p = split
@@ -167,7 +179,6 @@ def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
         values = spec.nodes[node.srcs[w_idx][0]].values or [0]
         if not known_weights_fit(k, max(max(values), -min(values))):
             return None
-    m = _prod([av.sizes[d] for d in m_axes])
     n = _prod([av.sizes[d] for d in n_axes])
     if not freivalds_pays(m, n, k, spec.lanes(index), public):
         return None
@@ -212,7 +223,7 @@ def mat_cells(m: int, n: int, lanes: int, p: int, split_w: bool = False) -> int:
 
 def freivalds_pays(m: int, n: int, k: int, dot_lanes: int, split_w: bool = False) -> bool:
     """Whether the check commits fewer cells for (M, K) x (K, N) than a Dot of dot_lanes lanes."""
-    split = _split(k)
+    split = _split(k, m)
     return split is not None and mat_cells(m, n, *split, split_w) < dot_cells(m * n * k, dot_lanes)
 
 
