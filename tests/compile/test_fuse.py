@@ -18,7 +18,7 @@ def _lanes(cx):
     return [spec.lanes(i) for i, n in enumerate(spec.nodes) if n.op == "Dot"]
 
 
-def test_every_matmul_of_an_mlp_becomes_one_dot(rng):
+def test_every_matmul_of_an_mlp_becomes_one_dot(rng, dots_only):
     cx = Graph()
     x = cx.input("x", (1, 12))
     h = (x @ cx.constant(rng.uniform(-1, 1, (12, 8)), "w1") + cx.constant(np.zeros(8) + 0.1, "b1")).relu()
@@ -94,7 +94,7 @@ def test_fusing_twice_changes_nothing(rng):
         (7, 0.5, 1),
     ],
 )
-def test_lanes_follow_the_weights_bound_and_the_reduced_length(k, w_max, lanes):
+def test_lanes_follow_the_weights_bound_and_the_reduced_length(k, w_max, lanes, dots_only):
     cx = Graph()
     x = cx.input("x", (1, k))
     w = np.full((k, 2), 0.25)
