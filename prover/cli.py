@@ -505,10 +505,10 @@ def fused_note(c: dict[str, Any]) -> str:
     """For a fused component: the cells its primitive decomposition would have needed."""
     if "primitive_cells" not in c:
         return ""
-    if "product_cells" in c:  # a Freivalds-checked product: its MatIn and MatOut together
+    if "product_cells" in c:  # Freivalds-checked products: the MatOut with its MatIn / MatPair components
         ratio = c["primitive_cells"] / max(1, c["product_cells"])
-        return (f"; with its matin {c['product_cells']} cells, as primitive rows: {c['primitive_cells']} cells, "
-                f"{ratio:.1f}x")
+        return (f"; with its operands' components {c['product_cells']} cells, as primitive rows: "
+                f"{c['primitive_cells']} cells, {ratio:.1f}x")
     ratio = c["primitive_cells"] / max(1, c["cells"])
     return f"; as primitive rows: {c['primitive_cells']} cells, {ratio:.1f}x"
 
