@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inflateSync } from "node:zlib";
 
 export const WEB = dirname(dirname(fileURLToPath(import.meta.url)));
 export const REPO = dirname(WEB);
@@ -78,8 +79,10 @@ export function batchFixtures(batches = [1, 7, 64]) {
 }
 
 // proof.bin: magic (8), u16 version, 32-byte settings digest, u32 number of public tensors, then
-// each as u32 count + count x u32; a symbolic model's first public tensor holds the symbols' values.
+// each as u8 codec | u32 count | values (verifier/formats.py PUBLIC_*: 0 M31 words, 1 i16 words,
+// 2 u32 length + an i16 zlib stream); a symbolic model's first public tensor holds the symbols' values.
 const FIRST_PUBLIC_TENSOR = 8 + 2 + 32 + 4;
+const P = 2 ** 31 - 1;
 
 /** A proof's public tensors (lists of M31 values) and the offset where the STARK proof starts. */
 export function publicTensors(proof) {
@@ -89,9 +92,25 @@ export function publicTensors(proof) {
   at += 4;
   const tensors = [];
   for (let t = 0; t < count; t++) {
-    const n = dv.getUint32(at, true);
-    tensors.push(Array.from({ length: n }, (_, i) => dv.getUint32(at + 4 + 4 * i, true)));
-    at += 4 + 4 * n;
+    const codec = dv.getUint8(at);
+    const n = dv.getUint32(at + 1, true);
+    at += 5;
+    if (codec === 0) {
+      tensors.push(Array.from({ length: n }, (_, i) => dv.getUint32(at + 4 * i, true)));
+      at += 4 * n;
+      continue;
+    }
+    let raw;
+    if (codec === 1) {
+      raw = proof.subarray(at, at + 2 * n);
+      at += 2 * n;
+    } else {
+      const len = dv.getUint32(at, true);
+      raw = inflateSync(proof.subarray(at + 4, at + 4 + len));
+      at += 4 + len;
+    }
+    const words = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+    tensors.push(Array.from({ length: n }, (_, i) => (words.getInt16(2 * i, true) + P) % P));
   }
   return { tensors, end: at };
 }
@@ -104,17 +123,18 @@ export function proofSymbols(proof) {
 /** A copy of a proof with other public tensors (the header and the STARK proof kept). */
 export function withPublic(proof, tensors) {
   const { end } = publicTensors(proof);
-  const size = 4 + tensors.reduce((a, t) => a + 4 + 4 * t.length, 0);
+  const size = 4 + tensors.reduce((a, t) => a + 5 + 4 * t.length, 0);
   const out = new Uint8Array(FIRST_PUBLIC_TENSOR - 4 + size + proof.length - end);
   out.set(proof.subarray(0, FIRST_PUBLIC_TENSOR - 4));
   const dv = new DataView(out.buffer);
   let at = FIRST_PUBLIC_TENSOR - 4;
   dv.setUint32(at, tensors.length, true);
   at += 4;
-  for (const t of tensors) {
-    dv.setUint32(at, t.length, true);
-    t.forEach((v, i) => dv.setUint32(at + 4 + 4 * i, v, true));
-    at += 4 + 4 * t.length;
+  for (const t of tensors) { // as M31 words (codec 0), which the verifier reads like any other
+    dv.setUint8(at, 0);
+    dv.setUint32(at + 1, t.length, true);
+    t.forEach((v, i) => dv.setUint32(at + 5 + 4 * i, v, true));
+    at += 5 + 4 * t.length;
   }
   out.set(proof.subarray(end), at);
   return out;
