@@ -1,15 +1,20 @@
-"""Circle FRI verifier (circle-stark.md section 12, with pair-packed leaves).
+"""Circle FRI verifier (circle-stark.md section 12, with group-packed leaves).
 
 Quotient columns Q_l (one per committed log size l, largest L) are proven low-degree together:
 * first layer: one tree committing every Q_l; a leaf holds the fold pair (positions 2i, 2i+1) as
-  8 base columns of log size l-1 (4 coordinates of the even member, then of the odd member);
+  8 base columns of log size l-1 (4 coordinates of the even member, then of the odd member), or,
+  where Q_l joins inside a layer's folds, the 2^b positions that fold into one there (4 2^b columns
+  of log size l-b, quotient_group_bits);
 * cur = circle-fold of Q_L with alpha_0 (a line evaluation of log size L-1);
-* inner layer at log size m (L-1 down to m_last+1, m_last = log_last_layer + log_blowup, or one below
-  the smallest column's log size if that is lower): commit cur
-  (pair-packed), draw beta_m, cur = line-fold(cur, beta_m); if some Q_m exists,
-  cur = cur * beta_m^2 + circle-fold(Q_m, beta_m);
+* inner layers from log size L-1 down to m_last+1 (m_last = log_last_layer + log_blowup, or one
+  below the smallest column's log size if that is lower), each folding FOLD_STEP = 3 times (the
+  last fewer where fewer are left): commit cur (a leaf holds the 8 positions that fold into one),
+  then for each fold at log size m draw beta_m, cur = line-fold(cur, beta_m), and if some Q_m
+  exists, cur = cur * beta_m^2 + circle-fold(Q_m, beta_m). Three folds a commitment cut the layers'
+  Merkle paths, the largest part of FRI's share of a proof, to a third (the CNN's FRI: 126 KB ->
+  71 KB; 2 folds: 81 KB, 4: 87 KB); the folds and their challenges are the same as one a layer;
 * last layer: cur must equal a line polynomial with 2^log_last_layer coefficients, sent in clear.
-Only the fold partners the verifier cannot compute travel in the proof (`siblings`).
+Only the group members the verifier cannot compute travel in the proof (`siblings`).
 """
 
 from __future__ import annotations
@@ -31,8 +36,35 @@ def last_layer_log_size(config: PcsConfig, min_log_size: int) -> int:
     return min(config.log_last_layer + config.log_blowup, min_log_size - 1)
 
 
+FOLD_STEP = 3  # line folds per committed inner layer: a leaf holds the 2^FOLD_STEP values that fold into one
+
+
+def inner_layer_steps(max_log_size: int, min_log_size: int, config: PcsConfig) -> list[tuple[int, int]]:
+    """(m, steps) of each committed inner layer: it holds the line evaluation of log size m and
+    folds `steps` times before the next (FOLD_STEP, fewer for the last when fewer are left)."""
+    m_last = last_layer_log_size(config, min_log_size)
+    out, m = [], max_log_size - 1
+    while m > m_last:
+        steps = min(FOLD_STEP, m - m_last)
+        out.append((m, steps))
+        m -= steps
+    return out
+
+
+def quotient_group_bits(sizes: list[int], config: PcsConfig) -> dict[int, int]:
+    """log2 of the values of Q_l a first-layer leaf holds: Q_l joins at fold j of a layer's
+    `steps` (at log size l = m - j), where the layer's group has 2^(steps - j) positions, all of
+    which the fold needs (the largest Q, folded before any layer: the fold pair)."""
+    bits = {size: 1 for size in sizes}
+    for m, steps in inner_layer_steps(max(sizes), min(sizes), config):
+        for j in range(steps):
+            if m - j in bits:
+                bits[m - j] = steps - j
+    return bits
+
+
 def n_inner_layers(max_log_size: int, min_log_size: int, config: PcsConfig) -> int:
-    return max_log_size - 1 - last_layer_log_size(config, min_log_size)
+    return len(inner_layer_steps(max_log_size, min_log_size, config))
 
 
 class _Siblings:
@@ -53,25 +85,24 @@ class _Siblings:
             raise FriError(f"{self.layer}: {len(self.values) - self.i} unused fold siblings")
 
 
-def _open_pairs(
-    layer: str,
-    known: dict[int, QM31],
-    siblings: _Siblings,
-) -> dict[int, tuple[QM31, QM31]]:
-    """Pair index -> (even, odd) values, completing missing members from the siblings."""
-    pairs: dict[int, tuple[QM31, QM31]] = {}
-    for i in sorted({p >> 1 for p in known}):
-        even = known.get(2 * i)
-        odd = known.get(2 * i + 1)
-        pairs[i] = (even if even is not None else siblings.take(), odd if odd is not None else siblings.take())
-    return pairs
+def _open_groups(known: dict[int, QM31], siblings: _Siblings, bits: int) -> dict[int, list[QM31]]:
+    """Group index -> the 2^bits values of positions g 2^bits + t, completing missing members from
+    the siblings (in group order, then member order)."""
+    groups: dict[int, list[QM31]] = {}
+    for g in sorted({p >> bits for p in known}):
+        members = range(g << bits, (g + 1) << bits)
+        groups[g] = [known[p] if p in known else siblings.take() for p in members]
+    return groups
 
 
-def _pair_columns(pairs: dict[int, tuple[QM31, QM31]]) -> list[list[int]]:
-    order = sorted(pairs)
-    cols = [[pairs[i][0][k] for i in order] for k in range(4)]
-    cols += [[pairs[i][1][k] for i in order] for k in range(4)]
-    return cols
+def _group_columns(groups: dict[int, list[QM31]], bits: int) -> list[list[int]]:
+    """A leaf's base columns: member by member, each member's 4 coordinates."""
+    order = sorted(groups)
+    return [[groups[g][t][k] for g in order] for t in range(1 << bits) for k in range(4)]
+
+
+def _values(groups: dict[int, list[QM31]], bits: int) -> dict[int, QM31]:
+    return {(g << bits) + t: v for g, vs in groups.items() for t, v in enumerate(vs)}
 
 
 class FriVerifier:
@@ -81,23 +112,24 @@ class FriVerifier:
         self.max_log = self.sizes[0]
         self.proof = proof
         self.m_last = last_layer_log_size(config, self.sizes[-1])
+        self.schedule = inner_layer_steps(self.max_log, self.sizes[-1], config)
         self.alphas: list[QM31] = []
 
     def commit(self, channel: Channel) -> None:
-        """Mix the layer roots and the last layer, drawing the folding randomness in between."""
-        expected = n_inner_layers(self.max_log, self.sizes[-1], self.config)
-        if expected < 0 or self.sizes[-1] <= self.m_last or self.m_last < self.config.log_blowup:
+        """Mix the layer roots and the last layer, drawing the folding randomness in between (one
+        challenge a fold: a layer of two folds draws two after its root)."""
+        if self.sizes[-1] <= self.m_last or self.m_last < self.config.log_blowup:
             raise FriError(
                 f"config: last layer log size {self.m_last} leaves no room to fold a column of log "
                 f"size {self.sizes[-1]}"
             )
-        if len(self.proof.inner_layers) != expected:
-            raise FriError(f"proof has {len(self.proof.inner_layers)} inner layers, expected {expected}")
+        if len(self.proof.inner_layers) != len(self.schedule):
+            raise FriError(f"proof has {len(self.proof.inner_layers)} inner layers, expected {len(self.schedule)}")
         channel.mix_root(self.proof.first_layer.root)
         self.alphas.append(channel.draw_felt())
-        for layer in self.proof.inner_layers:
+        for layer, (_, steps) in zip(self.proof.inner_layers, self.schedule):
             channel.mix_root(layer.root)
-            self.alphas.append(channel.draw_felt())
+            self.alphas.extend(channel.draw_felt() for _ in range(steps))
         coefficients = 1 << (self.m_last - self.config.log_blowup)
         if len(self.proof.last_layer) != coefficients:
             raise FriError(f"last layer has {len(self.proof.last_layer)} coefficients, expected {coefficients}")
@@ -107,44 +139,55 @@ class FriVerifier:
         """Check every layer at the query positions (storage positions on the largest domain)."""
         first = self.proof.first_layer
         sib = _Siblings("layer 0 (first layer)", first.siblings)
-        q_pairs: dict[int, dict[int, tuple[QM31, QM31]]] = {}
+        bits = quotient_group_bits(self.sizes, self.config)
+        q_vals: dict[int, dict[int, QM31]] = {}
         log_sizes: list[int] = []
         columns: list[list[int]] = []
-        pair_queries: dict[int, list[int]] = {}
+        leaf_queries: dict[int, list[int]] = {}
         for size in self.sizes:
-            q_pairs[size] = _open_pairs(sib.layer, quotients[size], sib)
-            log_sizes += [size - 1] * 8
-            columns += _pair_columns(q_pairs[size])
-            pair_queries[size - 1] = sorted(q_pairs[size])
+            groups = _open_groups(quotients[size], sib, bits[size])
+            q_vals[size] = _values(groups, bits[size])
+            log_sizes += [size - bits[size]] * (4 << bits[size])
+            columns += _group_columns(groups, bits[size])
+            leaf_queries[size - bits[size]] = sorted(groups)  # q >> (max_log - that log size), for any size
         sib.done()
-        self._check_tree(sib.layer, first, log_sizes, pair_queries, columns)
+        self._check_tree(sib.layer, first, log_sizes, leaf_queries, columns)
 
-        alpha0 = self.alphas[0]
-        cur = {
-            i: fold_circle_pair(e, o, domain_point(2 * i, self.max_log)[1], alpha0)
-            for i, (e, o) in q_pairs[self.max_log].items()
-        }
-        m = self.max_log - 1
-        for k, layer in enumerate(self.proof.inner_layers):
-            name = f"layer {k + 1}"
+        cur = self._fold(q_vals[self.max_log], self.max_log, self.alphas[0], circle=True)
+        k = 1
+        for n, (layer, (m, steps)) in enumerate(zip(self.proof.inner_layers, self.schedule)):
+            name = f"layer {n + 1}"
             sib = _Siblings(name, layer.siblings)
-            pairs = _open_pairs(name, cur, sib)
+            groups = _open_groups(cur, sib, steps)
             sib.done()
-            self._check_tree(name, layer, [m - 1] * 8, {m - 1: sorted(pairs)}, _pair_columns(pairs))
-            beta = self.alphas[k + 1]
-            nxt = {
-                i: fold_line_pair(e, o, line_domain_x(2 * i, m), beta) for i, (e, o) in pairs.items()
-            }
-            if m in q_pairs:
-                beta2 = q_mul(beta, beta)
-                for i, (e, o) in q_pairs[m].items():
-                    nxt[i] = q_add(q_mul(nxt[i], beta2), fold_circle_pair(e, o, domain_point(2 * i, m)[1], beta))
-            cur = nxt
-            m -= 1
+            self._check_tree(name, layer, [m - steps] * (4 << steps), {m - steps: sorted(groups)},
+                             _group_columns(groups, steps))
+            vals = _values(groups, steps)
+            for level in range(m, m - steps, -1):
+                beta = self.alphas[k]
+                k += 1
+                vals = self._fold(vals, level, beta)
+                if level in q_vals:  # Q_level joins: cur * beta^2 + its circle fold
+                    beta2 = q_mul(beta, beta)
+                    joined = self._fold(q_vals[level], level, beta, circle=True)
+                    vals = {i: q_add(q_mul(v, beta2), joined[i]) for i, v in vals.items()}
+            cur = vals
         for pos in sorted(cur):
-            expect = eval_line_poly(self.proof.last_layer, _lift(line_domain_x(pos, m)))
+            expect = eval_line_poly(self.proof.last_layer, _lift(line_domain_x(pos, self.m_last)))
             if expect != cur[pos]:
                 raise FriError(f"last layer: folded value at position {pos} does not match the last-layer polynomial")
+
+    @staticmethod
+    def _fold(vals: dict[int, QM31], log_size: int, alpha: QM31, circle: bool = False) -> dict[int, QM31]:
+        """Every complete pair (2i, 2i + 1) of `vals` folded to position i (circle -> line, or line)."""
+        out = {}
+        for i in sorted({p >> 1 for p in vals}):
+            even, odd = vals[2 * i], vals[2 * i + 1]
+            if circle:
+                out[i] = fold_circle_pair(even, odd, domain_point(2 * i, log_size)[1], alpha)
+            else:
+                out[i] = fold_line_pair(even, odd, line_domain_x(2 * i, log_size), alpha)
+        return out
 
     @staticmethod
     def _check_tree(

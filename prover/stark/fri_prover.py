@@ -7,7 +7,7 @@ from ...verifier.channel import Channel
 from ...verifier.config import PcsConfig
 from ...verifier.fields import QM31
 from ...verifier.formats import FriLayerProof, FriProof
-from ...verifier.fri import last_layer_log_size
+from ...verifier.fri import inner_layer_steps, last_layer_log_size, quotient_group_bits
 from . import circle_fft as cf
 from . import field_vec as fv
 from .backend import U64, Array, xp
@@ -45,9 +45,10 @@ def fold_line(col: SecureCol, log_size: int, alpha: QM31) -> SecureCol:
     return _fold_pairs(col, cf.line_domain_points(log_size)[0::2], alpha)
 
 
-def pair_columns(col: SecureCol) -> list[Array]:
-    """8 base columns of half length: 4 coordinates at even positions, then at odd positions."""
-    return [c[0::2].copy() for c in col] + [c[1::2].copy() for c in col]
+def group_columns(col: SecureCol, bits: int = 1) -> list[Array]:
+    """4 << bits base columns of 2^-bits the length: for each member t of the groups of 2^bits
+    consecutive positions, its 4 coordinates (verifier/fri.py's leaf layout)."""
+    return [c[t :: 1 << bits].copy() for t in range(1 << bits) for c in col]
 
 
 class FriProver:
@@ -57,6 +58,8 @@ class FriProver:
         self.sizes = sorted(quotients, reverse=True)
         self.max_log = self.sizes[0]
         self.m_last = last_layer_log_size(config, self.sizes[-1])
+        self.schedule = inner_layer_steps(self.max_log, self.sizes[-1], config)
+        self.bits = quotient_group_bits(self.sizes, config)
         self.first_tree: MerkleTree | None = None
         self.layers: list[tuple[SecureCol, MerkleTree]] = []
         self.last_layer: list[QM31] = []
@@ -64,24 +67,23 @@ class FriProver:
     def commit(self, channel: Channel) -> None:
         cols: list[Array] = []
         for size in self.sizes:
-            cols += pair_columns(self.quotients[size])
+            cols += group_columns(self.quotients[size], self.bits[size])
         self.first_tree = MerkleTree(cols)
         channel.mix_root(self.first_tree.root)
         alpha = channel.draw_felt()
         cur = fold_circle(self.quotients[self.max_log], self.max_log, alpha)
-        m = self.max_log - 1
-        while m > self.m_last:
-            tree = MerkleTree(pair_columns(cur))
+        for m, steps in self.schedule:
+            tree = MerkleTree(group_columns(cur, steps))
             self.layers.append((cur, tree))
             channel.mix_root(tree.root)
-            beta = channel.draw_felt()
-            nxt = fold_line(cur, m, beta)
-            if m in self.quotients:
-                beta2 = fv.q_mul(_const(beta), _const(beta))
-                folded = fold_circle(self.quotients[m], m, beta)
-                nxt = fv.q_add(fv.q_mul(nxt, beta2), folded)  # type: ignore[arg-type]
-            cur = nxt
-            m -= 1
+            betas = [channel.draw_felt() for _ in range(steps)]
+            for level, beta in zip(range(m, m - steps, -1), betas):
+                nxt = fold_line(cur, level, beta)
+                if level in self.quotients:
+                    beta2 = fv.q_mul(_const(beta), _const(beta))
+                    folded = fold_circle(self.quotients[level], level, beta)
+                    nxt = fv.q_add(fv.q_mul(nxt, beta2), folded)  # type: ignore[arg-type]
+                cur = nxt
         coeffs = cf.line_interpolate(xp.stack(cur))
         d = 1 << (self.m_last - self.config.log_blowup)
         if xp.any(coeffs[:, d:]):
@@ -91,31 +93,30 @@ class FriProver:
 
     def decommit(self, queries: list[int]) -> FriProof:
         assert self.first_tree is not None
-        # First layer: siblings of the queried quotient positions, size by size.
+        # First layer: the groups of the queried quotient positions, size by size.
         siblings: list[QM31] = []
-        pair_queries: dict[int, list[int]] = {}
+        leaf_queries: dict[int, list[int]] = {}
         for size in self.sizes:
+            bits = self.bits[size]
             pos = sorted({q >> (self.max_log - size) for q in queries})
-            siblings += self._siblings(self.quotients[size], pos)
-            pair_queries[size - 1] = sorted({p >> 1 for p in pos})
-        _, dec = self.first_tree.decommit(pair_queries)
+            siblings += self._siblings(self.quotients[size], pos, bits)
+            leaf_queries[size - bits] = sorted({p >> bits for p in pos})
+        _, dec = self.first_tree.decommit(leaf_queries)
         first = FriLayerProof(self.first_tree.root, siblings, dec)
         inner = []
-        m = self.max_log - 1
-        for cur, tree in self.layers:
+        for (cur, tree), (m, steps) in zip(self.layers, self.schedule):
             pos = sorted({q >> (self.max_log - m) for q in queries})
-            sib = self._siblings(cur, pos)
-            _, dec = tree.decommit({m - 1: sorted({p >> 1 for p in pos})})
+            sib = self._siblings(cur, pos, steps)
+            _, dec = tree.decommit({m - steps: sorted({p >> steps for p in pos})})
             inner.append(FriLayerProof(tree.root, sib, dec))
-            m -= 1
         return FriProof(first, inner, self.last_layer)
 
     @staticmethod
-    def _siblings(col: SecureCol, positions: list[int]) -> list[QM31]:
+    def _siblings(col: SecureCol, positions: list[int], bits: int) -> list[QM31]:
         known = set(positions)
         out = []
-        for i in sorted({p >> 1 for p in positions}):
-            for member in (2 * i, 2 * i + 1):
+        for g in sorted({p >> bits for p in positions}):
+            for member in range(g << bits, (g + 1) << bits):
                 if member not in known:
                     out.append(tuple(int(c[member]) for c in col))
         return out  # type: ignore[return-value]

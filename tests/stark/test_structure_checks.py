@@ -116,3 +116,27 @@ def test_verify_never_raises_on_arguments_of_the_wrong_type(fib_files):
         r = verify(p, s)
         assert not r.success and r.check == "malformed file" and "must be bytes" in r.error_message
     assert verify(bytearray(proof), memoryview(settings)).success
+
+
+def test_fri_layers_fold_three_times_and_quotients_open_the_groups_they_join():
+    """Layers at log sizes 19, 16, 13 and 10 each fold three times down to m_last = 7; a quotient
+    joining at a layer's j-th fold opens the 2^(3 - j) positions that fold into one there."""
+    from luminair.verifier.config import PRESETS
+    from luminair.verifier.fri import inner_layer_steps, quotient_group_bits
+
+    cfg = PRESETS["default"]
+    assert inner_layer_steps(20, 9, cfg) == [(19, 3), (16, 3), (13, 3), (10, 3)]
+    assert inner_layer_steps(12, 9, cfg) == [(11, 3), (8, 1)]
+    sizes = [20, 17, 16, 15, 14, 11, 9]
+    assert quotient_group_bits(sizes, cfg) == {20: 1, 17: 1, 16: 3, 15: 2, 14: 1, 11: 1, 9: 2}
+
+
+def test_an_altered_member_of_a_folded_group_is_rejected(fib_files):
+    """A sibling of an inner layer's group of 8 (one fold's input) changed: its Merkle path fails."""
+    def edit(s):
+        layer = s.fri.inner_layers[0]
+        v = layer.siblings[3]
+        layer.siblings[3] = ((v[0] + 1) % (2**31 - 1), v[1], v[2], v[3])
+
+    r = _mutated(fib_files, edit)
+    assert r.check == "FRI" and "layer 1" in r.error_message, r.error_message
