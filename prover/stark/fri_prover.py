@@ -1,5 +1,5 @@
 """Circle FRI on the prover side: vectorized folds (twins of verifier.poly.fold_circle_pair and
-fold_line_pair), pair-packed layer trees and their openings, in the order verifier/fri.py reads."""
+fold_line_pair), group-packed layer trees and their openings, in the order verifier/fri.py reads."""
 
 from __future__ import annotations
 
