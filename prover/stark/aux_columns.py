@@ -76,7 +76,7 @@ def aux_trace(comp: Component, challenges: dict[str, QM31], source: Any = None) 
             f = q_pow(challenges[col.factor], col.power)
             heads = None
             if col.head:
-                p, values = comp.periodic_values(challenges)[col.head]
+                p, values = periodic_values(comp, challenges)[col.head]
                 heads = [values[i % (1 << p)] for i in range(col.stride)]
             out[name] = _storage(geometric_rows(comp.sparse_columns[col.starts], 1 << n, f, col.reset,
                                                 col.stride, heads), n)
@@ -134,20 +134,35 @@ def segmented_sums(rows: np.ndarray, starts: dict[int, int], stride: int = 1) ->
 _PERIODIC: dict[Any, Any] = {}
 
 
-def periodic_trace(comp: Component, challenges: dict[str, QM31]) -> dict[str, Secure]:
-    """Every periodic column of a component tiled over its trace domain (made once per proof: the
-    trace and composition stages both read them)."""
+def _cached(comp: Component, challenges: dict[str, QM31]) -> dict[str, Any]:
+    """This proof's cache entry for a component (forgetting the last proof's on new challenges)."""
     drawn = tuple(sorted(challenges.items()))
-    if _PERIODIC.get("drawn") != drawn:  # another proof: forget the last one's columns
+    if _PERIODIC.get("drawn") != drawn:
         _PERIODIC.clear()
         _PERIODIC["drawn"] = drawn
     got = _PERIODIC.get(id(comp))
-    if got is not None and got[0] is comp:
-        return got[1]
-    n = comp.log_size
-    out = {}
-    for name, (p, values) in comp.periodic_values(challenges).items():
-        period = np.array(values, dtype=U64).reshape(1 << p, 4)
-        out[name] = _storage(period[np.arange(1 << n) % (1 << p)], n)
-    _PERIODIC[id(comp)] = (comp, out)
-    return out
+    if got is None or got[0] is not comp:
+        got = _PERIODIC[id(comp)] = (comp, {})
+    return got[1]
+
+
+def periodic_values(comp: Component, challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
+    """comp.periodic_values, computed once per proof (the weights' v takes K N products)."""
+    entry = _cached(comp, challenges)
+    if "values" not in entry:
+        entry["values"] = comp.periodic_values(challenges)
+    return entry["values"]
+
+
+def periodic_trace(comp: Component, challenges: dict[str, QM31]) -> dict[str, Secure]:
+    """Every periodic column of a component tiled over its trace domain (made once per proof: the
+    trace and composition stages both read them)."""
+    entry = _cached(comp, challenges)
+    if "trace" not in entry:
+        n = comp.log_size
+        out = {}
+        for name, (p, values) in periodic_values(comp, challenges).items():
+            period = np.array(values, dtype=U64).reshape(1 << p, 4)
+            out[name] = _storage(period[np.arange(1 << n) % (1 << p)], n)
+        entry["trace"] = out
+    return entry["trace"]

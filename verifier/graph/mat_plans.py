@@ -54,7 +54,7 @@ def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPl
     outs = []
     for (bias, split_w), nodes in sorted(variants.items()):
         done = 0
-        for part, count in enumerate(split_parts([_product(spec, i).out_rows for i in nodes[done:]])):
+        for part, count in enumerate(split_parts([_product(spec, i).out_rows for i in nodes])):
             members, done = nodes[done : done + count], done + count
             tag = MatOutComponent.tag(bias, split_w, part)
             groups = 0
@@ -88,7 +88,7 @@ def _product(spec: GraphSpec, index: int) -> Any:
     return spec.matmuls().get(index) or spec.pairs()[index]
 
 
-def _interleave(comp: Any, per_node: list[dict[str, ColumnPattern]], n_local: int) -> None:
+def _interleave(comp: Any, per_node: list[dict[str, ColumnPattern]]) -> None:
     """Node i's topology patterns (over its own n_local rows) as the sparse difference columns of
     rows l S + i, with its anchors on row i (sparse a.<col>) where S > 1."""
     s = comp.stride
@@ -131,7 +131,7 @@ def _mat_in_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]
     local_log = log_size_of(mps[0].in_rows)
     n_local = 1 << local_log
     s = 1 << (len(nodes) - 1).bit_length()
-    p_max = max(mp.period_log for mp in mps)
+    p = mps[0].period_log  # one period for all (mat_component_plans' key)
     constant_rows: dict[int, list[list[int]]] = {}
 
     def node_v(index: int, mp: Any, challenges: dict[str, QM31]) -> list[QM31]:
@@ -147,17 +147,14 @@ def _mat_in_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]
         return weight_vector(constant_rows[index], mp.n, challenges[names[1]])
 
     def periodic(challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
-        period = s << p_max  # row r: node r mod S, its row r / S, whose v repeats every 2^p rows
-        cols = {f"v{j}": [QZERO] * period for j in range(lanes)}
+        # row r = t S + i: node i's row t, whose lanes read v_(t L + j); rows past K / L read nothing
+        cols = {f"v{j}": [QZERO] * (s << p) for j in range(lanes)}
         for i, (index, mp) in enumerate(zip(nodes, mps)):
             v = node_v(index, mp, challenges)
-            rows = mp.k // lanes  # rows past them read nothing
-            for l in range(period // s):
-                t = l % (1 << mp.period_log)
-                if t < rows:
-                    for j in range(lanes):
-                        cols[f"v{j}"][l * s + i] = v[t * lanes + j]
-        out = {key: (p_max + s.bit_length() - 1, vals) for key, vals in cols.items()}
+            for t in range(mp.k // lanes):
+                for j in range(lanes):
+                    cols[f"v{j}"][t * s + i] = v[t * lanes + j]
+        out = {key: (p + s.bit_length() - 1, vals) for key, vals in cols.items()}
         out["head"] = _heads(challenges, names[0], offsets, s)
         return out
 
@@ -172,9 +169,8 @@ def _mat_in_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]
         pats["in0_step"].add(0, rows, lambda _l, st=mp.a_step: st, [0])
         pats["in0_addr"], pats["in0_real"] = view_columns(mp.a_view, a_base, rows, n_local)
         per_node.append(pats)
-    _interleave(comp, per_node, n_local)
-    comp.sparse_columns["first"] = _strided(
-        [{r: 1 for r in range(0, n_local, 1 << mp.period_log)} for mp in mps], s)
+    _interleave(comp, per_node)
+    comp.sparse_columns["first"] = _strided([{r: 1 for r in range(0, n_local, 1 << p)}] * len(mps), s)
     segs = [Segment(index, i, mp.in_rows) for i, (index, mp) in enumerate(zip(nodes, mps))]  # start: the slot
     return ComponentPlan("MatIn", list(nodes), sum(mp.in_rows for mp in mps), comp, segs)
 
@@ -243,7 +239,7 @@ def _pair_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]) 
     for _ in range(len(nodes), s):  # empty slots: one run each, adding nothing
         firsts.append({0: 1})
         kstarts.append({0: 1})
-    _interleave(comp, per_node, n_local)
+    _interleave(comp, per_node)
     comp.sparse_columns["first"] = _strided(firsts, s)
     comp.sparse_columns["kstart"] = _strided(kstarts, s)
     comp.sparse_columns["last"] = _strided(lasts, s)
