@@ -35,6 +35,7 @@ MAX_FRI_LAYERS = 40
 MAX_LAST_LAYER = 1 << 10
 MAX_PUBLIC_TENSORS = 1 << 12
 MAX_PUBLIC_VALUES = 1 << 22
+MAX_PUBLIC_TOTAL = 1 << 21  # all public tensors together (what 8 MiB of M31 words could hold)
 
 # How one public tensor's values are stored (u8 codec | u32 count | ...): as M31 words, or, when
 # every value is a 16-bit fixed-point number (v or v - P in [-2^15, 2^15)), as i16 words, raw or
@@ -465,10 +466,11 @@ def read_proof_file(data: bytes) -> ProofFile:
     r = Reader(data, "proof.bin")
     read_header(r, PROOF_MAGIC, "proof")
     digest = r.take(32, "settings digest")
-    public = [
-        r.public_tensor(f"public_values[{i}]", MAX_PUBLIC_VALUES)
-        for i in range(r.count("public_values", MAX_PUBLIC_TENSORS, 5))
-    ]
+    public: list[list[int]] = []
+    left = MAX_PUBLIC_TOTAL  # deflated tensors are not bounded by the file's size: their sum is
+    for i in range(r.count("public_values", MAX_PUBLIC_TENSORS, 5)):
+        public.append(r.public_tensor(f"public_values[{i}]", min(MAX_PUBLIC_VALUES, left)))
+        left -= len(public[-1])
     stark = read_stark_proof(r)
     r.finish()
     return ProofFile(digest, public, stark)

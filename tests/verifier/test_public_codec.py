@@ -58,3 +58,20 @@ def test_malformed_public_tensors_are_refused(data, why):
     with pytest.raises(FormatError) as e:
         r.public_tensor("public_values[0]", 1 << 22)
     assert "public_values[0]" in str(e.value) and re.search(why, str(e.value)), str(e.value)
+
+
+def test_deflated_public_tensors_are_bounded_in_total():
+    """Two deflated tensors of 2^20 + 1 and 2^20 values: a few KB of file, more values than the
+    verifier decodes in all (MAX_PUBLIC_TOTAL): refused by name before the second is inflated."""
+    from luminair.verifier.formats import FORMAT_VERSION, MAX_PUBLIC_TOTAL, read_proof_file
+
+    def deflated(n):
+        packed = zlib.compress(bytes(2 * n), 9)
+        return _tensor(PUBLIC_I16_DEFLATE, n, struct.pack("<I", len(packed)) + packed)
+
+    head = b"LMNRPROF" + struct.pack("<H", FORMAT_VERSION) + bytes(32) + struct.pack("<I", 2)
+    data = head + deflated(MAX_PUBLIC_TOTAL // 2 + 1) + deflated(MAX_PUBLIC_TOTAL // 2)
+    assert len(data) < 10_000
+    with pytest.raises(FormatError) as e:
+        read_proof_file(data)
+    assert "public_values[1]" in str(e.value) and "exceeds the maximum" in str(e.value), str(e.value)
