@@ -722,3 +722,19 @@ def test_a_second_pair_operand_other_than_the_graphs_is_rejected(pair2_case):
 
     res = check(settings, forge(cx, trace, settings, tamper))
     assert not res.success and res.check == "LogUp sum", res.error_message
+
+
+@pytest.mark.parametrize("row, col", [(1, "in0_addr"), (3, "in0_addr"), (1, "in0_real"), (5, "in0_step")])
+def test_an_interleaved_topology_that_departs_from_the_graph_is_rejected(shared_case, row, col):
+    """The second node's rows of the interleaved MatIn (odd rows): its anchor (row 1) or a
+    difference along its own rows changed; the verifier's sparse columns (a.<col>, d.<col>, rows
+    2 apart) object, or the redirected read finds no element."""
+    cx, settings, trace, _ = shared_case
+    (ki,) = [k for k, p in enumerate(settings.plans) if p.kind == "MatIn"]
+    name = settings.plans[ki].component.name
+
+    def tamper(topo):
+        topo[f"{name}.{col}"][row] += 1
+
+    res = check(settings, forge(cx, trace, settings, tamper_topology=tamper))
+    assert not res.success and res.check in ("OODS mismatch", "LogUp sum"), res.error_message
