@@ -47,6 +47,21 @@ def _limbs(cols, prefix, bits, v):
         cols[f"{prefix}_l{i}"] = (v >> (8 * i)) & 255
 
 
+def _rounded_outputs(cols, s):
+    """A MatOut's total, rounding and every range limb recomputed from its (edited) S_lo and S_hi
+    and bias, as a cheating prover would; the outputs they yield."""
+    tot = cols["slo"] + 256 * cols["shi"]
+    rounded = (tot + (1 << (s - 1))) >> s
+    out = rounded + cols["bias"]
+    cols["out"], cols["rem"] = out, tot + (1 << (s - 1)) - (rounded << s)
+    _limbs(cols, "slo", 29, cols["slo"] + (1 << 28))
+    _limbs(cols, "shi", 23, cols["shi"] + (1 << 22))
+    _limbs(cols, "tot", 29, tot + (1 << 28))
+    _limbs(cols, "out", 16, out + (1 << 15))
+    _limbs(cols, "rem", s, cols["rem"])
+    return out
+
+
 def _forge_out(case, edit, expect_check, **kw):
     """Edit MatOut's S_lo / S_hi (row order), then recompute the total, the rounding and every range
     limb, and claim the outputs this forged trace yields: only the check under test can object."""
@@ -60,17 +75,8 @@ def _forge_out(case, edit, expect_check, **kw):
         _recompute(cols)
 
     def _recompute(cols):
-        tot = cols["slo"] + 256 * cols["shi"]
-        rounded = (tot + (1 << (s - 1))) >> s
-        out = rounded + cols["bias"]
-        rows = settings.plans[ko].rows
-        cols["out"], cols["rem"] = out, tot + (1 << (s - 1)) - (rounded << s)
-        _limbs(cols, "slo", 29, cols["slo"] + (1 << 28))
-        _limbs(cols, "shi", 23, cols["shi"] + (1 << 22))
-        _limbs(cols, "tot", 29, tot + (1 << 28))
-        _limbs(cols, "out", 16, out + (1 << 15))
-        _limbs(cols, "rem", s, cols["rem"])
-        public[-1] = [int(v) % P for v in out[:rows]]
+        out = _rounded_outputs(cols, s)
+        public[-1] = [int(v) % P for v in out[: settings.plans[ko].rows]]
 
     # the claimed outputs are part of the statement, fixed before the trace: work them out first
     st = build_statement(settings.parsed, trace.public)
@@ -254,15 +260,7 @@ def _forge_shared(shared_case, edit):
     def tamper(main):
         cols = main[ko]
         edit(main, ko, plan.segments)
-        tot = cols["slo"] + 256 * cols["shi"]
-        rounded = (tot + (1 << (s - 1))) >> s
-        out = rounded + cols["bias"]
-        cols["out"], cols["rem"] = out, tot + (1 << (s - 1)) - (rounded << s)
-        _limbs(cols, "slo", 29, cols["slo"] + (1 << 28))
-        _limbs(cols, "shi", 23, cols["shi"] + (1 << 22))
-        _limbs(cols, "tot", 29, tot + (1 << 28))
-        _limbs(cols, "out", 16, out + (1 << 15))
-        _limbs(cols, "rem", s, cols["rem"])
+        out = _rounded_outputs(cols, s)
         for k, seg in enumerate(plan.segments):  # outputs y, z: the last two public tensors
             public[len(public) - 2 + k] = [int(v) % P for v in out[seg.start : seg.start + seg.rows]]
 

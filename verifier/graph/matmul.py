@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import mul
+from typing import Any
 
 from ..fields import QM31, P, q_add, q_mul
 from ..numeric import DOT_ACC_BOUND
@@ -188,25 +189,10 @@ def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
         av.offset,
         [av.masks[d] for d in m_axes] + [(0, k // lanes)],
     )
-    out_axes = [d for d in range(len(av.sizes)) if d != axis]  # the output's axes, in order
-    out_strides = {}
-    stride = 1
-    for d in reversed(out_axes):
-        out_strides[d] = stride
-        stride *= av.sizes[d]
-    order = m_axes + n_axes
-    out_view = AffineView([av.sizes[d] for d in order], [out_strides[d] for d in order], 0,
-                          [(0, av.sizes[d]) for d in order])
-    bias = None
-    if len(node.srcs) == 3:
-        try:
-            bv = affine_view(node.srcs[2][1], node.srcs[2][2])
-        except ViewError:
-            return None
-        if bv.masked():
-            return None
-        pos = {d: j for j, d in enumerate(out_axes)}
-        bias = bv.permute(tuple(pos[d] for d in order))
+    views = _output_views(node, av.sizes, axis, m_axes + n_axes)
+    if views is None:
+        return None
+    out_view, bias = views
     return MatPlan(index, tuple(m_axes), tuple(n_axes), k, lanes, p, a_view, av.strides[axis], out_view, bias,
                    a_idx, public)
 
@@ -238,6 +224,28 @@ def freivalds_pays(m: int, n: int, k: int, dot_lanes: int, split_w: bool = False
 def dot_cells(products: int, lanes: int) -> int:
     """Committed cells of a Dot (about 7 a lane and 40 more a row: 150 a row of 16 lanes, 50 of one)."""
     return -(-products // lanes) * (7 * lanes + 40)
+
+
+def _output_views(node: Any, sizes: list[int], axis: int, order: list[int]) -> tuple[AffineView, AffineView | None] | None:
+    """The output (and its bias, a third input) as affine views in MatOut row order: the
+    product's axes but the reduced one, taken in `order`; None if the bias has no such view."""
+    out_axes = [d for d in range(len(sizes)) if d != axis]  # the output's axes, in order
+    out_strides = {}
+    stride = 1
+    for d in reversed(out_axes):
+        out_strides[d] = stride
+        stride *= sizes[d]
+    out_view = AffineView([sizes[d] for d in order], [out_strides[d] for d in order], 0, [(0, sizes[d]) for d in order])
+    if len(node.srcs) < 3:
+        return out_view, None
+    try:
+        bv = affine_view(node.srcs[2][1], node.srcs[2][2])
+    except ViewError:
+        return None
+    if bv.masked():
+        return None
+    pos = {d: j for j, d in enumerate(out_axes)}
+    return out_view, bv.permute(tuple(pos[d] for d in order))
 
 
 def mat_plans(spec: GraphSpec) -> dict[int, MatPlan]:
@@ -385,25 +393,10 @@ def pair_plan(spec: GraphSpec, index: int) -> PairPlan | None:
     b_view = AffineView([k] + [bv.sizes[d] for d in b_axes] + [r],
                         [bv.strides[axis]] + [bv.strides[d] for d in b_axes] + [bv.strides[na] * lb],
                         bv.offset, [(0, k)] + [(0, bv.sizes[d]) for d in b_axes] + [(0, r)])
-    out_axes = [d for d in range(len(av.sizes)) if d != axis]
-    out_strides = {}
-    stride = 1
-    for d in reversed(out_axes):
-        out_strides[d] = stride
-        stride *= av.sizes[d]
-    order = b_axes + [ma, na]
-    out_view = AffineView([av.sizes[d] for d in order], [out_strides[d] for d in order], 0,
-                          [(0, av.sizes[d]) for d in order])
-    bias = None
-    if len(node.srcs) == 3:
-        try:
-            biv = affine_view(node.srcs[2][1], node.srcs[2][2])
-        except ViewError:
-            return None
-        if biv.masked():
-            return None
-        pos = {d: j for j, d in enumerate(out_axes)}
-        bias = biv.permute(tuple(pos[d] for d in order))
+    views = _output_views(node, av.sizes, axis, b_axes + [ma, na])
+    if views is None:
+        return None
+    out_view, bias = views
     return PairPlan(index, tuple(b_axes), k, r, la, lb, a_view, av.strides[ma], b_view, bv.strides[na], out_view,
                     bias, bn, m, n, ma, na)
 
