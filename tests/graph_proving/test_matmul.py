@@ -390,21 +390,17 @@ def test_products_the_check_cannot_serve_stay_dots():
     assert len(dots) == 3 and len(spec.pairs()) == 1 and len(spec.matmuls()) == 1
     (mp,) = spec.matmuls().values()
     assert (mp.k, mp.lanes, mp.period_log) == (1072, 2, 10)
+
+    def plan(m, k, n, w):
+        g = Graph()
+        (g.input("x", (m, k)) @ g.constant(np.full((k, n), w), "w")).output("y")
+        g.compile(GenericCompiler(), StwoCompiler())
+        spec = build_spec(g)
+        return mat_plan(spec, next(i for i, node in enumerate(spec.nodes) if node.op == "Dot"))
+
     # the weights' bound: K 255 max|W| + 2^28 must stay below P
-    big = Graph()
-    x = big.input("x", (16, 256))
-    (x @ big.constant(np.full((256, 16), 7.9), "w")).output("y")
-    big.compile(GenericCompiler(), StwoCompiler())
-    spec = build_spec(big)
-    i = next(i for i, n in enumerate(spec.nodes) if n.op == "Dot")
-    assert mat_plan(spec, i) is not None  # 256 * 255 * 7.9 * 2^10 + 2^28 < P: served
-    huge = Graph()
-    x = huge.input("x", (16, 1024))
-    (x @ huge.constant(np.full((1024, 16), 7.9), "w")).output("y")
-    huge.compile(GenericCompiler(), StwoCompiler())
-    spec = build_spec(huge)
-    i = next(i for i, n in enumerate(spec.nodes) if n.op == "Dot")
-    assert mat_plan(spec, i) is None
+    assert plan(16, 256, 16, 7.9) is not None  # 256 * 255 * 7.9 * 2^10 + 2^28 < P: served
+    assert plan(16, 1024, 16, 7.9) is None
     small = Graph()  # a short reduction: served, though a Dot's cells would be fewer
     (small.input("x", (1, 16)) @ small.constant(np.full((16, 4), 0.5), "w")).output("y")
     small.compile(GenericCompiler(), StwoCompiler())

@@ -249,12 +249,13 @@ def _output_views(node: Any, sizes: list[int], axis: int, order: list[int]) -> t
 
 
 def mat_plans(spec: GraphSpec) -> dict[int, MatPlan]:
-    out = {}
-    for i in range(len(spec.nodes)):
-        plan = mat_plan(spec, i)
-        if plan is not None:
-            out[i] = plan
-    return out
+    return _every_plan(spec, mat_plan)
+
+
+def _every_plan(spec: GraphSpec, plan_of: Any) -> dict[int, Any]:
+    """node -> its plan, for every node `plan_of(spec, node)` gives one."""
+    plans = {i: plan_of(spec, i) for i in range(len(spec.nodes))}
+    return {i: plan for i, plan in plans.items() if plan is not None}
 
 
 def weight_rows(spec: GraphSpec, plan: MatPlan, values: list[int]) -> list[list[int]]:
@@ -402,9 +403,4 @@ def pair_plan(spec: GraphSpec, index: int) -> PairPlan | None:
 
 
 def pair_plans(spec: GraphSpec) -> dict[int, PairPlan]:
-    out = {}
-    for i in range(len(spec.nodes)):
-        plan = pair_plan(spec, i)
-        if plan is not None:
-            out[i] = plan
-    return out
+    return _every_plan(spec, pair_plan)
