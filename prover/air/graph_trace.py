@@ -642,7 +642,7 @@ def _mat_out_columns(
         topo["is_real"][here] = 1
         topo["addr"][here] = bases[nid] + out_offset
         topo["mult"][here] = fan[nid][out_offset]
-        if comp.bias:
+        if mp.bias is not None:  # (a MatOut with a bias may hold products without one: bias 0)
             bsrc, bview = graph.node(nid).srcs[2]
             b_offset, _ = _affine_rows(mp.bias, rows)
             if not np.array_equal(b_offset, bview.src_indices()[out_offset]):
@@ -655,9 +655,11 @@ def _mat_out_columns(
             continue
         a3, w = _product_operands(spec, graph, nid, values)
         a_lo, a_hi = a3 & 255, a3 >> 8
-        if split_w:  # both operands in 8-bit limbs: four exact sums (|.| < K 2^16)
+        if split_w and mp.w_public:  # both operands in 8-bit limbs: four exact sums (|.| < K 2^16)
             w_lo, w_hi = w & 255, w >> 8
             sums = {"sll": a_lo @ w_lo, "shl": a_hi @ w_lo, "slh": a_lo @ w_hi, "shh": a_hi @ w_hi}
+        elif split_w:  # whole weights in a MatOut of limb sums: the W-high sums stay 0
+            sums = {"sll": a_lo @ w, "shl": a_hi @ w}
         else:
             sums = {"slo": a_lo @ w, "shi": a_hi @ w}  # exact: |.| < K 2^8 2^15
         for name, v in sums.items():

@@ -49,13 +49,13 @@ def padded_rows(rows: int) -> int:
     if rows <= 0:
         return 0
     full = 1 << max(MIN_LOG_SIZE, (rows - 1).bit_length())
-    if full - rows < SPLIT_MIN_WASTE:
-        return full
     total, remaining = 0, rows
-    while remaining >= SPLIT_MIN_PART:
+    while remaining:
+        padded = 1 << max(MIN_LOG_SIZE, (remaining - 1).bit_length())
+        if padded - remaining < SPLIT_MIN_WASTE or remaining < SPLIT_MIN_PART:
+            total += padded
+            break
         cap = 1 << (remaining.bit_length() - 1)
         total += cap
         remaining -= cap
-    if remaining:
-        total += 1 << max(MIN_LOG_SIZE, (remaining - 1).bit_length())
     return min(total, full)

@@ -10,7 +10,7 @@ import pytest
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover import graph as G
 from luminair.verifier.fields import P
-from luminair.prover.air.graph_trace import main_columns
+from luminair.prover.air.graph_trace import _affine_rows, main_columns
 from luminair.verifier.graph.matmul import mat_plan
 from luminair.verifier.statement import build_statement
 
@@ -362,7 +362,7 @@ def test_a_batched_mlp_and_a_convolution_use_the_freivalds_check():
         (h @ g.constant(rng.uniform(-0.3, 0.3, (32, 10)), "w2")).output("y")
 
     kinds = [p.kind for p in _prove(mlp, {"x": rng.uniform(0, 1, (7, 64))}).plans]
-    assert kinds.count("MatOut") == 2 and not any(k.startswith("Dot") for k in kinds)
+    assert kinds.count("MatOut") == 1 and not any(k.startswith("Dot") for k in kinds)  # one MatOut, with a bias
 
     def conv(g):
         x = g.input("x", (1, 3, 8, 8))
@@ -445,7 +445,8 @@ def public_case():
     res = check(settings, proof)
     assert res.success, res.error_message
     names = [p.component.name for p in settings.plans]
-    assert "matoutbw" in names and "matoutw" in names, names  # both operands in limbs, no Dot
+    # both operands in limbs, no Dot; the gradient (no bias) shares the MatOut with a bias
+    assert "matoutbw" in names and "matoutw" not in names, names
     assert "matin2.n3" in names
     plans = settings.spec.matmuls()
     assert (plans[3].a_input, plans[3].w_public, plans[5].a_input) == (0, True, 1)
@@ -479,9 +480,12 @@ def _forge_split(case, edit, expect_check, n_public_inputs=2):
         _limbs(cols, "tot", 29, tot + (1 << 28))
         _limbs(cols, "out", 16, cols["out"] + (1 << 15))
         _limbs(cols, "rem", s, cols["rem"])
-        for seg in settings.plans[ko].segments:
-            public[n_public_inputs + outputs.index(seg.node)] = [
-                int(v) % P for v in cols["out"][seg.start : seg.start + seg.rows]]
+        for seg in settings.plans[ko].segments:  # MatOut rows in the product's order (out_view)
+            mp = settings.spec.matmuls().get(seg.node) or settings.spec.pairs()[seg.node]
+            offsets, _ = _affine_rows(mp.out_view, seg.rows)
+            claimed = public[n_public_inputs + outputs.index(seg.node)]
+            for offset, v in zip(offsets, cols["out"][seg.start : seg.start + seg.rows]):
+                claimed[offset] = int(v) % P
 
     st = build_statement(settings.parsed, trace.public)
     main = main_columns(cx, settings.plans, trace.values, st.air, settings.topology, settings.spec)
@@ -518,6 +522,74 @@ def test_a_wrong_split_of_the_public_weights_sums_is_rejected(public_case):
         cols["shl"][3] += 256  # t1 and the total unchanged
 
     _forge_split(public_case, edit, "LogUp sum")
+
+
+# --- products of several variants in one MatOut ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def merged_case():
+    """x @ w + b with public weights (four limb sums, a bias) and x @ W3 with constant weights and
+    no bias: one MatOut of limb sums with a bias holds both (mat_plans._merged_variants)."""
+    rng = np.random.default_rng(9)
+    cx = Graph()
+    x = cx.input("x", (8, 96))
+    w = cx.input("w", (96, 24))
+    (x @ w + cx.constant(rng.uniform(-0.5, 0.5, (24,)), "b")).output("y")
+    (x @ cx.constant(rng.uniform(-0.5, 0.5, (96, 6)), "w3")).output("z")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    feed = {"x": rng.uniform(-1, 1, (8, 96)), "w": rng.uniform(-1, 1, (96, 24))}
+    settings, trace, proof = prove_graph(cx, feed)
+    res = check(settings, proof)
+    assert res.success, res.error_message
+    exact = cx.run(feed, exact=True)
+    for name in ("y", "z"):
+        np.testing.assert_array_equal(np.array(res.outputs[name]["values"]), exact[name].reshape(-1))
+    names = [p.component.name for p in settings.plans]
+    assert names.count("matoutbw") == 1 and not any(n in names for n in ("matout", "matoutb", "matoutw")), names
+    ko = names.index("matoutbw")
+    (seg,) = [seg for seg in settings.plans[ko].segments if not settings.spec.matmuls()[seg.node].w_public]
+    return (cx, settings, trace, None, ko), seg
+
+
+def test_merged_matout_honest_forger_baseline(merged_case):
+    assert _forge_split(merged_case[0], lambda cols: None, None).success
+
+
+@pytest.mark.parametrize("limb", ["slh", "shh"])
+def test_weight_high_sums_of_a_whole_weights_product_are_rejected(merged_case, limb):
+    """On the rows of the product with whole (constant) weights, a W-high sum of 1 with S_hl
+    lowered to match leaves t1, the total and the output as they were: only the terms, where that
+    node's MatIn has no lambda2 part, object."""
+    case, seg = merged_case
+
+    def edit(cols):
+        cols[limb][seg.start + 2] += 1
+        cols["shl"][seg.start + 2] -= 256 if limb == "shh" else 1
+
+    _forge_split(case, edit, "LogUp sum")
+
+
+def test_a_wrong_product_of_a_whole_weights_node_in_a_merged_matout_is_rejected(merged_case):
+    case, seg = merged_case
+    s = case[1].spec.scale_bits
+
+    def edit(cols):
+        cols["sll"][seg.start + 5] += 1 << s
+
+    _forge_split(case, edit, "LogUp sum")
+
+
+def test_a_bias_on_a_product_without_one_is_rejected(merged_case):
+    """The MatOut has a bias column; on the rows of the product without a bias it reads nothing, so
+    it must be 0: a bias of 1 (the output raised with it) breaks the padding-zero constraint."""
+    case, seg = merged_case
+
+    def edit(cols):
+        cols["bias"][seg.start + 1] += 1
+
+    res = _forge_split(case, edit, None)
+    assert not res.success and res.check == "OODS mismatch", (res.check, res.error_message)
 
 
 # --- products of two computed operands (attention) ---------------------------------------------

@@ -16,6 +16,21 @@ def test_split_parts_only_splits_when_it_saves_padding():
     assert split_parts([31924] * 17) == [16, 1]  # 2^19 + 2^15 rows instead of 2^20
     assert split_parts([600000, 10]) == [2]  # splitting would not save anything
     assert sum(split_parts([3000] * 300)) == 300
+    # the transformer's multiplies: 2^17 + 2^16 rows in two instances, not 2^17 + 2^15 + 2 x 2^14
+    # in four (the same cells, twice the columns): a rest that pads cheaply stays one instance
+    assert split_parts([127552, 28864, 16384, 14368]) == [1, 3]
+
+
+def test_the_search_cost_model_pads_as_split_parts():
+    from luminair.prover.compile.search_cost import padded_rows
+    from luminair.verifier.graph.plan import log_size_of
+
+    for rows in ([127552, 28864, 16384, 14368], [31924] * 17, [100] * 5, [3000] * 300):
+        parts, done, padded = split_parts(rows), 0, 0
+        for n in parts:
+            padded += 1 << log_size_of(sum(rows[done : done + n]))
+            done += n
+        assert padded_rows(sum(rows)) <= padded, rows
 
 
 def test_a_split_kind_proves_and_a_forged_instance_is_rejected(monkeypatch):

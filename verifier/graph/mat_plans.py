@@ -4,6 +4,7 @@ graph like every other component's, and the bound on their boundary rows for the
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..errors import StatementError
@@ -52,7 +53,7 @@ def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPl
         variants.setdefault((mp.bias is not None, mp.w_public), []).append(i)
     share: dict[int, tuple[str, int]] = {}  # node -> (its MatOut's tag, the groups before its own)
     outs = []
-    for (bias, split_w), nodes in sorted(variants.items()):
+    for (bias, split_w), nodes in _merged_variants(spec, variants):
         done = 0
         for part, count in enumerate(split_parts([_product(spec, i).out_rows for i in nodes])):
             members, done = nodes[done : done + count], done + count
@@ -67,7 +68,7 @@ def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPl
         if i in spec.matmuls():
             mp = spec.matmuls()[i]
             # one period for all (the verifier evaluates v over S periods: about the nodes' K values)
-            key: tuple = ("MatIn", share[i][0], mp.lanes, log_size_of(mp.in_rows), mp.period_log)
+            key: tuple = ("MatIn", share[i][0], mp.w_public, mp.lanes, log_size_of(mp.in_rows), mp.period_log)
         else:
             pp = spec.pairs()[i]
             key = ("MatPair", share[i][0], pp.la, pp.lb, log_size_of(pp.pair_rows))
@@ -79,6 +80,74 @@ def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPl
             offsets = [share[i][1] for i in group]
             plans.append((_mat_in_plan if key[0] == "MatIn" else _pair_plan)(spec, group, key[1], offsets))
     return plans + outs
+
+
+# A committed column costs every query its opened values (about 300 bytes at the default preset);
+# merging MatOut variants trades that against cells, a column counted as this many cells
+COLUMN_CELLS = 1 << 14
+
+
+def _merged_variants(spec: GraphSpec, variants: dict[tuple[bool, bool], list[int]]) -> list[tuple[tuple[bool, bool], list[int]]]:
+    """The MatOut instances of the variants (bias, public weights in limbs), some merged: a MatOut
+    with a bias serves products without one (bias 0, read nowhere) and one with four limb sums
+    serves products of whole weights (the W-high sums 0, which their MatIn's terms, free of lambda2,
+    force). Of every grouping (at most four variants), the one of least cells + COLUMN_CELLS x
+    columns; nodes keep graph order within an instance."""
+    from .statement import split_parts
+
+    keys = sorted(variants)
+
+    def cost(group: list[tuple[bool, bool]]) -> tuple[tuple[bool, bool], int]:
+        variant = (any(b for b, _ in group), any(w for _, w in group))
+        nodes = sorted(i for key in group for i in variants[key])
+        rows = [_product(spec, i).out_rows for i in nodes]
+        padded, done = 0, 0
+        for count in split_parts(rows):
+            padded += _padded_rows(sum(rows[done : done + count]))
+            done += count
+        width = _mat_out_width(spec.scale_bits, *variant)
+        return variant, width * padded + width * COLUMN_CELLS * len(split_parts(rows))
+
+    best: tuple[int, list[list[tuple[bool, bool]]]] | None = None
+    for grouping in _partitions(keys):
+        made = [cost(g) for g in grouping]
+        if len({v for v, _ in made}) < len(made):
+            continue  # two instances of one variant: merging them is never worse
+        total = sum(c for _, c in made)
+        if best is None or total < best[0]:
+            best = (total, grouping)
+    assert best is not None
+    out = []
+    for group in best[1]:
+        variant = (any(b for b, _ in group), any(w for _, w in group))
+        out.append((variant, sorted(i for key in group for i in variants[key])))
+    return sorted(out)
+
+
+def _partitions(items: list[Any]) -> list[list[list[Any]]]:
+    """Every way to split `items` into non-empty groups."""
+    if not items:
+        return [[]]
+    first, rest = items[0], items[1:]
+    out = []
+    for p in _partitions(rest):
+        out.append([[first]] + p)
+        for k in range(len(p)):
+            out.append(p[:k] + [[first] + p[k]] + p[k + 1 :])
+    return out
+
+
+@lru_cache(maxsize=None)
+def _mat_out_width(scale_bits: int, bias: bool, split_w: bool) -> int:
+    """Committed columns of a MatOut row of one variant."""
+    from .components import MatOutComponent
+    from .summary import component_cells
+
+    comp = MatOutComponent(4, scale_bits, "w", bias, split_w)
+    empty: dict[int, int] = {}
+    comp.sparse_columns = {f"d.{col}": empty for col in comp.topology_columns()} | {"first": empty}
+    c = component_cells(comp)
+    return c["main_columns"] + c["topology_columns"] + c["interaction_columns"]
 
 
 MAX_INTERLEAVED = 32  # nodes a MatIn or MatPair component holds at most
@@ -193,7 +262,7 @@ def _mat_out_plan(spec: GraphSpec, indices: list[int], tag: str, bias: bool, spl
         mp = _product(spec, seg.node)
         pats["is_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
         view_columns(mp.out_view, bases[seg.node], seg.rows, n_out, seg.start, pats["addr"])
-        if bias:
+        if mp.bias is not None:
             src = spec.nodes[seg.node].srcs[2][0]
             view_columns(mp.bias, bases[src], seg.rows, n_out, seg.start, pats["in0_addr"], pats["in0_real"])
         first.update((r, 1) for r in range(seg.start, seg.start + seg.rows, mp.n))

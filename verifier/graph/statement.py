@@ -76,16 +76,17 @@ SPLIT_MIN_PART = 1 << 14
 
 
 def split_parts(rows: list[int]) -> list[int]:
-    """How many consecutive nodes (of rows[i] rows each) go into each instance of one kind: one
-    instance unless its padding would waste SPLIT_MIN_WASTE rows or more; then greedily, each
-    instance up to the largest power of two not above the rows still to place (a node larger than
-    that goes alone), until fewer than SPLIT_MIN_PART rows remain."""
+    """How many consecutive nodes (of rows[i] rows each) go into each instance of one kind. The
+    rows still to place form one instance unless its padding would waste SPLIT_MIN_WASTE rows or
+    more (or fewer than SPLIT_MIN_PART rows remain); else the next instance takes nodes up to the
+    largest power of two not above those rows (a node larger than that goes alone) and the rule
+    applies again to the rest. Every instance costs its columns in every query's openings, so a
+    rest that pads cheaply stays one instance."""
     total = sum(rows)
-    if (1 << log_size_of(total)) - total < SPLIT_MIN_WASTE:
-        return [len(rows)]
     parts, i, remaining = [], 0, total
     while i < len(rows):
-        if remaining < SPLIT_MIN_PART:
+        waste = (1 << log_size_of(remaining)) - remaining
+        if waste < SPLIT_MIN_WASTE or remaining < SPLIT_MIN_PART:
             parts.append(len(rows) - i)
             break
         cap = 1 << (remaining.bit_length() - 1)

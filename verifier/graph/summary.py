@@ -53,7 +53,7 @@ def plan_cells(spec: GraphSpec, plan: Any, plans: list[Any] | None = None) -> di
             mp = spec.matmuls().get(node) or spec.pairs()[node]
             rows["Mul"] += mp.out_rows * mp.k
             rows["SumReduce"] += mp.out_rows * mp.k
-            if plan.component.bias:
+            if mp.bias is not None:
                 rows["Add"] = rows.get("Add", 0) + mp.out_rows
         if plans is not None:
             partners = [p for p in plans if p.kind in ("MatIn", "MatPair")
