@@ -82,9 +82,10 @@ def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPl
     return plans + outs
 
 
-# A committed column costs every query its opened values (about 300 bytes at the default preset);
-# merging MatOut variants trades that against cells, a column counted as this many cells
-COLUMN_CELLS = 1 << 14
+# A committed column costs every query its opened values (about 300 bytes at the default preset,
+# as much as 2^15 cells cost in prove time, measured on the transformer): merging MatOut variants
+# trades that against cells
+COLUMN_CELLS = 1 << 15
 
 
 def _merged_variants(spec: GraphSpec, variants: dict[tuple[bool, bool], list[int]]) -> list[tuple[tuple[bool, bool], list[int]]]:
