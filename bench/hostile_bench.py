@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.verifier.budget import (
     MAX_PROOF_BYTES,
     MAX_SETTINGS_BYTES,
@@ -78,7 +79,7 @@ def graph_settings(
 
 def empty_stark() -> StarkProof:
     d = Decommitment([], [])
-    return StarkProof([], [], [], [], [], FriProof(FriLayerProof(b"\0" * 32, [], d), [], []), 0, 0)
+    return StarkProof([], [], [], [], [], FriProof(FriLayerProof(b"\0" * DIGEST_BYTES, [], d), [], []), 0, 0)
 
 
 def proof_file(settings: bytes, public: list[list[int]], stark: StarkProof | None = None) -> bytes:
@@ -103,7 +104,7 @@ def shaped_stark(settings: bytes, public: list[list[int]]) -> StarkProof:
     st = build_statement(parsed, public)
     air, lay = st.air, st.air.layout
     n_commit = 2 + (lay.interaction_tree is not None)  # main (with the topology columns), [interaction], composition
-    commitments = [bytes([i + 1]) * 32 for i in range(n_commit)]
+    commitments = [bytes([i + 1]) * DIGEST_BYTES for i in range(n_commit)]
     sampled = [[[(1, 2, 3, 4)] * len(slot.masks) for slot in cols] for cols in lay.columns]
 
     ch = Channel()
@@ -138,16 +139,16 @@ def shaped_stark(settings: bytes, public: list[list[int]]) -> StarkProof:
     n_inner = max(0, n_inner_layers(sizes[0], sizes[-1], cfg))
     last = [ZERO] * (1 << (last_layer_log_size(cfg, sizes[-1]) - cfg.log_blowup))
     for _ in range(n_inner + 1):
-        ch.mix_root(b"\0" * 32)
+        ch.mix_root(b"\0" * DIGEST_BYTES)
         ch.draw_felt()
     ch.mix_felts(last)
     ch.mix_u64(0)  # proof-of-work nonce
     queries = ch.draw_queries(cfg.n_queries, sizes[0])
     pairs = {s: len({(q >> (sizes[0] - s)) >> 1 for q in queries}) for s in sizes}
     queried = [[[0] * (2 * pairs[slot.log_size + cfg.log_blowup]) for slot in cols] for cols in lay.columns]
-    decs = [Decommitment([b"\0" * 32], []) for _ in lay.columns]
+    decs = [Decommitment([b"\0" * DIGEST_BYTES], []) for _ in lay.columns]
     d = Decommitment([], [])
-    fri = FriProof(FriLayerProof(b"\0" * 32, [], d), [FriLayerProof(b"\0" * 32, [], d) for _ in range(n_inner)], last)
+    fri = FriProof(FriLayerProof(b"\0" * DIGEST_BYTES, [], d), [FriLayerProof(b"\0" * DIGEST_BYTES, [], d) for _ in range(n_inner)], last)
     return StarkProof(commitments, sums, sampled, queried, decs, fri, 0, 0)
 
 
@@ -369,7 +370,7 @@ def proof_with_sampled_values(settings: bytes, public: list[list[int]], size: in
                     w.qm31_list([(P_1, P_1, P_1, P_1)] * k)
             w.u32(0)  # queried values
             w.u32(0)  # decommitments
-            w.raw(b"\0" * 32)  # FRI first layer: root, siblings, decommitment
+            w.raw(b"\0" * DIGEST_BYTES)  # FRI first layer: root, siblings, decommitment
             w.qm31_list([])
             w.hashes([])
             w.m31_list([])
@@ -398,10 +399,10 @@ def proof_with_hashes(settings: bytes, public: list[list[int]], size: int) -> by
         w.u32(0)
         w.u32(0)
         w.u32(1)
-        n = (size - 200) // 32
-        w.hashes([i.to_bytes(32, "little") for i in range(n)])
+        n = (size - 200) // DIGEST_BYTES
+        w.hashes([i.to_bytes(DIGEST_BYTES, "little") for i in range(n)])
         w.m31_list([])
-        w.raw(b"\0" * 32)
+        w.raw(b"\0" * DIGEST_BYTES)
         w.qm31_list([])
         w.hashes([])
         w.m31_list([])

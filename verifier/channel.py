@@ -4,7 +4,7 @@ State: a 32-byte digest (initially zero) and a u32 draw counter reset at every m
 * mix(data):          digest = H(digest || data)
 * mix_u32s(words):    data = the words as u32 little-endian
 * mix_felts(qm31s):   data = 4 u32-LE words per QM31
-* mix_root(root):     data = the 32-byte root
+* mix_root(root):     data = the root (merkle.DIGEST_BYTES bytes)
 * random bytes:       H(digest || counter u32-LE || 0x00), counter += 1
 * draw_base_felts:    8 u32-LE words of random bytes; accepted only if all are < 2P, then reduced
 * draw_felt:          the first 4 base felts of one draw as a QM31 (the other 4 are discarded)

@@ -18,13 +18,16 @@ from dataclasses import dataclass, field
 from .config import PcsConfig
 from .errors import FormatError, VersionError
 from .fields import P, QM31
+from .merkle import DIGEST_BYTES
 
 PROOF_MAGIC = b"LMNRPROF"
 SETTINGS_MAGIC = b"LMNRSETT"
 # 2: no model root (the verifier derives the topology), labels apart from identity;
 # 3: fused ops (Dot, Relu), the topology columns inside the main tree (one commitment fewer)
 # 4: symbolic dimensions (a symbol table in the graph body; a proof fixes the symbols' values)
-FORMAT_VERSION = 6
+# 6: shared MatOut components, public tensors as i16, FRI folding three times a commitment
+# 7: 26-byte Merkle digests (verifier/merkle.py)
+FORMAT_VERSION = 7
 
 MAX_TREES = 16
 MAX_COLUMNS = 1 << 12  # a graph AIR's largest tree has a few hundred; example AIRs at most 256
@@ -138,9 +141,10 @@ class Reader:
         return [v % P for v in struct.unpack(f"<{n}h", raw)]
 
     def hashes(self, what: str, maximum: int) -> list[bytes]:
-        n = self.count(what, maximum, 32)
-        raw = self.take(32 * n, what)
-        return [raw[32 * i : 32 * i + 32] for i in range(n)]
+        d = DIGEST_BYTES
+        n = self.count(what, maximum, d)
+        raw = self.take(d * n, what)
+        return [raw[d * i : d * (i + 1)] for i in range(n)]
 
     def string(self, what: str, maximum: int = 1 << 16) -> str:
         n = self.u32(f"{what} length")
@@ -264,7 +268,8 @@ def read_header(r: Reader, magic: bytes, kind: str) -> int:
             why = ("whose verifier trusted the model commitment in settings.bin" if version < 2
                    else "with another proof layout" if version < 3 else "without symbolic dimensions" if version < 4
                    else "whose matrix products were proven without the Freivalds check" if version < 5
-                   else "whose checked products had an output component each")
+                   else "whose checked products had an output component each" if version < 6
+                   else "with 32-byte Merkle digests")
             remedy = (f" (made by an older luminair {why}; "
                       "prove the model again with this version to get a new proof.bin and settings.bin)")
         raise VersionError(
@@ -362,7 +367,7 @@ def _write_fri_layer(w: Writer, layer: FriLayerProof) -> None:
 
 def _read_fri_layer(r: Reader, what: str) -> FriLayerProof:
     return FriLayerProof(
-        root=r.take(32, f"{what}.root"),
+        root=r.take(DIGEST_BYTES, f"{what}.root"),
         siblings=r.qm31_list(f"{what}.siblings", MAX_OPENED * 8),
         decommitment=_read_decommitment(r, what),
     )

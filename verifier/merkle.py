@@ -7,6 +7,11 @@ A tree commits columns of different log sizes. Its height H is the largest log s
 * a node of layer k < H:     H(NODE_PREFIX || left || right || values of the size-k columns at that row)
 Values are u32 little-endian; the prefixes are 64-byte blocks ("leaf"/"node" and zero padding) so
 that a leaf can never be read as a node. The root is the single node of layer 0.
+
+Digests are BLAKE2s with a DIGEST_BYTES output: a prover who finds a collision could open one
+commitment two ways, and collisions of 208-bit digests take about 2^104 hashes, at or above every
+other soundness term of every preset (verifier/security.py). Every path carries one digest a
+level, so the size is worth a sixth of a proof's Merkle and FRI bytes against 32-byte digests.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from .errors import MerkleError
 
 LEAF_PREFIX = b"leaf" + bytes(60)
 NODE_PREFIX = b"node" + bytes(60)
-_LEAF_STATE = hashlib.blake2s(LEAF_PREFIX)
-_NODE_STATE = hashlib.blake2s(NODE_PREFIX)
+DIGEST_BYTES = 26
+_LEAF_STATE = hashlib.blake2s(LEAF_PREFIX, digest_size=DIGEST_BYTES)
+_NODE_STATE = hashlib.blake2s(NODE_PREFIX, digest_size=DIGEST_BYTES)
 
 
 def leaf_hash(values_le: bytes) -> bytes:

@@ -15,6 +15,8 @@ The QM31 field has p^4 ~ 2^124 elements. For an AIR whose largest trace has 2^n 
 * FRI folding: each folding challenge errs with probability about (domain size) / |F|; the domains
   halve at every layer, so all layers together stay below 2 * 2^(n + blowup) / |F|:
   124 - (n + log_blowup + 1).
+* Merkle commitments: opening a committed value two ways needs a collision of the DIGEST_BYTES
+  digests (verifier/merkle.py), about 2^(4 DIGEST_BYTES) hashes: 4 DIGEST_BYTES bits.
 The proof's security is the smallest term; the verifier refuses it below its floor.
 """
 
@@ -24,6 +26,7 @@ import math
 from typing import Any
 
 from .config import PcsConfig
+from .merkle import DIGEST_BYTES
 
 FIELD_BITS = 124  # log2 |QM31| = 4 log2(2^31 - 1), rounded down
 
@@ -49,6 +52,7 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
         "constraint combination": FIELD_BITS - math.log2(max(1, constraints)),
         "OODS / DEEP": FIELD_BITS - math.log2((1 << (n + 2)) + samples),
         "FRI folding": float(FIELD_BITS - (n + config.log_blowup + 1)),
+        "Merkle digests": float(4 * DIGEST_BYTES),
     }
     if freivalds:
         terms["Freivalds"] = FIELD_BITS - math.log2(freivalds) + config.interaction_pow_bits

@@ -11,7 +11,7 @@ import os
 import tempfile
 
 from ...verifier.formats import Decommitment
-from ...verifier.merkle import _LEAF_STATE, _NODE_STATE
+from ...verifier.merkle import _LEAF_STATE, _NODE_STATE, DIGEST_BYTES
 from .backend import Array, xp
 
 _FORK_MIN_LEAVES = 1 << 14
@@ -40,7 +40,7 @@ def _row_bytes(columns: list[Array]) -> tuple[memoryview | bytes, int]:
 
 def _hash_range(height: int, stop: int, rows: list[tuple[memoryview | bytes, int]], lo: int, hi: int) -> list[bytes]:
     """Layers height..stop of the subtree over leaves [lo, hi) (aligned, hi - lo = 2^(height - stop)),
-    each as the concatenation of its 32-byte digests. rows[k] = (row bytes, width) of the columns
+    each as the concatenation of its digests (DIGEST_BYTES each). rows[k] = (row bytes, width) of the columns
     injected at layer k."""
     layers: list[bytes] = []
     data, width = rows[height]
@@ -61,7 +61,7 @@ def _hash_range(height: int, stop: int, rows: list[tuple[memoryview | bytes, int
         out = []
         for i, j in enumerate(range(lo, hi)):
             s = node.copy()
-            s.update(pmv[64 * i : 64 * i + 64])
+            s.update(pmv[2 * DIGEST_BYTES * i : 2 * DIGEST_BYTES * (i + 1)])
             if width:
                 s.update(vmv[j * width : (j + 1) * width])
             out.append(s.digest())
@@ -132,7 +132,7 @@ class MerkleTree:
         return layers
 
     def node(self, layer: int, index: int) -> bytes:
-        return self.layers[layer][32 * index : 32 * index + 32]
+        return self.layers[layer][DIGEST_BYTES * index : DIGEST_BYTES * (index + 1)]
 
     @property
     def root(self) -> bytes:

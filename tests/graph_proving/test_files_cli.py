@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from luminair.verifier.formats import FORMAT_VERSION
 from luminair.prover import Graph
 from luminair.prover.cli import main as cli
 from luminair.verifier import verify
@@ -76,7 +77,7 @@ def test_bad_files_give_specific_messages(default_case, tmp_path):
         "empty": (b"", "empty"),
         "truncated": (proof.data[:100], "truncated"),
         "garbage": (b"\x89PNG\r\n" + bytes(200), "not a luminair proof file"),
-        "newer": (proof.data[:8] + (7).to_bytes(2, "little") + proof.data[10:], "newer luminair"),
+        "newer": (proof.data[:8] + (FORMAT_VERSION + 1).to_bytes(2, "little") + proof.data[10:], "newer luminair"),
     }
     for name, (data, needle) in cases.items():
         r = verify(data, settings.data)

@@ -4,6 +4,7 @@ reported security is the weakest, and the interaction proof of work is checked."
 import numpy as np
 import pytest
 
+from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.prover import Graph
 from luminair.verifier import verify
 from luminair.verifier.config import PRESETS, PcsConfig
@@ -30,7 +31,8 @@ def test_every_term_is_reported_and_the_total_is_the_weakest(default_proof):
     terms = r.extra["soundness_bits"]
     # the product is Freivalds-checked: its term too
     assert set(terms) == {"FRI queries + proof of work", "LogUp", "constraint combination", "OODS / DEEP", "FRI folding",
-                          "Freivalds"}
+                          "Freivalds", "Merkle digests"}
+    assert terms["Merkle digests"] == 4 * DIGEST_BYTES == 104
     assert r.security_bits == int(min(terms.values())) == 96
     assert terms["LogUp"] > 100  # includes the 10 bits of interaction grinding
 

@@ -4,6 +4,7 @@ statement checks refuse public values that do not fit the model."""
 import numpy as np
 import pytest
 
+from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.verifier import verify
 from luminair.verifier.formats import read_proof_file
@@ -129,7 +130,7 @@ def test_a_topology_over_the_verifier_budget_is_refused_before_any_work():
              NodeSpec("Contiguous", (1 << 18, 2, 2), [(0, shape, (("permute", (0, 2, 1)),))])]
     spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 1, (("slice", ((0, 1, 1), (0, 1, 1), (0, 1, 1))),))])
     settings = encode_settings(KIND_GRAPH, PRESETS["default"], spec)
-    empty = FriLayerProof(bytes(32), [], Decommitment())
+    empty = FriLayerProof(bytes(DIGEST_BYTES), [], Decommitment())
     stark = StarkProof([], [], [], [], [], FriProof(empty, [], []), 0)
     proof = ProofFile(read_settings(settings).digest, [[0]], stark).to_bytes()
     t = time.perf_counter()

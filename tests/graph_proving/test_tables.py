@@ -3,6 +3,7 @@ table never holds a row that is not in the function's graph."""
 
 import pytest
 
+from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.verifier.graph import tables
 from luminair.verifier.graph.table_roots import PINNED_ROOTS
 from luminair.verifier.numeric import TABLE_FUNCTIONS, table_domain
@@ -94,7 +95,7 @@ def test_a_graph_too_large_for_the_air_is_a_clear_rejection():
              NodeSpec("Contiguous", (1,), [(2, (n,), (("slice", ((0, 1, 1),)),))])]
     spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 3, ())])
     settings = encode_settings(KIND_GRAPH, PRESETS["default"], spec)
-    empty = FriLayerProof(bytes(32), [], Decommitment())
+    empty = FriLayerProof(bytes(DIGEST_BYTES), [], Decommitment())
     stark = StarkProof([], [], [], [], [], FriProof(empty, [], []), 0)
     proof = ProofFile(read_settings(settings).digest, [[0]], stark).to_bytes()
     r = verify(proof, settings)

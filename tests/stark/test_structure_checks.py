@@ -2,6 +2,7 @@
 
 import pytest
 
+from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.verifier import verify
 from luminair.verifier.config import PcsConfig
 from luminair.verifier.errors import ConfigError
@@ -39,7 +40,7 @@ def test_a_wrong_last_layer_value_is_caught_at_the_queries(fib_files):
 def test_missing_or_extra_commitments_and_claimed_sums_are_malformed(lookup_files):
     for edit, needle in (
         (lambda s: s.commitments.pop(), "commitments"),
-        (lambda s: s.commitments.append(bytes(32)), "commitments"),
+        (lambda s: s.commitments.append(bytes(DIGEST_BYTES)), "commitments"),
         (lambda s: s.claimed_sums.pop(), "claimed sums"),
         (lambda s: s.decommitments.pop(), "decommitments"),
         (lambda s: s.queried_values[0].pop(), "queried columns"),
@@ -55,7 +56,7 @@ def test_an_opened_column_of_the_wrong_length_is_malformed(fib_files):
 
 
 def test_an_extra_hash_in_a_witness_is_rejected(fib_files):
-    r = _mutated(fib_files, lambda s: s.decommitments[0].hash_witness.append(bytes(32)))
+    r = _mutated(fib_files, lambda s: s.decommitments[0].hash_witness.append(bytes(DIGEST_BYTES)))
     assert r.check == "Merkle path" and "unused" in r.error_message
 
 

@@ -3,6 +3,7 @@ import random
 
 import pytest
 
+from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.verifier.channel import Channel, check_pow, trailing_zeros
 from luminair.verifier.commit import merkle_root
 from luminair.verifier.errors import MerkleError
@@ -81,7 +82,7 @@ def test_mixed_degree_decommitment_round_trip_and_tampering():
     with pytest.raises(MerkleError, match="too short"):
         verify_decommitment("t", tree.root, sizes, queries, values, dec.hash_witness[:-1], dec.column_witness)
     with pytest.raises(MerkleError, match="unused"):
-        verify_decommitment("t", tree.root, sizes, queries, values, dec.hash_witness + [bytes(32)], dec.column_witness)
+        verify_decommitment("t", tree.root, sizes, queries, values, dec.hash_witness + [bytes(DIGEST_BYTES)], dec.column_witness)
     with pytest.raises(MerkleError, match="opened values"):
         verify_decommitment("t", tree.root, sizes, queries, values[:-1] + [[]], dec.hash_witness, dec.column_witness)
 
