@@ -179,7 +179,7 @@ def _view_shapes(view: ShapeTracker) -> list[tuple[int, ...]]:
     shapes = [view.src_shape]
     t = ShapeTracker(view.src_shape)
     for kind, arg in view.steps:
-        t = getattr(t, kind)(arg)
+        t = t.step(kind, arg)
         shapes.append(t.shape)
     return shapes
 
@@ -211,9 +211,29 @@ def view_adjoint(g: GraphTensor | _Product, view: ShapeTracker) -> GraphTensor:
             g = g.slice([(a, d - b) for (a, b), d in zip(arg, g.shape)])
         elif kind == "slice":
             g = _unslice(g, arg, before)
+        elif kind == "window":
+            g = _unwindow(g, arg, before)
         else:  # pragma: no cover - ShapeTracker makes only these steps
             raise GraphError(f"autograd: unknown view step {kind!r}")
     return g
+
+
+def _unwindow(g: GraphTensor, arg: tuple, before: tuple[int, ...]) -> GraphTensor:
+    """Adjoint of a window step (axis -> (o, k)): window position j is a strided slice of the
+    source axis starting at j dilation; the source receives the sum of the k slices' adjoints."""
+    axis, k, stride, dilation = arg
+    o = g.shape[axis]
+    total = None
+    for j in range(k):
+        rng = [(0, s) for s in g.shape]
+        rng[axis + 1] = (j, j + 1)
+        gj = g.slice(rng).reshape(g.shape[: axis + 1] + g.shape[axis + 2 :])
+        ranges = tuple((0, d, 1) if a != axis else (j * dilation, j * dilation + (o - 1) * stride + 1, stride)
+                       for a, d in enumerate(before))
+        part = _unslice(gj, ranges, before)
+        total = part if total is None else total + part
+    assert total is not None  # k >= 1 (window_shape)
+    return total
 
 
 def _unslice(g: GraphTensor, ranges: tuple, before: tuple[int, ...]) -> GraphTensor:

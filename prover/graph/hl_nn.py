@@ -1,12 +1,12 @@
 """Layers: matmul, linear, conv2d, pooling, concat and gather, built from views and primitives.
 
-Sliding windows are views, not copies: an axis of size i becomes (out, kernel) through
-expand -> reshape -> slice -> reshape -> slice, so conv2d and pooling need no Contiguous node.
+Sliding windows are views, not copies: an axis of size i becomes (out, kernel) through one window
+step (two strides on the axis), or a slice and a split where windows do not overlap; a padded
+input is materialized once (StwoCompiler's materialize_views), the windows read that copy.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -102,17 +102,9 @@ def _windows(x: GraphTensor, axis: int, k: int, stride: int, dilation: int, op: 
         t = x.slice([(0, d) if a != axis else (0, o * stride) for a, d in enumerate(x.shape)])
         t = t.reshape(x.shape[:axis] + (o, stride) + x.shape[axis + 1 :])
         return t.slice([(0, d) if a != axis + 1 else (0, k) for a, d in enumerate(t.shape)])
-    rest = tuple(d for a, d in enumerate(x.shape) if a != axis)
-    t = x.permute(tuple(a for a in range(x.ndim) if a != axis) + (axis,))  # axis last
-    reps = math.ceil(k * (i + dilation) / i)
-    t = t.unsqueeze(-2).broadcast_to(rest + (reps, i)).reshape(rest + (reps * i,))
-    # row j of length i + dilation starts at j*(i + dilation), i.e. at x[j*dilation] (mod i)
-    t = t.slice([(0, d) for d in rest] + [(0, k * (i + dilation))]).reshape(rest + (k, i + dilation))
-    t = t.slice([(0, d) for d in rest] + [(0, k), (0, (o - 1) * stride + 1, stride)])  # (..., k, o)
-    n = len(rest)
-    # back to the original axis order with (o, k) in place of axis
-    order = list(range(axis)) + [n + 1, n] + list(range(axis, n))
-    return t.permute(order)
+    # overlapping windows: one window step (a view with two strides on the axis; over a padded
+    # input the compiler materializes the padding once, materialize_views)
+    return x.window(axis, k, stride, dilation)
 
 
 def _pool_windows(x: GraphTensor, kernel: tuple[int, int], stride: tuple[int, int],
@@ -155,8 +147,10 @@ def conv2d(
     win = _pool_windows(xp, (kh, kw), _pair(stride, "stride"), _pair(dilation, "dilation"), "conv2d")
     _, _, oh, ow, _, _ = win.shape  # (N, C, oh, ow, kh, kw)
     g, og, kk = groups, o // groups, cg * kh * kw
-    xv = win.reshape((n, g, cg, oh, ow, kh, kw)).permute((0, 1, 3, 4, 2, 5, 6))
-    xv = xv.reshape((n, g, 1, oh, ow, kk)).broadcast_to((n, g, og, oh, ow, kk))
+    # (C/G, kh, kw) merge into one axis, which copies the windows (im2col): the copy is laid out
+    # (kk, oh, ow), so its reads of the input run along ow (runs of 3, kw, the other way round)
+    xv = win.reshape((n, g, cg, oh, ow, kh, kw)).permute((0, 1, 2, 5, 6, 3, 4)).reshape((n, g, kk, oh, ow))
+    xv = xv.permute((0, 1, 3, 4, 2)).reshape((n, g, 1, oh, ow, kk)).broadcast_to((n, g, og, oh, ow, kk))
     wv = w.reshape((1, g, og, 1, 1, kk)).broadcast_to((n, g, og, oh, ow, kk))
     out = (xv * wv).sum_reduce(-1).reshape((n, o, oh, ow))
     if bias is not None:

@@ -21,6 +21,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ...verifier.graph.spec import window_shape
+
 Shape = tuple[int, ...]
 
 
@@ -116,6 +118,11 @@ class ShapeTracker:
                     idx = idx[tuple(slice(a, b, c) for a, b, c in arg)]
                 elif kind == "pad":
                     idx = np.pad(idx, arg, mode="constant", constant_values=-1)
+                elif kind == "window":
+                    axis, k, stride, dilation = arg
+                    o = (idx.shape[axis] - dilation * (k - 1) - 1) // stride + 1
+                    pos = stride * np.arange(o)[:, None] + dilation * np.arange(k)[None, :]
+                    idx = np.take(idx, pos, axis=axis)
                 else:  # pragma: no cover - steps are only made by the methods below
                     raise AssertionError(kind)
             flat = np.ascontiguousarray(idx, dtype=np.int64).reshape(-1)
@@ -204,13 +211,22 @@ class ShapeTracker:
         shape = tuple(d + a + b for d, (a, b) in zip(self.shape, norm))
         return self._push("pad", norm, shape)
 
+    def window(self, axis: int, k: int, stride: int = 1, dilation: int = 1) -> "ShapeTracker":
+        """Replace `axis` (size n) by (o, k): element [t, j] reads [t stride + j dilation]."""
+        arg = (int(axis), int(k), int(stride), int(dilation))
+        return self._push("window", arg, window_shape(self.shape, arg))
+
+    def step(self, kind: str, arg: tuple) -> "ShapeTracker":
+        """This view followed by one recorded step (kind, arg)."""
+        return _APPLY[kind](self, arg)
+
     def compose(self, then: "ShapeTracker") -> "ShapeTracker":
         """This view followed by ``then`` (a view over this view's shape)."""
         if then.src_shape != self.shape:
             raise ValueError(f"cannot compose a view of {then.src_shape} onto a view of shape {self.shape}")
         out = self
         for kind, arg in then.steps:
-            out = _APPLY[kind](out, arg)
+            out = out.step(kind, arg)
         if out.shape != then.shape:  # pragma: no cover - replaying the same steps gives the same shape
             raise AssertionError((out.shape, then.shape))
         return out
@@ -222,4 +238,5 @@ _APPLY = {
     "expand": ShapeTracker.expand,
     "slice": ShapeTracker.slice,
     "pad": ShapeTracker.pad,
+    "window": lambda st, arg: st.window(*arg),
 }

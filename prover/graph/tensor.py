@@ -299,6 +299,11 @@ class GraphTensor:
         """Per-axis (before, after) zero padding."""
         return self._movement("pad", ShapeTracker.pad, pads)
 
+    def window(self, axis: int, k: int, stride: int = 1, dilation: int = 1) -> "GraphTensor":
+        """Sliding windows: `axis` (size n) becomes (o, k), element [t, j] reading
+        [t stride + j dilation] (o = (n - dilation (k - 1) - 1) // stride + 1); a view, no copy."""
+        return self._movement("window", ShapeTracker.window, axis, k, stride, dilation)
+
     def __getitem__(self, key: Any) -> "GraphTensor":
         if not isinstance(key, tuple):
             key = (key,)

@@ -63,6 +63,19 @@ EDITS = {
         "affine views",
     ),
     "no outputs": (lambda g: g.outputs.clear(), "no outputs"),
+    "window wider than its axis": (
+        lambda g: g.nodes[2].srcs.__setitem__(0, (0, (2, 3), (("window", (1, 4, 1, 1)),))), "window (1, 4, 1, 1)"),
+    "window axis out of range": (
+        lambda g: g.nodes[2].srcs.__setitem__(0, (0, (2, 3), (("window", (2, 1, 1, 1)),))), "window (2, 1, 1, 1)"),
+    "window stride 0": (
+        lambda g: g.nodes[2].srcs.__setitem__(0, (0, (2, 3), (("window", (1, 2, 0, 1)),))), "window (1, 2, 0, 1)"),
+    "window of three values": (
+        lambda g: g.nodes[2].srcs.__setitem__(0, (0, (2, 3), (("window", (1, 2, 1)),))), "expected (axis, k, stride"),
+    "window over a padded axis": (
+        lambda g: g.nodes[2].srcs.__setitem__(0, (0, (2, 3), (("pad", ((0, 0), (1, 1))), ("window", (1, 3, 2, 1)),
+                                                             ("reshape", (2, 6)), ("slice", ((0, 2, 1), (0, 3, 1)))))),
+        "affine views",
+    ),
     "reduce axis": (lambda g: setattr(g.nodes[3], "axis", 5), "axis"),
     "scale": (lambda g: setattr(g, "scale_bits", 20), "scale_bits"),
     "tensor too large": (lambda g: setattr(g.nodes[0], "shape", (1 << 13, 1 << 12)), "more than a tensor may"),

@@ -44,8 +44,11 @@ N_INPUTS = {
     "Input": 0, "Constant": 0,
 }
 
-# View steps, as the prover's ShapeTracker records them.
-STEP_KINDS = ("reshape", "permute", "expand", "slice", "pad")
+# View steps, as the prover's ShapeTracker records them. ("window", (axis, k, stride, dilation))
+# replaces an axis of size n by (o, k), o = (n - dilation (k - 1) - 1) // stride + 1: element
+# [t, j] reads [t stride + j dilation] (a convolution's sliding windows, without copies)
+STEP_KINDS = ("reshape", "permute", "expand", "slice", "pad", "window")
+MAX_VIEW_DIMS = 24  # as many as a reshape step can name (settings.bin: 3 x 8 values a step)
 
 Step = tuple[str, tuple]
 
@@ -196,9 +199,24 @@ def view_shape(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> tuple[int
             if len(arg) != len(shape) or any(a < 0 or b < 0 for a, b in arg):
                 raise ValueError(f"pad {arg} of {shape}")
             shape = tuple(d + a + b for d, (a, b) in zip(shape, arg))
+        elif kind == "window":
+            shape = window_shape(shape, arg)
         if _numel(shape) > MAX_VIEW_NUMEL:
             raise ValueError(f"view of {shape} is too large (more than {MAX_VIEW_NUMEL} elements)")
     return shape
+
+
+def window_shape(shape: tuple[int, ...], arg: tuple) -> tuple[int, ...]:
+    """The shape after a window step (axis, k, stride, dilation); ValueError if it does not fit."""
+    if len(arg) != 4:
+        raise ValueError(f"window step {arg}: expected (axis, k, stride, dilation)")
+    axis, k, stride, dilation = arg
+    if len(shape) >= MAX_VIEW_DIMS:
+        raise ValueError(f"window {arg} of {shape}: a view has at most {MAX_VIEW_DIMS} axes")
+    if not 0 <= axis < len(shape) or k < 1 or stride < 1 or dilation < 1 or dilation * (k - 1) + 1 > shape[axis]:
+        raise ValueError(f"window {arg} of {shape}")
+    o = (shape[axis] - dilation * (k - 1) - 1) // stride + 1
+    return shape[:axis] + (o, k) + shape[axis + 1 :]
 
 
 def view_indices(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> list[int]:
@@ -250,4 +268,7 @@ def _source_digits(kind: str, arg: tuple, digits: list[int], shape: tuple[int, .
     if kind == "pad":
         src = [x - a for x, (a, _) in zip(digits, arg)]
         return src if all(0 <= x < d for x, d in zip(src, shape)) else None
+    if kind == "window":
+        axis, _, stride, dilation = arg
+        return digits[:axis] + [digits[axis] * stride + digits[axis + 1] * dilation] + digits[axis + 2 :]
     raise ValueError(f"unknown view step {kind!r}")

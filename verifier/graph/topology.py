@@ -114,6 +114,15 @@ class AffineView:
             return AffineView(sizes, list(self.strides), offset, masks)
         if kind == "reshape":
             return self._reshape(tuple(arg))
+        if kind == "window":  # axis -> (o, k): [t, j] reads [t stride + j dilation]
+            axis, k, stride, dilation = arg
+            if self.masks[axis] != (0, self.sizes[axis]):
+                raise ViewError("a window over a padded axis")
+            o = (self.sizes[axis] - dilation * (k - 1) - 1) // stride + 1
+            s = self.strides[axis]
+            return AffineView(self.sizes[:axis] + [o, k] + self.sizes[axis + 1 :],
+                              self.strides[:axis] + [s * stride, s * dilation] + self.strides[axis + 1 :],
+                              self.offset, self.masks[:axis] + [(0, o), (0, k)] + self.masks[axis + 1 :])
         raise ViewError(f"unknown view step {kind!r}")
 
     def _reshape(self, shape: tuple[int, ...]) -> "AffineView":
