@@ -136,8 +136,8 @@ def shaped_stark(settings: bytes, public: list[list[int]]) -> StarkProof:
     ch.mix_felts([v for tree in sampled for col in tree for v in col])
     ch.draw_felt()  # DEEP alpha
     sizes = sorted({slot.log_size + cfg.log_blowup for cols in lay.columns for slot in cols}, reverse=True)
-    n_inner = max(0, n_inner_layers(sizes[0], sizes[-1], cfg))
-    last = [ZERO] * (1 << (last_layer_log_size(cfg, sizes[-1]) - cfg.log_blowup))
+    n_inner = max(0, n_inner_layers(sizes, cfg))
+    last = [ZERO] * (1 << (last_layer_log_size(cfg, sizes) - cfg.log_blowup))
     for _ in range(n_inner + 1):
         ch.mix_root(b"\0" * DIGEST_BYTES)
         ch.draw_felt()

@@ -21,8 +21,9 @@ def example_files(name: str, params: tuple[tuple[str, int], ...], config: PcsCon
 
 @pytest.fixture(scope="session")
 def fib_files() -> tuple[bytes, bytes]:
-    """(settings, proof) of a small Fibonacci AIR at the default (96-bit) preset."""
-    return example_files("fibonacci", (("log_size", 8), ("n_columns", 8)), PRESETS["default"])
+    """(settings, proof) of a small Fibonacci AIR at the default (96-bit) preset, large enough for
+    FRI to commit inner layers (2^12 rows: three folds from log size 13 to the last layer's 10)."""
+    return example_files("fibonacci", (("log_size", 12), ("n_columns", 8)), PRESETS["default"])
 
 
 @pytest.fixture(scope="session")

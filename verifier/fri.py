@@ -6,14 +6,15 @@ Quotient columns Q_l (one per committed log size l, largest L) are proven low-de
   where Q_l joins inside a layer's folds, the 2^b positions that fold into one there (4 2^b columns
   of log size l-b, quotient_group_bits);
 * cur = circle-fold of Q_L with alpha_0 (a line evaluation of log size L-1);
-* inner layers from log size L-1 down to m_last+1 (m_last = log_last_layer + log_blowup, or one
-  below the smallest column's log size if that is lower), each folding FOLD_STEP = 3 times (the
-  last fewer where fewer are left): commit cur (a leaf holds the 8 positions that fold into one),
+* inner layers from log size L-1 down to m_last+1 (fri_schedule: of the schedules with m_last at
+  most log_last_layer + log_blowup and below the smallest column's log size, each layer folding
+  1 to FOLD_STEP = 3 times, the one of fewest estimated bytes): commit cur (a leaf holds the
+  2^steps positions that fold into one),
   then for each fold at log size m draw beta_m, cur = line-fold(cur, beta_m), and if some Q_m
   exists, cur = cur * beta_m^2 + circle-fold(Q_m, beta_m). Three folds a commitment cut the layers'
   Merkle paths, the largest part of FRI's share of a proof, to a third (the CNN's FRI: 126 KB ->
   71 KB; 2 folds: 81 KB, 4: 87 KB); the folds and their challenges are the same as one a layer;
-* last layer: cur must equal a line polynomial with 2^log_last_layer coefficients, sent in clear.
+* last layer: cur must equal a line polynomial with 2^(m_last - log_blowup) coefficients, sent in clear.
 Only the group members the verifier cannot compute travel in the proof (`siblings`).
 """
 
@@ -25,30 +26,63 @@ from .config import PcsConfig
 from .errors import FriError, MerkleError
 from .fields import QM31, q_add, q_mul
 from .formats import FriLayerProof, FriProof
-from .merkle import verify_decommitment
+from .merkle import DIGEST_BYTES, verify_decommitment
 from .poly import eval_line_poly, fold_circle_pair, fold_line_pair
 
 
-def last_layer_log_size(config: PcsConfig, min_log_size: int) -> int:
-    """m_last: log_last_layer + log_blowup, lowered for small proofs to one below the smallest
-    column's log size (folding must start above the last layer). Prover and verifier both derive
-    it from the config and the AIR's column sizes."""
-    return min(config.log_last_layer + config.log_blowup, min_log_size - 1)
+FOLD_STEP = 3  # at most this many line folds per committed inner layer (a leaf holds the 2^steps values that fold into one)
 
 
-FOLD_STEP = 3  # line folds per committed inner layer: a leaf holds the 2^FOLD_STEP values that fold into one
+def fri_schedule(sizes: list[int], config: PcsConfig) -> tuple[int, list[tuple[int, int]]]:
+    """(m_last, [(m, steps) of each committed inner layer]) for quotients of log sizes `sizes`:
+    the inner layers fold the line evaluation of log size max(sizes) - 1 down to m_last, each up
+    to FOLD_STEP times, and the last layer (2^(m_last - log_blowup) coefficients) goes in clear.
+    Of every schedule with log_blowup <= m_last <= min(log_last_layer + log_blowup,
+    min(sizes) - 1), the one whose estimated bytes are fewest (_layer_bytes; ties: the first
+    found); prover and verifier both derive it from the config and the AIR's column sizes."""
+    sizes = sorted(set(sizes), reverse=True)
+    hi = min(config.log_last_layer + config.log_blowup, sizes[-1] - 1)
+    lo = config.log_blowup
+    top = sizes[0] - 1
+    if hi < lo or top < lo:
+        return hi, []  # nothing to fold into: FriVerifier.commit names it
+    best: dict[int, tuple[float, list[tuple[int, int]], int] | None] = {}
+    for m in range(lo, top + 1):  # bottom-up: best[m] = the cheapest way on from log size m
+        options: list[tuple[float, list[tuple[int, int]], int]] = []
+        if m <= hi:
+            options.append((float(16 << (m - lo)), [], m))
+        for steps in range(1, min(FOLD_STEP, m - lo) + 1):
+            rest = best.get(m - steps)
+            if rest is not None:
+                cost = _layer_bytes(m, steps, sizes, config) + rest[0]
+                options.append((cost, [(m, steps)] + rest[1], rest[2]))
+        best[m] = min(options, key=lambda o: o[0]) if options else None
+    chosen = best[top]
+    if chosen is None:
+        return hi, []
+    return chosen[2], chosen[1]
 
 
-def inner_layer_steps(max_log_size: int, min_log_size: int, config: PcsConfig) -> list[tuple[int, int]]:
-    """(m, steps) of each committed inner layer: it holds the line evaluation of log size m and
-    folds `steps` times before the next (FOLD_STEP, fewer for the last when fewer are left)."""
-    m_last = last_layer_log_size(config, min_log_size)
-    out, m = [], max_log_size - 1
-    while m > m_last:
-        steps = min(FOLD_STEP, m - m_last)
-        out.append((m, steps))
-        m -= steps
-    return out
+def _layer_bytes(m: int, steps: int, sizes: list[int], config: PcsConfig) -> float:
+    """Estimated proof bytes of one inner layer (log size m, `steps` folds): its root, per query
+    the 2^steps - 1 siblings (QM31) and the Merkle path above the shared part, and the first-layer
+    siblings of the quotients that join during its folds (2^(steps - j) - 1 a query for Q_(m-j))."""
+    leaves = m - steps
+    queries = min(config.n_queries, 1 << leaves)
+    shared = queries.bit_length() - 1
+    cost = DIGEST_BYTES + queries * (((1 << steps) - 1) * 16 + max(0, leaves - shared) * DIGEST_BYTES)
+    for j in range(steps):
+        if m - j in sizes:
+            cost += config.n_queries * ((1 << (steps - j)) - 1) * 16
+    return cost
+
+
+def last_layer_log_size(config: PcsConfig, sizes: list[int]) -> int:
+    return fri_schedule(sizes, config)[0]
+
+
+def inner_layer_steps(sizes: list[int], config: PcsConfig) -> list[tuple[int, int]]:
+    return fri_schedule(sizes, config)[1]
 
 
 def quotient_group_bits(sizes: list[int], config: PcsConfig) -> dict[int, int]:
@@ -56,15 +90,15 @@ def quotient_group_bits(sizes: list[int], config: PcsConfig) -> dict[int, int]:
     `steps` (at log size l = m - j), where the layer's group has 2^(steps - j) positions, all of
     which the fold needs (the largest Q, folded before any layer: the fold pair)."""
     bits = {size: 1 for size in sizes}
-    for m, steps in inner_layer_steps(max(sizes), min(sizes), config):
+    for m, steps in inner_layer_steps(sizes, config):
         for j in range(steps):
             if m - j in bits:
                 bits[m - j] = steps - j
     return bits
 
 
-def n_inner_layers(max_log_size: int, min_log_size: int, config: PcsConfig) -> int:
-    return len(inner_layer_steps(max_log_size, min_log_size, config))
+def n_inner_layers(sizes: list[int], config: PcsConfig) -> int:
+    return len(inner_layer_steps(sizes, config))
 
 
 class _Siblings:
@@ -111,8 +145,7 @@ class FriVerifier:
         self.sizes = sorted(set(quotient_log_sizes), reverse=True)
         self.max_log = self.sizes[0]
         self.proof = proof
-        self.m_last = last_layer_log_size(config, self.sizes[-1])
-        self.schedule = inner_layer_steps(self.max_log, self.sizes[-1], config)
+        self.m_last, self.schedule = fri_schedule(self.sizes, config)
         self.alphas: list[QM31] = []
 
     def commit(self, channel: Channel) -> None:

@@ -7,7 +7,7 @@ from ...verifier.channel import Channel
 from ...verifier.config import PcsConfig
 from ...verifier.fields import QM31
 from ...verifier.formats import FriLayerProof, FriProof
-from ...verifier.fri import inner_layer_steps, last_layer_log_size, quotient_group_bits
+from ...verifier.fri import fri_schedule, quotient_group_bits
 from . import circle_fft as cf
 from . import field_vec as fv
 from .backend import U64, Array, xp
@@ -57,8 +57,7 @@ class FriProver:
         self.quotients = quotients
         self.sizes = sorted(quotients, reverse=True)
         self.max_log = self.sizes[0]
-        self.m_last = last_layer_log_size(config, self.sizes[-1])
-        self.schedule = inner_layer_steps(self.max_log, self.sizes[-1], config)
+        self.m_last, self.schedule = fri_schedule(self.sizes, config)
         self.bits = quotient_group_bits(self.sizes, config)
         self.first_tree: MerkleTree | None = None
         self.layers: list[tuple[SecureCol, MerkleTree]] = []

@@ -28,7 +28,7 @@ def test_an_extra_fold_sibling_is_rejected(fib_files):
 
 def test_a_last_layer_of_the_wrong_size_is_rejected(fib_files):
     r = _mutated(fib_files, lambda s: s.fri.last_layer.append((0, 0, 0, 0)))
-    assert r.check == "FRI" and "last layer has 33 coefficients, expected 32" in r.error_message
+    assert r.check == "FRI" and "last layer has 257 coefficients, expected 256" in r.error_message
 
 
 def test_a_wrong_last_layer_value_is_caught_at_the_queries(fib_files):
@@ -119,17 +119,46 @@ def test_verify_never_raises_on_arguments_of_the_wrong_type(fib_files):
     assert verify(bytearray(proof), memoryview(settings)).success
 
 
-def test_fri_layers_fold_three_times_and_quotients_open_the_groups_they_join():
-    """Layers at log sizes 19, 16, 13 and 10 each fold three times down to m_last = 7; a quotient
-    joining at a layer's j-th fold opens the 2^(3 - j) positions that fold into one there."""
+def test_fri_layers_fold_up_to_three_times_and_quotients_open_the_groups_they_join():
+    """The default schedule for quotients of log sizes 20..9: layers at 19, 16, 13 (three folds)
+    and 10 (two) down to a last layer at log size 8 (64 coefficients); a quotient joining at a
+    layer's j-th fold opens the 2^(steps - j) positions that fold into one there."""
     from luminair.verifier.config import PRESETS
-    from luminair.verifier.fri import inner_layer_steps, quotient_group_bits
+    from luminair.verifier.fri import fri_schedule, quotient_group_bits
 
     cfg = PRESETS["default"]
-    assert inner_layer_steps(20, 9, cfg) == [(19, 3), (16, 3), (13, 3), (10, 3)]
-    assert inner_layer_steps(12, 9, cfg) == [(11, 3), (8, 1)]
     sizes = [20, 17, 16, 15, 14, 11, 9]
-    assert quotient_group_bits(sizes, cfg) == {20: 1, 17: 1, 16: 3, 15: 2, 14: 1, 11: 1, 9: 2}
+    assert fri_schedule(sizes, cfg) == (8, [(19, 3), (16, 3), (13, 3), (10, 2)])
+    assert quotient_group_bits(sizes, cfg) == {20: 1, 17: 1, 16: 3, 15: 2, 14: 1, 11: 1, 9: 1}
+    assert fri_schedule([12, 9], cfg) == (8, [(11, 3)])  # the last layer stays below every column
+    assert fri_schedule([3], cfg) == (2, [])  # nothing to fold: the last layer is the whole line
+
+
+def test_the_fri_schedule_is_the_cheapest_of_every_schedule():
+    """fri_schedule against brute force: every sequence of 1-3 folds ending at an allowed last
+    layer, costed by the same estimate."""
+    from luminair.verifier.config import PRESETS
+    from luminair.verifier.fri import FOLD_STEP, _layer_bytes, fri_schedule
+
+    cfg = PRESETS["default"]
+
+    def every(m, lo, hi):
+        if lo <= m <= hi:
+            yield m, []
+        for steps in range(1, min(FOLD_STEP, m - lo) + 1):
+            for last, rest in every(m - steps, lo, hi):
+                yield last, [(m, steps)] + rest
+
+    def cost(sizes, last, schedule):
+        return (16 << (last - cfg.log_blowup)) + sum(
+            _layer_bytes(m, k, sizes, cfg) for m, k in schedule)
+
+    for sizes in ([20, 17, 16, 15, 14, 11, 9], [19, 18, 17, 16, 15, 12, 10], [18, 9], [13, 12, 11, 7], [16]):
+        hi = min(cfg.log_last_layer + cfg.log_blowup, min(sizes) - 1)
+        last, schedule = fri_schedule(sizes, cfg)
+        assert cfg.log_blowup <= last <= hi
+        best = min(cost(sizes, l, s) for l, s in every(max(sizes) - 1, cfg.log_blowup, hi))
+        assert cost(sizes, last, schedule) == best, sizes
 
 
 def test_an_altered_member_of_a_folded_group_is_rejected(fib_files):
