@@ -11,6 +11,7 @@ from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover import graph as G
 from luminair.verifier.fields import P
 from luminair.prover.air.graph_trace import _affine_rows, main_columns
+from luminair.verifier.graph import matmul
 from luminair.verifier.graph.matmul import mat_plan
 from luminair.verifier.statement import build_statement
 
@@ -20,6 +21,15 @@ RNG = np.random.default_rng(5)
 W = RNG.uniform(-0.9, 0.9, (96, 6))
 B = RNG.uniform(-0.5, 0.5, (6,))
 X = {"x": RNG.uniform(-1, 1, (4, 96))}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _two_lanes():
+    """These products are small enough for one lane (matmul.MAT_SMALL_ROWS); the forgeries here
+    exercise rows of two lanes (test_matmul_lanes.py: one lane)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(matmul, "MAT_SMALL_ROWS", 0)
+        yield
 
 
 def _model(fuse: bool = True) -> Graph:
