@@ -20,7 +20,7 @@ CPython (bench/hostile_bench.py measures it; tests/verifier/test_hostile_files.p
 
 Each estimate is an upper bound of what the current code does, calibrated on CPython:
 * public values: decoding every element of proof.bin's public tensors;
-* LogUp public terms: one per row of the known component (8 weights or public inputs) and one per
+* LogUp public terms: one per row of the known component (4 weights or public inputs) and one per
   output element, each a QM31 combination and a share of one batch inversion;
 * topology: the boundary rows of every view (where an address run starts or a padding mask
   changes; verifier/graph/topology.py topology_cost, the bound plan_components also checks

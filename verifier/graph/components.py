@@ -534,9 +534,9 @@ class DotComponent(GraphComponent):
 class KnownComponent(GraphComponent):
     """Values the verifier knows: the model's weights (from settings.bin) and the public inputs
     (from proof.bin), KNOWN_LANES consecutive elements per row. Each real row consumes its whole
-    tuple (addr, v_0..v_7) once from the `known` relation, into which the verifier adds one term
+    tuple (addr, v_0..v_(KNOWN_LANES-1)) once from the `known` relation, into which the verifier adds one term
     per row it computes itself from those files; each lane yields (addr + j, v_j) with its own
-    multiplicity m_j, and the whole row yields (addr, v_0..v_7) to the `chunks` relation with
+    multiplicity m_j, and the whole row yields (addr, v_0, ...) to the `chunks` relation with
     multiplicity cm (the Dot rows that read it whole); all are zero on padding rows."""
 
     name = "known"
