@@ -457,13 +457,13 @@ def public_case():
     names = [p.component.name for p in settings.plans]
     # both operands in limbs, no Dot; the gradient (no bias) shares the MatOut with a bias
     assert "matoutbw" in names and "matoutw" not in names, names
-    assert "matin2.n3" in names
+    assert "matin2.n3+1" in names  # both products' A sides in one MatIn (their row counts differ)
     plans = settings.spec.matmuls()
     assert (plans[3].a_input, plans[3].w_public, plans[5].a_input) == (0, True, 1)
     exact = cx.run(feed, exact=True)
     np.testing.assert_array_equal(np.array(res.outputs["g"]["values"]), exact["g"].reshape(-1))
     np.testing.assert_array_equal(np.array(res.outputs["y"]["values"]), exact["y"].reshape(-1))
-    return cx, settings, trace, names.index("matin2.n3"), names.index("matoutbw")
+    return cx, settings, trace, names.index("matin2.n3+1"), names.index("matoutbw")
 
 
 def _forge_split(case, edit, expect_check, n_public_inputs=2):
@@ -600,6 +600,62 @@ def test_a_bias_on_a_product_without_one_is_rejected(merged_case):
 
     res = _forge_split(case, edit, None)
     assert not res.success and res.check == "OODS mismatch", (res.check, res.error_message)
+
+
+# --- one MatIn for products of different row counts and periods --------------------------------
+
+
+@pytest.fixture(scope="module")
+def uneven_case():
+    """x @ W (K = 96: 48 rows of 2, period 64, 4 groups: 256 rows) and z @ W2 (K = 40: period 32, 2
+    groups: 64 rows) share one MatIn: z's slot is padded to 256 rows, its period repeats in v."""
+    rng = np.random.default_rng(12)
+    cx = Graph()
+    x = cx.input("x", (4, 96))
+    z = cx.input("z", (2, 40))
+    (x @ cx.constant(W, "w")).output("y")
+    (z @ cx.constant(rng.uniform(-0.9, 0.9, (40, 3)), "w2")).output("u")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    feed = {"x": X["x"], "z": rng.uniform(-1, 1, (2, 40))}
+    settings, trace, proof = prove_graph(cx, feed)
+    res = check(settings, proof)
+    assert res.success, res.error_message
+    exact = cx.run(feed, exact=True)
+    for name in ("y", "u"):
+        np.testing.assert_array_equal(np.array(res.outputs[name]["values"]), exact[name].reshape(-1))
+    (k,) = [k for k, p in enumerate(settings.plans) if p.kind == "MatIn"]
+    plan = settings.plans[k]
+    shapes = [(settings.spec.matmuls()[i].in_rows, settings.spec.matmuls()[i].period_log) for i in plan.nodes]
+    assert plan.component.stride == 2 and sorted(shapes) == [(64, 5), (256, 6)], shapes
+    short = next(i for i, (rows, _) in enumerate(shapes) if rows == 64)
+    return cx, settings, trace, k, short
+
+
+def _forge_in(case, row, delta):
+    cx, settings, trace, k, short = case
+
+    def tamper(main):
+        main[k]["lo0"][row * 2 + short] += delta
+
+    return check(settings, forge(cx, trace, settings, tamper))
+
+
+def test_uneven_matin_honest_forger_baseline(uneven_case):
+    assert _forge_in(uneven_case, 3, 0).success
+
+
+def test_a_value_on_the_padding_of_a_shorter_node_is_rejected(uneven_case):
+    """Local row 100 of the 64-row node lies in its slot's padding: it must hold 0 (its term, with
+    the repeated v there, unbalances the sum first)."""
+    r = _forge_in(uneven_case, 100, 1)
+    assert not r.success and r.check in ("LogUp sum", "OODS mismatch"), r.error_message
+
+
+def test_a_wrong_value_in_a_repeated_period_is_rejected(uneven_case):
+    """Local row 32 (the 64-row node's second group, where its v repeats from row 0): z[1, 0] read
+    one unit off does not match what the graph yields."""
+    r = _forge_in(uneven_case, 32, 1)
+    assert not r.success and r.check == "LogUp sum", r.error_message
 
 
 # --- products of two computed operands (attention) ---------------------------------------------

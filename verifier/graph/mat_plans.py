@@ -67,19 +67,48 @@ def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPl
     for i in indices:
         if i in spec.matmuls():
             mp = spec.matmuls()[i]
-            # one period for all (the verifier evaluates v over S periods: about the nodes' K values)
-            key: tuple = ("MatIn", share[i][0], mp.w_public, mp.lanes, log_size_of(mp.in_rows), mp.period_log)
+            key: tuple = ("MatIn", share[i][0], mp.w_public, mp.lanes)
         else:
             pp = spec.pairs()[i]
             key = ("MatPair", share[i][0], pp.la, pp.lb, log_size_of(pp.pair_rows))
         operands.setdefault(key, []).append(i)
     plans = []
     for key, nodes in operands.items():
-        for at in range(0, len(nodes), MAX_INTERLEAVED):
-            group = nodes[at : at + MAX_INTERLEAVED]
+        node_groups = _mat_in_groups(spec, nodes) if key[0] == "MatIn" else [
+            nodes[at : at + MAX_INTERLEAVED] for at in range(0, len(nodes), MAX_INTERLEAVED)]
+        for group in node_groups:
             offsets = [share[i][1] for i in group]
             plans.append((_mat_in_plan if key[0] == "MatIn" else _pair_plan)(spec, group, key[1], offsets))
     return plans + outs
+
+
+def _mat_in_groups(spec: GraphSpec, nodes: list[int]) -> list[list[int]]:
+    """The MatIn components of products with one MatOut and one lane count: nodes of one row count
+    and period together (up to MAX_INTERLEAVED), then any two groups merged while that saves more
+    than COLUMN_CELLS rows (a node's slot takes the largest row count, the shorter ones padded;
+    the periodic column takes the longest period, the shorter ones repeated)."""
+
+    def rows(group: list[int]) -> int:
+        local = max(_padded_rows(spec.matmuls()[i].in_rows) for i in group)
+        return (1 << (len(group) - 1).bit_length()) * local
+
+    by_shape: dict[tuple[int, int], list[int]] = {}
+    for i in nodes:
+        mp = spec.matmuls()[i]
+        by_shape.setdefault((log_size_of(mp.in_rows), mp.period_log), []).append(i)
+    groups = [g[at : at + MAX_INTERLEAVED] for g in by_shape.values() for at in range(0, len(g), MAX_INTERLEAVED)]
+    while True:
+        best = None
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                merged = sorted(groups[a] + groups[b])
+                gain = rows(groups[a]) + rows(groups[b]) + COLUMN_CELLS - rows(merged)
+                if len(merged) <= MAX_INTERLEAVED and gain > 0 and (best is None or gain > best[0]):
+                    best = (gain, a, b, merged)
+        if best is None:
+            return groups
+        _, a, b, merged = best
+        groups = [g for k, g in enumerate(groups) if k not in (a, b)] + [merged]
 
 
 # A committed column costs every query its opened values (about 300 bytes at the default preset,
@@ -198,10 +227,10 @@ def _mat_in_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]
     mps = [spec.matmuls()[i] for i in nodes]
     lanes, split_w = mps[0].lanes, mps[0].w_public
     names = mat_challenges(tag, split_w)
-    local_log = log_size_of(mps[0].in_rows)
+    local_log = max(log_size_of(mp.in_rows) for mp in mps)  # every node's slot: the largest
     n_local = 1 << local_log
     s = 1 << (len(nodes) - 1).bit_length()
-    p = mps[0].period_log  # one period for all (mat_component_plans' key)
+    p = max(mp.period_log for mp in mps)  # the periodic column's: shorter periods repeat in it
     constant_rows: dict[int, list[list[int]]] = {}
 
     def node_v(index: int, mp: Any, challenges: dict[str, QM31]) -> list[QM31]:
@@ -217,13 +246,15 @@ def _mat_in_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]
         return weight_vector(constant_rows[index], mp.n, challenges[names[1]])
 
     def periodic(challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
-        # row r = t S + i: node i's row t, whose lanes read v_(t L + j); rows past K / L read nothing
+        # row r = t S + i: node i's row t, whose lanes read v_((t mod 2^p_i) L + j) (its period
+        # 2^p_i repeated up to 2^p); rows past K / L of a period read nothing
         cols = {f"v{j}": [QZERO] * (s << p) for j in range(lanes)}
         for i, (index, mp) in enumerate(zip(nodes, mps)):
             v = node_v(index, mp, challenges)
-            for t in range(mp.k // lanes):
-                for j in range(lanes):
-                    cols[f"v{j}"][t * s + i] = v[t * lanes + j]
+            for start in range(0, 1 << p, 1 << mp.period_log):
+                for t in range(mp.k // lanes):
+                    for j in range(lanes):
+                        cols[f"v{j}"][(start + t) * s + i] = v[t * lanes + j]
         out = {key: (p + s.bit_length() - 1, vals) for key, vals in cols.items()}
         out["head"] = _heads(challenges, names[0], offsets, s)
         return out
@@ -240,7 +271,10 @@ def _mat_in_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]
         pats["in0_addr"], pats["in0_real"] = view_columns(mp.a_view, a_base, rows, n_local)
         per_node.append(pats)
     _interleave(comp, per_node)
-    comp.sparse_columns["first"] = _strided([{r: 1 for r in range(0, n_local, 1 << p)}] * len(mps), s)
+    # each node's groups start every 2^p_i rows of its own (padded) rows; past them, none (its
+    # padding to the slot adds nothing and keeps its counter)
+    comp.sparse_columns["first"] = _strided(
+        [{r: 1 for r in range(0, _padded_rows(mp.in_rows), 1 << mp.period_log)} for mp in mps], s)
     segs = [Segment(index, i, mp.in_rows) for i, (index, mp) in enumerate(zip(nodes, mps))]  # start: the slot
     return ComponentPlan("MatIn", list(nodes), sum(mp.in_rows for mp in mps), comp, segs)
 
