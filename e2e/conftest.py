@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from luminair.verifier.formats import FORMAT_VERSION
+
 REPO = Path(__file__).resolve().parent.parent
 PUBLIC = REPO / "public"
 ARTIFACTS = REPO / "test-artifacts" / "e2e"
@@ -116,7 +118,7 @@ def site_dir(tmp_path_factory) -> Path:
     proof = (PUBLIC / "proof.bin").read_bytes()
     (fx / "tampered-proof.bin").write_bytes(_flip(proof, len(proof) // 2))
     (fx / "garbage.bin").write_bytes(bytes((i * 37 + 11) & 0xFF for i in range(700)))
-    (fx / "v7-proof.bin").write_bytes(_version(proof, 7))
+    (fx / "newer-proof.bin").write_bytes(_version(proof, FORMAT_VERSION + 1))
     from luminair.prover.demo import make_demo_files
 
     make_demo_files(fx / "fast", "fast")

@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 
 from conftest import PUBLIC, PYODIDE_TIMEOUT_MS
 from luminair.verifier import verify
+from luminair.verifier.formats import FORMAT_VERSION
 from luminair.verifier.summary import settings_summary
 
 pytestmark = pytest.mark.pyodide
@@ -165,7 +166,7 @@ def test_tampered_proof_names_the_failed_check(page):
     [
         ("missing", "not-found", "unavailable", "File not found", "HTTP 404"),
         ("garbage", "format", "rejected", "Not a luminair file", "not a luminair proof file"),
-        ("version", "version", "unavailable", "Unsupported file version", "format version 7"),
+        ("version", "version", "unavailable", "Unsupported file version", f"format version {FORMAT_VERSION + 1}"),
         ("swapped", "format", "rejected", "Not a luminair file", "swapped"),
         ("network", "network", "unavailable", "Could not download the files", "request failed"),
     ],

@@ -118,7 +118,7 @@ describe("same verdict and message as CPython", () => {
     "tampered proof (near the end)": [tamper(proof, proof.length - 40), settings],
     "tampered settings": [proof, tamper(settings, settings.length - 1)],
     "garbage proof": [new Uint8Array(Array.from({ length: 500 }, (_, i) => (i * 37 + 11) & 0xff)), settings],
-    "unsupported proof version": [withVersion(proof, 7), settings],
+    "unsupported proof version": [withVersion(proof, MANIFEST.formatVersion + 1), settings],
     "files swapped": [settings, proof],
     "truncated proof": [proof.slice(0, proof.length - 5), settings],
   };
