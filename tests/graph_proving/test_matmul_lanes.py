@@ -43,3 +43,25 @@ def test_a_one_lane_product_proves_and_a_value_it_did_not_read_is_rejected():
 
     r = check(settings, forge(cx, trace, settings, tamper))
     assert not r.success and r.check in ("LogUp sum", "OODS mismatch"), r.error_message
+
+
+def test_matins_merge_across_periods_only_within_the_verifiers_budget():
+    """A product of K = 2048 (period 2^11) and seven of K = 4 (period 4, 256 rows each) would save
+    rows in one MatIn, but its periodic column would hold 8 x 2^11 values against the 2076 the
+    budget pays for through the nodes' K (budget.graph_work): they stay two components. With one
+    product of K = 512 (4 rows of A, period 2^9) the column holds 2 x 2^11 values, within
+    4 x 2560: one component."""
+    rng = np.random.default_rng(5)
+
+    def plans(n_small, m, k):
+        cx = Graph()
+        x = cx.input("x", (1, 2048))
+        (x @ cx.constant(rng.uniform(-0.1, 0.1, (2048, 4)), "w")).output("y")
+        for i in range(n_small):
+            z = cx.input(f"z{i}", (m, k))
+            (z @ cx.constant(rng.uniform(-0.5, 0.5, (k, 4)), f"w{i}")).output(f"u{i}")
+        cx.compile(GenericCompiler(), StwoCompiler())
+        return [p for p in cx.gen_settings(preset="default").plans if p.kind == "MatIn"]
+
+    assert [len(p.nodes) for p in plans(7, 64, 4)] == [1, 7]
+    assert [len(p.nodes) for p in plans(1, 4, 512)] == [2]

@@ -86,11 +86,20 @@ def _mat_in_groups(spec: GraphSpec, nodes: list[int]) -> list[list[int]]:
     """The MatIn components of products with one MatOut and one lane count: nodes of one row count
     and period together (up to MAX_INTERLEAVED), then any two groups merged while that saves more
     than COLUMN_CELLS rows (a node's slot takes the largest row count, the shorter ones padded;
-    the periodic column takes the longest period, the shorter ones repeated)."""
+    the periodic column takes the longest period, the shorter ones repeated) and the periodic
+    column stays as long as the budget pays for."""
 
     def rows(group: list[int]) -> int:
         local = max(_padded_rows(spec.matmuls()[i].in_rows) for i in group)
         return (1 << (len(group) - 1).bit_length()) * local
+
+    def periodic_fits(group: list[int]) -> bool:
+        # the verifier evaluates v over S 2^p values a lane, which the work budget pays for through
+        # the nodes' K (budget.graph_work): a group stays within 4 sum K, as one of a single shape
+        # does (2^p < 2 K / L, S < 2 nodes)
+        mps = [spec.matmuls()[i] for i in group]
+        values = (1 << (len(group) - 1).bit_length()) * (1 << max(mp.period_log for mp in mps)) * mps[0].lanes
+        return values <= 4 * sum(mp.k for mp in mps)
 
     by_shape: dict[tuple[int, int], list[int]] = {}
     for i in nodes:
@@ -103,7 +112,8 @@ def _mat_in_groups(spec: GraphSpec, nodes: list[int]) -> list[list[int]]:
             for b in range(a + 1, len(groups)):
                 merged = sorted(groups[a] + groups[b])
                 gain = rows(groups[a]) + rows(groups[b]) + COLUMN_CELLS - rows(merged)
-                if len(merged) <= MAX_INTERLEAVED and gain > 0 and (best is None or gain > best[0]):
+                if (len(merged) <= MAX_INTERLEAVED and gain > 0 and periodic_fits(merged)
+                        and (best is None or gain > best[0])):
                     best = (gain, a, b, merged)
         if best is None:
             return groups
