@@ -172,12 +172,13 @@ def graph_work(spec: Any) -> dict[str, float]:
     """Work units of a graph statement, from the graph's shapes alone (nothing is enumerated)."""
     from .graph.spec import GROUPED
     from .graph.mat_plans import mat_topology_cost
-    from .graph.statement import node_kind, rows_of
+    from .graph.statement import MERGED_KINDS, merge_kinds, node_kind, rows_of
     from .graph.topology import KNOWN_LANES, layout_segments, topology_cost
 
     by_kind: dict[str, list[int]] = {}
     for i in range(len(spec.nodes)):
         by_kind.setdefault(node_kind(spec, i), []).append(i)
+    by_kind = merge_kinds(by_kind)  # as plan_components lays them out
     boundaries = 0
     matmul = 0.0
     for kind, nodes in by_kind.items():
@@ -195,6 +196,7 @@ def graph_work(spec: Any) -> dict[str, float]:
             boundaries += 4 * len(segs)
         else:  # the bound plan_components checks against topology.MAX_SPARSE_ENTRIES
             boundaries += topology_cost(spec, segs, min(2, len(spec.nodes[nodes[0]].srcs)), spec.nodes[nodes[0]].op in GROUPED)
+            boundaries += 2 * len(segs) if kind in MERGED_KINDS else 0
     known_rows = sum(-(-spec.nodes[i].numel // KNOWN_LANES) for i in by_kind.get("Known", []))
     # a Dot row that takes its weights from the verifier's terms: one term like a known row's (the
     # two QM31 products of the running fraction dominate; its values are combined in one pass)

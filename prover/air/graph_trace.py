@@ -15,7 +15,7 @@ import numpy as np
 from ...verifier.fields import P
 from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, WEIGHTS, limb_names
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
-from ...verifier.graph.statement import ComponentPlan, build_graph_air
+from ...verifier.graph.statement import MERGED_KINDS, ComponentPlan, build_graph_air
 from ...verifier.graph.matmul import HI_BITS, HI_BOUND, S_BITS
 from ...verifier.graph.topology import (
     KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases, row_order_view,
@@ -198,6 +198,8 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
         local = np.arange(seg.rows, dtype=I64)
         rows.node_rows.append((seg.node, seg.start, seg.rows))
         topo["is_real"][sl] = 1
+        if "q" in topo:  # a merged kind's selector: 1 on its second kind's rows (statement.MERGED_KINDS)
+            topo["q"][sl] = int(spec.nodes[seg.node].op == MERGED_KINDS[plan.kind][1])
         base = bases[seg.node]
         if reduce:
             length = row_order_view(spec, seg.node, 0).sizes[-1]
@@ -375,6 +377,29 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
         _limbs(cols, "out", 15, out)
         _limbs(cols, "rem", 16, rem)
         _limbs(cols, "gap", 16, 2 * out - rem)
+    elif kind == "RecipSqrt":
+        (x,) = ins
+        q = rows.topology["q"].astype(bool)
+        recip = real & ~q
+        x = np.where(real, x, 1 << s)  # padding rows compute 1/1 (Recip rows)
+        if np.any(recip & (x == 0)):
+            _fail(plan, rows, recip & (x == 0), "recip of zero")
+        if np.any(q & (x < 0)):
+            _fail(plan, rows, q & (x < 0), "sqrt of a negative value")
+        neg = ((x < 0) & ~q).astype(I64)
+        xabs = np.abs(x)
+        rq = (1 << (2 * s)) // np.where(q, 1, xabs)
+        r_out, r_rem = np.where(neg.astype(bool), -rq, rq), (1 << (2 * s)) - rq * xabs
+        xs = np.where(q, x, 0) << s  # x * 2^s < 2^29 is exact in float64
+        root = np.floor(np.sqrt(xs.astype(np.float64))).astype(I64)
+        root = np.where(root * root > xs, root - 1, root)
+        root = np.where((root + 1) * (root + 1) <= xs, root + 1, root)
+        out, rem = np.where(q, root, r_out), np.where(q, xs - root * root, r_rem)
+        cols.update(x=x, out=out, rem=rem, neg=neg)
+        _limbs(cols, "a", 15, np.where(q, x, xabs - 1))
+        _limbs(cols, "b", 15, np.where(q, out, rem))
+        _limbs(cols, "c", 16, np.where(q, rem, xabs - 1 - rem))
+        _limbs(cols, "d", 16, np.where(q, 2 * out - rem, out + HALF))
     elif kind in ("Exp2", "Exp"):
         (x,) = ins
         table = plan.component.tables[0]
@@ -786,7 +811,7 @@ def _check_product(nid: int, got: np.ndarray, expect: np.ndarray) -> None:
 def _check_outputs(plan: ComponentPlan, rows: _Rows, cols: dict[str, np.ndarray], values: dict[int, np.ndarray]) -> None:
     """The AIR's computation must reproduce the executor's exact values (a twin check)."""
     kind = "Dot" if plan.kind.startswith("Dot") else plan.kind
-    key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "Exp2": "y", "Log2": "y",
+    key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "RecipSqrt": "out", "Exp2": "y", "Log2": "y",
            "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out", "Relu": "out", "Exp": "y",
            "Erf": "y"}[kind]
     for nid, r0, count in rows.node_rows:

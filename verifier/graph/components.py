@@ -266,6 +266,46 @@ class SqrtComponent(GraphComponent):
         self.produce(ev, out)
 
 
+class RecipSqrtComponent(GraphComponent):
+    """Recip and Sqrt rows in one component, when a graph has both (layer norm's 1/sqrt(var)): the
+    topology column q (1 on Sqrt rows, derived from the graph like every topology column) selects
+    each row's equation, and the two ops share their range limbs, so the proof opens one set of
+    columns instead of two (85 -> 42 on the transformer).
+      q = 0 (Recip): out*x + rem = 2^(2s); xabs - 1, rem, xabs - 1 - rem in [0, 2^15); out + 2^15 in [0, 2^16)
+      q = 1 (Sqrt):  x*2^s = out^2 + rem; x, out in [0, 2^15); rem, 2*out - rem in [0, 2^16); neg = 0
+    as RecipComponent and SqrtComponent state them (slot c checks 16 bits: on Recip rows the gap,
+    xabs - 1 - rem with both terms in [0, 2^15), is then in [0, 2^15))."""
+
+    name = "recipsqrt"
+    n_inputs = 1
+    op_columns = ("x", "out", "rem", "neg") + range_limbs([("a", 15), ("b", 15), ("c", 16), ("d", 16)])
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return super().topology_columns() + ("q",)
+
+    @classmethod
+    def topology_kinds(cls) -> dict[str, str]:
+        return {**super().topology_kinds(), "q": "step"}
+
+    def evaluate_op(self, ev: Any) -> None:
+        x, out, rem, neg = (ev.main(c) for c in ("x", "out", "rem", "neg"))
+        q = self.t(ev, "q")
+        r = 1 - q
+        self.consume(ev, 0, x)
+        ev.add_constraint(neg * (neg - 1))
+        ev.add_constraint(q * neg)
+        ev.add_constraint(r * (out * x + rem - (1 << (2 * self.s))))
+        ev.add_constraint(q * (x * (1 << self.s) - out * out - rem))
+        xabs = x * (1 - 2 * neg)
+        check_range(ev, q * x + r * (xabs - 1), "a", 15)
+        check_range(ev, q * out + r * rem, "b", 15)
+        # Recip's gap is below 2^15 already: xabs - 1 and rem are (slots a and b), and it is >= 0
+        check_range(ev, q * rem + r * (xabs - 1 - rem), "c", 16)
+        check_range(ev, q * (out * 2 - rem) + r * (out + HALF), "d", 16)
+        self.produce(ev, out)
+
+
 class Exp2Component(GraphComponent):
     """y = exp2(x): clamped rows (c = 1) prove x < lo and give 0; the others look (x, y) up in the
     exp2 table, which holds every input >= lo (lo = the smallest input with a non-zero result)."""
@@ -613,6 +653,7 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
     "Mod": ModComponent,
     "Recip": RecipComponent,
     "Sqrt": SqrtComponent,
+    "RecipSqrt": RecipSqrtComponent,
     "Contiguous": ContiguousComponent,
     "Relu": ReluComponent,
     "Exp": ExpComponent,
@@ -629,7 +670,7 @@ DOT_KINDS = tuple(
 )  # W: weights taken directly (topology.direct_weight_reads); B: with a bias input; C: operand 0 in
 #    whole known rows (topology.chunked_reads)
 COMPONENT_ORDER = (
-    "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt",
+    "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
     "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "Relu", "Exp", "Erf", *DOT_KINDS,
 )  # fmt: skip
 

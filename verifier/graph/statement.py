@@ -24,6 +24,7 @@ from .tables import TABLE_ORDER, table_log_size, table_root
 from .training import raw_values, training_statement
 from .topology import (
     KNOWN_LANES,
+    ColumnPattern,
     direct_weight_rows,
     MAX_SPARSE_ENTRIES,
     rowless_constants,
@@ -104,6 +105,20 @@ def split_parts(rows: list[int]) -> list[int]:
     return parts if (1 << log_size_of(total)) - padded >= SPLIT_MIN_WASTE else [len(rows)]
 
 
+# Kinds that share one component when a graph has all of them (a selector column tells the rows
+# apart): each component's columns are opened at every query, and these are small and alike
+MERGED_KINDS = {"RecipSqrt": ("Recip", "Sqrt")}
+
+
+def merge_kinds(by_kind: dict[str, list[int]]) -> dict[str, list[int]]:
+    """`by_kind` (kind -> nodes) with the kinds of MERGED_KINDS joined where all are present."""
+    out = dict(by_kind)
+    for merged, parts in MERGED_KINDS.items():
+        if all(p in out for p in parts):
+            out[merged] = sorted(i for p in parts for i in out.pop(p))
+    return out
+
+
 def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
     """Which nodes each component holds, in the fixed component order (a kind split into instances
     "<name>", "<name>.1", ... when padding would waste much: split_parts), with every topology
@@ -111,6 +126,7 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
     by_kind: dict[str, list[int]] = {}
     for i in range(len(spec.nodes)):
         by_kind.setdefault(node_kind(spec, i), []).append(i)
+    by_kind = merge_kinds(by_kind)
     plans = []
     n_sparse = 0
     for kind in COMPONENT_ORDER:
@@ -143,6 +159,7 @@ def _plan(spec: GraphSpec, kind: str, nodes: list[int], part: int, n_sparse: int
         n_sparse += 4 * len(segs)
     else:
         n_sparse += topology_cost(spec, segs, min(2, len(spec.nodes[nodes[0]].srcs)), op in GROUPED)
+        n_sparse += 2 * len(segs) if kind in MERGED_KINDS else 0  # the selector's boundaries
     if n_sparse > MAX_SPARSE_ENTRIES:
         raise FormatError(
             f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
@@ -158,6 +175,11 @@ def _plan(spec: GraphSpec, kind: str, nodes: list[int], part: int, n_sparse: int
         patterns = value_topology(spec, segs, n_rows)
     else:
         patterns = op_topology(spec, segs, n_rows, comp.n_inputs, op in GROUPED, op in CONTRACT)
+    if kind in MERGED_KINDS:  # q: 1 on the rows of the second kind's nodes
+        patterns["q"] = ColumnPattern("step", n_rows)
+        for seg in segs:
+            if spec.nodes[seg.node].op == MERGED_KINDS[kind][1]:
+                patterns["q"].add(seg.start, seg.rows, lambda _l: 1, [0])
     kinds = comp.topology_kinds()
     for col, pattern in patterns.items():
         if col in kinds:
