@@ -424,6 +424,26 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
         cols.update(x=x, y=y, lo=lo, hi=hi)
         _limbs(cols, "under", 16, -h - x, gate=lo)
         _limbs(cols, "over", 16, x - h, gate=hi)
+    elif kind == "ExpErf":
+        (x,) = ins
+        q = rows.topology["q"].astype(bool)
+        start, top = nonzero_start("exp", s), table_domain("exp", s).stop
+        h, one = erf_saturation(s), 1 << s
+        x = np.where(real, x, start)  # padding rows (Exp rows) compute the exp table's first entry
+        if np.any(~q & (x >= top)):
+            _fail(plan, rows, ~q & (x >= top), "exp result leaves the value range")
+        c = ~q & (x < start)
+        exp_ys = np.array(table_rows("exp", s)[1], dtype=I64)
+        exp_y = np.where(c, 0, exp_ys[np.clip(x - start, 0, len(exp_ys) - 1)])
+        elo, ehi = q & (x <= -h), q & (x >= h)
+        dom = table_domain("erf", s)
+        erf_ys = np.array(table_rows("erf", s)[1], dtype=I64)
+        erf_y = np.where(elo, -one, np.where(ehi, one, erf_ys[np.clip(x - dom.start, 0, len(erf_ys) - 1)]))
+        lo, hi = (c | elo).astype(I64), ehi.astype(I64)
+        cols.update(x=x, y=np.where(q, erf_y, exp_y), lo=lo, hi=hi, te=(~q).astype(I64) * (1 - lo),
+                    tf=q.astype(I64) * (1 - lo - hi))
+        _limbs(cols, "under", 16, np.where(q, -h - x, start - 1 - x), gate=lo)
+        _limbs(cols, "over", 16, x - h, gate=hi)
     elif kind == "Log2":
         (x,) = ins
         x = np.where(real, x, 1 << s)  # padding rows compute log2(1) = 0
@@ -811,7 +831,7 @@ def _check_product(nid: int, got: np.ndarray, expect: np.ndarray) -> None:
 def _check_outputs(plan: ComponentPlan, rows: _Rows, cols: dict[str, np.ndarray], values: dict[int, np.ndarray]) -> None:
     """The AIR's computation must reproduce the executor's exact values (a twin check)."""
     kind = "Dot" if plan.kind.startswith("Dot") else plan.kind
-    key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "RecipSqrt": "out", "Exp2": "y", "Log2": "y",
+    key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "RecipSqrt": "out", "ExpErf": "y", "Exp2": "y", "Log2": "y",
            "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out", "Relu": "out", "Exp": "y",
            "Erf": "y"}[kind]
     for nid, r0, count in rows.node_rows:

@@ -363,6 +363,53 @@ class ErfComponent(GraphComponent):
         self.produce(ev, y)
 
 
+class ExpErfComponent(GraphComponent):
+    """Exp and Erf rows in one component, when a graph has both (softmax and GELU): q (1 on Erf
+    rows, a topology column derived from the graph) selects each row's table, clamp and results;
+    the two share x, y, the lower clamp and its range limbs.
+      q = 0 (Exp): lo = 1 proves x < start and gives 0; else (x, y) is in the exp table
+      q = 1 (Erf): lo = 1 proves x <= -h and gives -1, hi = 1 proves x >= h and gives 1; else
+                   (x, y) is in the erf table
+    as ExpComponent (its c is lo) and ErfComponent state them (51 -> 32 columns on the transformer)."""
+
+    name = "experf"
+    tables = ("exp", "erf")
+    n_inputs = 1
+    # te, tf: whether a row looks up the exp / the erf table (LogUp multiplicities have degree 1)
+    op_columns = ("x", "y", "lo", "hi", "te", "tf") + range_limbs([("under", 16), ("over", 16)])
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return super().topology_columns() + ("q",)
+
+    @classmethod
+    def topology_kinds(cls) -> dict[str, str]:
+        return {**super().topology_kinds(), "q": "step"}
+
+    def evaluate_op(self, ev: Any) -> None:
+        from ..numeric import erf_saturation, nonzero_start
+
+        h, one, start = erf_saturation(self.s), 1 << self.s, nonzero_start("exp", self.s)
+        x, y, lo, hi = ev.main("x"), ev.main("y"), ev.main("lo"), ev.main("hi")
+        q = self.t(ev, "q")
+        r = 1 - q
+        self.consume(ev, 0, x)
+        ev.add_constraint(lo * (lo - 1))
+        ev.add_constraint(hi * (hi - 1))
+        ev.add_constraint(lo * hi)
+        ev.add_constraint(r * hi)  # Exp has no upper clamp
+        ev.add_constraint(lo * (y + q * one))  # below: Exp gives 0, Erf -1
+        ev.add_constraint(hi * (y - one))
+        check_range(ev, r * (start - 1) - q * h - x, "under", 16, mult=lo, gate=lo)
+        check_range(ev, x - h, "over", 16, mult=hi, gate=hi)
+        te, tf = ev.main("te"), ev.main("tf")
+        ev.add_constraint(te - r * (1 - lo))
+        ev.add_constraint(tf - q * (1 - lo - hi))
+        ev.add_to_relation("table.exp", te, [x, y])
+        ev.add_to_relation("table.erf", tf, [x, y])
+        self.produce(ev, y)
+
+
 class Log2Component(GraphComponent):
     """y = log2(x): m = x * 2^(14-e) is the normalized mantissa in [2^14, 2^15) (looked up with its
     log), (e, 2^(14-e)) is a row of pow2, and y = (e - s) 2^s + log2(m / 2^14) 2^s, range-checked.
@@ -658,6 +705,7 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
     "Relu": ReluComponent,
     "Exp": ExpComponent,
     "Erf": ErfComponent,
+    "ExpErf": ExpErfComponent,
     "SumReduce": SumReduceComponent,
     "MaxReduce": MaxReduceComponent,
 }
@@ -671,7 +719,7 @@ DOT_KINDS = tuple(
 #    whole known rows (topology.chunked_reads)
 COMPONENT_ORDER = (
     "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
-    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "Relu", "Exp", "Erf", *DOT_KINDS,
+    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "Relu", "Exp", "Erf", "ExpErf", *DOT_KINDS,
 )  # fmt: skip
 
 
