@@ -490,6 +490,22 @@ def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarra
         bad = (acc < -DOT_ACC_BOUND) | (acc >= DOT_ACC_BOUND)
         if np.any(bad):
             _fail(plan, rows, bad, "a partial sum leaves the dot accumulator range")
+    elif kind == "SumMaxReduce":
+        (x,) = ins
+        q = rows.topology["q"].astype(bool)
+        first = rows.is_first.astype(bool)
+        starts = np.flatnonzero(first)
+        csum = np.cumsum(x)
+        acc = csum - np.repeat(csum[starts] - x[starts], np.diff(np.append(starts, len(x))))
+        group = np.cumsum(first) << 20
+        run_max = np.maximum.accumulate(x + group) - group
+        m = np.where(q, run_max, acc)
+        prev = np.roll(m, 1)  # the row before (the constraints read m[-1] on every row)
+        ge = (q & (first | (x >= prev))).astype(I64)
+        g = np.where(q, 1 - rows.is_first, rows.is_last)
+        w = np.where(q, (2 * ge - 1) * (x - prev) - (1 - ge), m + HALF)
+        cols.update(x=x, m=m, ge=ge, t=(1 - ge) * (prev - x), g=g, w=w)
+        _limbs(cols, "w", 16, w, gate=g)
     elif kind == "MaxReduce":
         (x,) = ins
         first = rows.is_first.astype(bool)
@@ -831,14 +847,14 @@ def _check_product(nid: int, got: np.ndarray, expect: np.ndarray) -> None:
 def _check_outputs(plan: ComponentPlan, rows: _Rows, cols: dict[str, np.ndarray], values: dict[int, np.ndarray]) -> None:
     """The AIR's computation must reproduce the executor's exact values (a twin check)."""
     kind = "Dot" if plan.kind.startswith("Dot") else plan.kind
-    key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "RecipSqrt": "out", "ExpErf": "y", "Exp2": "y", "Log2": "y",
+    key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "RecipSqrt": "out", "ExpErf": "y", "SumMaxReduce": "m", "Exp2": "y", "Log2": "y",
            "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out", "Relu": "out", "Exp": "y",
            "Erf": "y"}[kind]
     for nid, r0, count in rows.node_rows:
         got = cols[key][r0 : r0 + count]
         if plan.kind == "LessThan":
             got = got << plan.component.s
-        if kind in ("SumReduce", "MaxReduce", "Dot"):
+        if kind in ("SumReduce", "MaxReduce", "SumMaxReduce", "Dot"):
             got = got[rows.is_last[r0 : r0 + count].astype(bool)]
         if not np.array_equal(got, values[nid]):
             raise TraceError(f"{plan.kind} node {nid}: trace disagrees with the fixed-point executor")

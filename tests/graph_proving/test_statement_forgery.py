@@ -75,9 +75,11 @@ def test_a_changed_fan_out_is_rejected(mlp_case):
 
 
 def _grouped(settings) -> int:
-    """The first component whose rows form groups: SumReduce (primitives) or a matrix product's
+    """The first component whose rows form groups: SumReduce (primitives; with MaxReduce, the
+    merged SumMaxReduce) or a matrix product's
     output side (fused: MatOut, groups of one row per output element per m; or a Dot)."""
-    return next(i for i, p in enumerate(settings.plans) if p.kind in ("SumReduce", "MatOut") or p.kind.startswith("Dot"))
+    return next(i for i, p in enumerate(settings.plans)
+                if p.kind in ("SumReduce", "SumMaxReduce", "MatOut") or p.kind.startswith("Dot"))
 
 
 def _elementwise(settings) -> str:

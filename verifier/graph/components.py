@@ -524,6 +524,48 @@ class MaxReduceComponent(GraphComponent):
         self.produce(ev, m)
 
 
+class SumMaxReduceComponent(GraphComponent):
+    """SumReduce and MaxReduce rows in one component, when a graph has both (softmax: the max, then
+    the sum of the exps): q (1 on MaxReduce rows, a topology column derived from the graph) selects
+    each row's recurrence; both run over the same sparse group starts and ends. Helper columns keep
+    every constraint at degree 3: t = (1 - ge)(m[-1] - x), g the range gate (last on SumReduce
+    rows, not-first on MaxReduce rows) and w the value it checks:
+      q = 0: m = x + (1 - first) m[-1], ge = 0; w = m + 2^15 in [0, 2^16) on the group's last row
+      q = 1: m = x + (1 - first) t; w = (2ge - 1)(x - m[-1]) - (1 - ge) in [0, 2^16) past its first
+    as SumReduceComponent and MaxReduceComponent state them (35 -> 22 columns on the transformer)."""
+
+    name = "sum_max_reduce"
+    n_inputs = 1
+    reduce = True
+    op_columns = ("x", "m", "ge", "t", "g", "w") + range_limbs([("w", 16)])
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return super().topology_columns() + ("q",)
+
+    @classmethod
+    def topology_kinds(cls) -> dict[str, str]:
+        return {**super().topology_kinds(), "q": "step"}
+
+    def evaluate_op(self, ev: Any) -> None:
+        x, m, ge, t, g, w = (ev.main(c) for c in ("x", "m", "ge", "t", "g", "w"))
+        prev = ev.main("m", -1)
+        first, last = ev.sparse("first"), ev.sparse("last")
+        rest = 1 - first
+        q = self.t(ev, "q")
+        r = 1 - q
+        self.consume(ev, 0, x)
+        ev.add_constraint(ge * (ge - 1))
+        ev.add_constraint(r * ge)
+        ev.add_constraint(t - (1 - ge) * (prev - x))
+        ev.add_constraint(r * (m - x - rest * prev))
+        ev.add_constraint(q * (m - x - rest * t))
+        ev.add_constraint(g - r * last - q * rest)
+        ev.add_constraint(w - r * (m + HALF) - q * ((2 * ge - 1) * (x - prev) - (1 - ge)))
+        check_range(ev, w, "w", 16, mult=g, gate=g)
+        self.produce(ev, m)
+
+
 class DotComponent(GraphComponent):
     """A fused dot product (MatMul, Gemm, Conv): out = round(sum_k a_k b_k / 2^s), one group of
     rows per output element, `lanes` products a row. Lane j of a row reads input k at
@@ -708,6 +750,7 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
     "ExpErf": ExpErfComponent,
     "SumReduce": SumReduceComponent,
     "MaxReduce": MaxReduceComponent,
+    "SumMaxReduce": SumMaxReduceComponent,
 }
 
 # Component order in the AIR: fixed, independent of the graph.
@@ -719,7 +762,7 @@ DOT_KINDS = tuple(
 #    whole known rows (topology.chunked_reads)
 COMPONENT_ORDER = (
     "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
-    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "Relu", "Exp", "Erf", "ExpErf", *DOT_KINDS,
+    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "SumMaxReduce", "Relu", "Exp", "Erf", "ExpErf", *DOT_KINDS,
 )  # fmt: skip
 
 

@@ -107,7 +107,7 @@ def split_parts(rows: list[int]) -> list[int]:
 
 # Kinds that share one component when a graph has all of them (a selector column tells the rows
 # apart): each component's columns are opened at every query, and these are small and alike
-MERGED_KINDS = {"RecipSqrt": ("Recip", "Sqrt"), "ExpErf": ("Exp", "Erf")}
+MERGED_KINDS = {"RecipSqrt": ("Recip", "Sqrt"), "ExpErf": ("Exp", "Erf"), "SumMaxReduce": ("SumReduce", "MaxReduce")}
 
 
 def merge_kinds(by_kind: dict[str, list[int]]) -> dict[str, list[int]]:
