@@ -38,19 +38,19 @@ def fri_schedule(sizes: list[int], config: PcsConfig) -> tuple[int, list[tuple[i
     the inner layers fold the line evaluation of log size max(sizes) - 1 down to m_last, each up
     to FOLD_STEP times, and the last layer (2^(m_last - log_blowup) coefficients) goes in clear.
     Of every schedule with log_blowup <= m_last <= min(log_last_layer + log_blowup,
-    min(sizes) - 1), the one whose estimated bytes are fewest (_layer_bytes; ties: the first
-    found); prover and verifier both derive it from the config and the AIR's column sizes."""
+    min(sizes) - 1), the one whose estimated bytes are fewest (_layer_bytes, integers; ties: the
+    first found); prover and verifier both derive it from the config and the AIR's column sizes."""
     sizes = sorted(set(sizes), reverse=True)
     hi = min(config.log_last_layer + config.log_blowup, sizes[-1] - 1)
     lo = config.log_blowup
     top = sizes[0] - 1
     if hi < lo or top < lo:
         return hi, []  # nothing to fold into: FriVerifier.commit names it
-    best: dict[int, tuple[float, list[tuple[int, int]], int] | None] = {}
+    best: dict[int, tuple[int, list[tuple[int, int]], int] | None] = {}
     for m in range(lo, top + 1):  # bottom-up: best[m] = the cheapest way on from log size m
-        options: list[tuple[float, list[tuple[int, int]], int]] = []
+        options: list[tuple[int, list[tuple[int, int]], int]] = []
         if m <= hi:
-            options.append((float(16 << (m - lo)), [], m))
+            options.append((16 << (m - lo), [], m))
         for steps in range(1, min(FOLD_STEP, m - lo) + 1):
             rest = best.get(m - steps)
             if rest is not None:
@@ -63,7 +63,7 @@ def fri_schedule(sizes: list[int], config: PcsConfig) -> tuple[int, list[tuple[i
     return chosen[2], chosen[1]
 
 
-def _layer_bytes(m: int, steps: int, sizes: list[int], config: PcsConfig) -> float:
+def _layer_bytes(m: int, steps: int, sizes: list[int], config: PcsConfig) -> int:
     """Estimated proof bytes of one inner layer (log size m, `steps` folds): its root, per query
     the 2^steps - 1 siblings (QM31) and the Merkle path above the shared part, and the first-layer
     siblings of the quotients that join during its folds (2^(steps - j) - 1 a query for Q_(m-j))."""
