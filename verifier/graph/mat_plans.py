@@ -84,10 +84,10 @@ def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPl
 
 def _mat_in_groups(spec: GraphSpec, nodes: list[int]) -> list[list[int]]:
     """The MatIn components of products with one MatOut and one lane count: nodes of one row count
-    and period together (up to MAX_INTERLEAVED), then any two groups merged while that saves more
-    than COLUMN_CELLS rows (a node's slot takes the largest row count, the shorter ones padded;
-    the periodic column takes the longest period, the shorter ones repeated) and the periodic
-    column stays as long as the budget pays for."""
+    and period together (up to MAX_INTERLEAVED), then a group joins the one before it (largest
+    slots first) where that saves more than COLUMN_CELLS rows (a node's slot takes the largest
+    row count, the shorter ones padded; the periodic column takes the longest period, the shorter
+    ones repeated) and the periodic column stays as long as the budget pays for."""
 
     def rows(group: list[int]) -> int:
         local = max(_padded_rows(spec.matmuls()[i].in_rows) for i in group)
@@ -106,19 +106,19 @@ def _mat_in_groups(spec: GraphSpec, nodes: list[int]) -> list[list[int]]:
         mp = spec.matmuls()[i]
         by_shape.setdefault((log_size_of(mp.in_rows), mp.period_log), []).append(i)
     groups = [g[at : at + MAX_INTERLEAVED] for g in by_shape.values() for at in range(0, len(g), MAX_INTERLEAVED)]
-    while True:
-        best = None
-        for a in range(len(groups)):
-            for b in range(a + 1, len(groups)):
-                merged = sorted(groups[a] + groups[b])
-                gain = rows(groups[a]) + rows(groups[b]) + COLUMN_CELLS - rows(merged)
-                if (len(merged) <= MAX_INTERLEAVED and gain > 0 and periodic_fits(merged)
-                        and (best is None or gain > best[0])):
-                    best = (gain, a, b, merged)
-        if best is None:
-            return groups
-        _, a, b, merged = best
-        groups = [g for k, g in enumerate(groups) if k not in (a, b)] + [merged]
+    # one pass, largest slots first, each group joining the one before when that pays: linear in
+    # the groups (a hostile settings.bin may hold hundreds of shapes; the verifier runs this too)
+    groups.sort(key=lambda g: (-max(_padded_rows(spec.matmuls()[i].in_rows) for i in g), g[0]))
+    out: list[list[int]] = []
+    for group in groups:
+        if out:
+            merged = sorted(out[-1] + group)
+            gain = rows(out[-1]) + rows(group) + COLUMN_CELLS - rows(merged)
+            if len(merged) <= MAX_INTERLEAVED and gain > 0 and periodic_fits(merged):
+                out[-1] = merged
+                continue
+        out.append(group)
+    return out
 
 
 # A committed column costs every query its opened values (about 300 bytes at the default preset,
