@@ -31,6 +31,29 @@ def check(settings, proof, floor: int = 0):
     return verify(proof.data if hasattr(proof, "data") else proof, settings.data if hasattr(settings, "data") else settings, min_security_bits=floor)
 
 
+def prove_exact(cx: Graph, inputs: dict, outputs: tuple[str, ...]):
+    """(settings, trace) of an honest proof that verifies and attests the executor's exact values
+    of `outputs`."""
+    settings, trace, proof = prove_graph(cx, inputs)
+    res = check(settings, proof)
+    assert res.success, res.error_message
+    exact = cx.run(inputs, exact=True)
+    for name in outputs:
+        np.testing.assert_array_equal(np.array(res.outputs[name]["values"]), exact[name].reshape(-1))
+    return settings, trace
+
+
+def with_selector(cx: Graph, trace: Trace, settings: Settings, k: int, row: int, value: int):
+    """The verdict on a proof whose merged component k has its selector q set to `value` on `row`
+    (statement.MERGED_KINDS: the verifier derives q from the graph)."""
+    name = settings.plans[k].component.name
+
+    def flip(topo):
+        topo[f"{name}.q"][row] = value
+
+    return check(settings, forge(cx, trace, settings, tamper_topology=flip))
+
+
 def component_index(settings: Settings, kind: str) -> int:
     return [p.kind for p in settings.plans].index(kind)
 

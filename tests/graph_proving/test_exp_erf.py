@@ -9,7 +9,7 @@ from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover.air.graph_trace import main_columns
 from luminair.prover.onnx.ops import erf
 
-from proving_helpers import check, forge, prove_graph
+from proving_helpers import check, forge, prove_exact, with_selector
 
 
 @pytest.fixture(scope="module")
@@ -22,12 +22,7 @@ def case():
     cx.compile(GenericCompiler(), StwoCompiler())
     # both erf clamps and its table, exp below its start (0) and on its table
     feed = {"x": np.linspace(-3.5, 3.5, 40).reshape(1, 40), "v": np.linspace(-14, 3, 24).reshape(1, 24)}
-    settings, trace, proof = prove_graph(cx, feed)
-    res = check(settings, proof)
-    assert res.success, res.error_message
-    exact = cx.run(feed, exact=True)
-    for name in ("e", "p"):
-        np.testing.assert_array_equal(np.array(res.outputs[name]["values"]), exact[name].reshape(-1))
+    settings, trace = prove_exact(cx, feed, ("e", "p"))
     names = [p.component.name for p in settings.plans]
     assert "experf" in names and "exp" not in names and "erf" not in names, names
     k = names.index("experf")
@@ -37,9 +32,9 @@ def case():
     return cx, settings, trace, k, rows
 
 
-def _forge(case, edit, topology=None):
+def _forge(case, edit):
     cx, settings, trace, k, _ = case
-    return check(settings, forge(cx, trace, settings, lambda main: edit(main[k]), tamper_topology=topology))
+    return check(settings, forge(cx, trace, settings, lambda main: edit(main[k])))
 
 
 def _row(case, op, where):
@@ -92,10 +87,5 @@ def test_an_erf_clamp_that_gives_the_exp_clamp_value_is_rejected(case):
 
 def test_a_selector_other_than_the_graphs_is_rejected(case):
     cx, settings, trace, k, rows = case
-    name = settings.plans[k].component.name
-
-    def flip(topo):
-        topo[f"{name}.q"][rows["Exp"].start] = 1
-
-    r = _forge(case, lambda cols: None, topology=flip)
+    r = with_selector(cx, trace, settings, k, rows["Exp"].start, 1)
     assert not r.success and r.check == "OODS mismatch", r.error_message

@@ -15,7 +15,7 @@ from luminair.verifier.graph import matmul
 from luminair.verifier.graph.matmul import mat_plan
 from luminair.verifier.statement import build_statement
 
-from proving_helpers import check, forge, prove_graph
+from proving_helpers import check, forge, prove_exact, prove_graph
 
 RNG = np.random.default_rng(5)
 W = RNG.uniform(-0.9, 0.9, (96, 6))
@@ -549,12 +549,7 @@ def merged_case():
     (x @ cx.constant(rng.uniform(-0.5, 0.5, (96, 6)), "w3")).output("z")
     cx.compile(GenericCompiler(), StwoCompiler())
     feed = {"x": rng.uniform(-1, 1, (8, 96)), "w": rng.uniform(-1, 1, (96, 24))}
-    settings, trace, proof = prove_graph(cx, feed)
-    res = check(settings, proof)
-    assert res.success, res.error_message
-    exact = cx.run(feed, exact=True)
-    for name in ("y", "z"):
-        np.testing.assert_array_equal(np.array(res.outputs[name]["values"]), exact[name].reshape(-1))
+    settings, trace = prove_exact(cx, feed, ("y", "z"))
     names = [p.component.name for p in settings.plans]
     assert names.count("matoutbw") == 1 and not any(n in names for n in ("matout", "matoutb", "matoutw")), names
     ko = names.index("matoutbw")
@@ -617,12 +612,7 @@ def uneven_case():
     (z @ cx.constant(rng.uniform(-0.9, 0.9, (40, 3)), "w2")).output("u")
     cx.compile(GenericCompiler(), StwoCompiler())
     feed = {"x": X["x"], "z": rng.uniform(-1, 1, (2, 40))}
-    settings, trace, proof = prove_graph(cx, feed)
-    res = check(settings, proof)
-    assert res.success, res.error_message
-    exact = cx.run(feed, exact=True)
-    for name in ("y", "u"):
-        np.testing.assert_array_equal(np.array(res.outputs[name]["values"]), exact[name].reshape(-1))
+    settings, trace = prove_exact(cx, feed, ("y", "u"))
     (k,) = [k for k, p in enumerate(settings.plans) if p.kind == "MatIn"]
     plan = settings.plans[k]
     shapes = [(settings.spec.matmuls()[i].in_rows, settings.spec.matmuls()[i].period_log) for i in plan.nodes]

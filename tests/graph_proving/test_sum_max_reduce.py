@@ -7,7 +7,7 @@ import pytest
 
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 
-from proving_helpers import check, forge, prove_graph
+from proving_helpers import check, forge, prove_exact, with_selector
 
 
 @pytest.fixture(scope="module")
@@ -19,12 +19,7 @@ def case():
     x.sum_reduce(1).output("s")
     cx.compile(GenericCompiler(), StwoCompiler())
     feed = {"x": rng.uniform(-2, 2, (4, 6))}
-    settings, trace, proof = prove_graph(cx, feed)
-    res = check(settings, proof)
-    assert res.success, res.error_message
-    exact = cx.run(feed, exact=True)
-    for name in ("m", "s"):
-        np.testing.assert_array_equal(np.array(res.outputs[name]["values"]), exact[name].reshape(-1))
+    settings, trace = prove_exact(cx, feed, ("m", "s"))
     names = [p.component.name for p in settings.plans]
     assert "sum_max_reduce" in names and "sum_reduce" not in names and "max_reduce" not in names, names
     k = names.index("sum_max_reduce")
@@ -33,7 +28,7 @@ def case():
     return cx, settings, trace, k, rows
 
 
-def _forge(case, edit, topology=None):
+def _forge(case, edit):
     """edit(cols) changes m / ge on some rows; t, g, w and the limbs follow, as a cheating prover
     would write them."""
     cx, settings, trace, k, rows = case
@@ -58,7 +53,7 @@ def _forge(case, edit, topology=None):
         w = np.where(cols["g"] == 1, cols["w"], 0)
         cols["w_l0"], cols["w_l1"] = w & 255, (w >> 8) & 255
 
-    return check(settings, forge(cx, trace, settings, tamper, tamper_topology=topology))
+    return check(settings, forge(cx, trace, settings, tamper))
 
 
 def test_honest_forger_baseline(case):
@@ -95,10 +90,5 @@ def test_a_wrong_sum_is_rejected(case):
 
 def test_a_selector_other_than_the_graphs_is_rejected(case):
     cx, settings, trace, k, rows = case
-    name = settings.plans[k].component.name
-
-    def flip(topo):
-        topo[f"{name}.q"][rows["SumReduce"].start] = 1
-
-    r = _forge(case, lambda cols: None, topology=flip)
+    r = with_selector(cx, trace, settings, k, rows["SumReduce"].start, 1)
     assert not r.success and r.check == "OODS mismatch", r.error_message

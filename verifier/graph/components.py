@@ -266,7 +266,21 @@ class SqrtComponent(GraphComponent):
         self.produce(ev, out)
 
 
-class RecipSqrtComponent(GraphComponent):
+class MergedKindsComponent(GraphComponent):
+    """Two op kinds in one component (statement.MERGED_KINDS): the topology column q, 1 on the
+    second kind's rows, derived from the graph and pinned like every topology column, selects
+    each row's constraints."""
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return super().topology_columns() + ("q",)
+
+    @classmethod
+    def topology_kinds(cls) -> dict[str, str]:
+        return {**super().topology_kinds(), "q": "step"}
+
+
+class RecipSqrtComponent(MergedKindsComponent):
     """Recip and Sqrt rows in one component, when a graph has both (layer norm's 1/sqrt(var)): the
     topology column q (1 on Sqrt rows, derived from the graph like every topology column) selects
     each row's equation, and the two ops share their range limbs, so the proof opens one set of
@@ -279,14 +293,6 @@ class RecipSqrtComponent(GraphComponent):
     name = "recipsqrt"
     n_inputs = 1
     op_columns = ("x", "out", "rem", "neg") + range_limbs([("a", 15), ("b", 15), ("c", 16), ("d", 16)])
-
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
-        return super().topology_columns() + ("q",)
-
-    @classmethod
-    def topology_kinds(cls) -> dict[str, str]:
-        return {**super().topology_kinds(), "q": "step"}
 
     def evaluate_op(self, ev: Any) -> None:
         x, out, rem, neg = (ev.main(c) for c in ("x", "out", "rem", "neg"))
@@ -363,7 +369,7 @@ class ErfComponent(GraphComponent):
         self.produce(ev, y)
 
 
-class ExpErfComponent(GraphComponent):
+class ExpErfComponent(MergedKindsComponent):
     """Exp and Erf rows in one component, when a graph has both (softmax and GELU): q (1 on Erf
     rows, a topology column derived from the graph) selects each row's table, clamp and results;
     the two share x, y, the lower clamp and its range limbs.
@@ -377,14 +383,6 @@ class ExpErfComponent(GraphComponent):
     n_inputs = 1
     # te, tf: whether a row looks up the exp / the erf table (LogUp multiplicities have degree 1)
     op_columns = ("x", "y", "lo", "hi", "te", "tf") + range_limbs([("under", 16), ("over", 16)])
-
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
-        return super().topology_columns() + ("q",)
-
-    @classmethod
-    def topology_kinds(cls) -> dict[str, str]:
-        return {**super().topology_kinds(), "q": "step"}
 
     def evaluate_op(self, ev: Any) -> None:
         from ..numeric import erf_saturation, nonzero_start
@@ -524,7 +522,7 @@ class MaxReduceComponent(GraphComponent):
         self.produce(ev, m)
 
 
-class SumMaxReduceComponent(GraphComponent):
+class SumMaxReduceComponent(MergedKindsComponent):
     """SumReduce and MaxReduce rows in one component, when a graph has both (softmax: the max, then
     the sum of the exps): q (1 on MaxReduce rows, a topology column derived from the graph) selects
     each row's recurrence; both run over the same sparse group starts and ends. Helper columns keep
@@ -538,14 +536,6 @@ class SumMaxReduceComponent(GraphComponent):
     n_inputs = 1
     reduce = True
     op_columns = ("x", "m", "ge", "t", "g", "w") + range_limbs([("w", 16)])
-
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
-        return super().topology_columns() + ("q",)
-
-    @classmethod
-    def topology_kinds(cls) -> dict[str, str]:
-        return {**super().topology_kinds(), "q": "step"}
 
     def evaluate_op(self, ev: Any) -> None:
         x, m, ge, t, g, w = (ev.main(c) for c in ("x", "m", "ge", "t", "g", "w"))
