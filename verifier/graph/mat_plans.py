@@ -141,12 +141,13 @@ def _merged_variants(spec: GraphSpec, variants: dict[tuple[bool, bool], list[int
         variant = (any(b for b, _ in group), any(w for _, w in group))
         nodes = sorted(i for key in group for i in variants[key])
         rows = [_product(spec, i).out_rows for i in nodes]
+        parts = split_parts(rows)
         padded, done = 0, 0
-        for count in split_parts(rows):
+        for count in parts:
             padded += _padded_rows(sum(rows[done : done + count]))
             done += count
         width = _mat_out_width(spec.scale_bits, *variant)
-        return variant, width * padded + width * COLUMN_CELLS * len(split_parts(rows))
+        return variant, width * (padded + COLUMN_CELLS * len(parts))
 
     best: tuple[int, list[list[tuple[bool, bool]]]] | None = None
     for grouping in _partitions(keys):
