@@ -460,7 +460,7 @@ def cases() -> list[Case]:
     return [
         # the list
         Case("two 4 MB files: 1M weights, 1M public inputs", lambda: _pair(two_files_graph(1_000_000, 1_000_000)), BUDGET),
-        Case("unpinned table: scale 9, log blowup 4", lambda: _pair(table_graph(9, 4)), frozenset({"statement mismatch"}), fast=True),
+        Case("unpinned table: scale 9, log blowup 5", lambda: _pair(table_graph(9, 5)), frozenset({"statement mismatch"}), fast=True),
         Case("issue's 405-byte pair: sin, scale 9, log blowup 3 (pinned), forged", lambda: forged(*table_graph(9, 3)), OPENINGS, fast=True),
         Case("square-lookup example: 2^10 table recomputed at log blowup 6", lambda: (proof_file(square_lookup_settings(10, 6), [[0]]),
              square_lookup_settings(10, 6)), BUDGET, fast=True),

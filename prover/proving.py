@@ -19,11 +19,12 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..verifier.config import PRESETS, PcsConfig, preset_label
+from ..verifier.config import PRESETS, PcsConfig, preset_config, preset_label
 from ..verifier.fields import P
 from ..verifier.formats import ProofFile
 from ..verifier.graph.spec import GraphSpec
 from ..verifier.graph.statement import ComponentPlan, build_graph_air
+from ..verifier.graph.summary import air_cells
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
 from .air.graph_trace import build_spec, main_columns, table_columns, topology_columns
 from .stark.pcs_prover import CommittedTree
@@ -221,6 +222,8 @@ def gen_settings(
     cfg = resolve_config(preset, config, security_bits)
     cfg.validate()
     spec = build_spec(graph, title, description)
+    if config is None and security_bits is None:  # a preset: its blowup sized by the trace
+        cfg = preset_config(preset or "default", air_cells(build_graph_air(spec, cfg.log_blowup)[0]))
     data = encode_settings(KIND_GRAPH, cfg, spec)
     parsed = read_settings(data)
     air, plans = build_graph_air(parsed.body, cfg.log_blowup)

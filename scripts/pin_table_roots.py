@@ -21,7 +21,7 @@ from luminair.verifier.graph.tables import function_table
 
 TABLES = ("exp2", "log2", "sin", "exp", "erf")
 SCALES = tuple(range(4, 15))  # every scale the numeric format allows (MIN_SCALE_BITS..MAX_SCALE_BITS)
-BLOWUPS = (1, 2, 3)
+BLOWUPS = (1, 2, 3, 4)  # every blowup a preset may take (verifier/config.PRESET_BLOWUPS) and 1
 OUT = Path(__file__).resolve().parent.parent / "verifier" / "graph" / "table_roots.py"
 
 

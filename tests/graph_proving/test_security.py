@@ -67,3 +67,48 @@ def test_interaction_grinding_is_bounded_by_the_config_codec():
     assert PRESETS["default"].interaction_pow_bits == 10
     with pytest.raises(ConfigError):
         PcsConfig(12, 2, 42, interaction_pow_bits=25).validate()
+
+
+# --- presets sized by the trace (verifier/config.preset_config) ------------------------------------
+
+
+def test_a_preset_takes_the_largest_blowup_its_trace_affords():
+    from luminair.verifier.config import PRESET_LDE_CELLS, at_blowup, preset_config
+
+    default = PRESETS["default"]
+    assert preset_config("default") == default  # size unknown (symbolic settings): as listed
+    assert preset_config("default", PRESET_LDE_CELLS >> 4).log_blowup == 4
+    assert preset_config("default", (PRESET_LDE_CELLS >> 4) + 1).log_blowup == 3
+    assert preset_config("default", PRESET_LDE_CELLS >> 3).log_blowup == 3
+    assert preset_config("default", (PRESET_LDE_CELLS >> 3) + 1) == default
+    assert preset_config("fast", 1) == PRESETS["fast"]  # development preset: never resized
+    for name in ("default", "secure"):
+        for b in (3, 4):
+            cfg = at_blowup(PRESETS[name], b)
+            # the same grinding and last layer, the fewest queries that keep the preset's bits
+            assert cfg.security_bits >= PRESETS[name].security_bits > cfg.security_bits - b
+            assert (cfg.pow_bits, cfg.log_last_layer, cfg.interaction_pow_bits) == (
+                PRESETS[name].pow_bits, PRESETS[name].log_last_layer, PRESETS[name].interaction_pow_bits)
+            assert f"[{name} preset" in cfg.describe()
+    assert at_blowup(PRESETS["default"], 4).n_queries == 19 and at_blowup(PRESETS["default"], 3).n_queries == 26
+    custom = PcsConfig(pow_bits=20, log_blowup=4, n_queries=20, log_last_layer=8, interaction_pow_bits=10)
+    assert "[custom]" in custom.describe()  # one query more than the preset's: not labelled as it
+
+
+def test_gen_settings_sizes_the_preset_from_the_graph(default_proof, monkeypatch):
+    import luminair.verifier.config as config
+
+    settings, proof = default_proof
+    assert settings.config == config.at_blowup(PRESETS["default"], 4)  # a tiny trace: the largest blowup
+    r = verify(proof.data, settings.data)
+    assert r.success and r.security_label == "default preset"
+    cx = Graph()
+    x = cx.input("x", (1, 8))
+    (x @ cx.constant(np.linspace(-1, 1, 32).reshape(8, 4), "w")).relu().output("y")
+    monkeypatch.setattr(config, "PRESET_LDE_CELLS", 1)  # as if the trace were too large for any
+    assert cx.gen_settings(preset="default").config == PRESETS["default"]
+    # an explicit config or bit count is taken as given
+    assert cx.gen_settings(security_bits=96).config.log_blowup == 2
+    monkeypatch.setattr(config, "PRESET_LDE_CELLS", 1 << 40)
+    assert cx.gen_settings(config=PRESETS["default"]).config == PRESETS["default"]
+    assert cx.gen_settings(preset="secure").config == config.at_blowup(PRESETS["secure"], 4)

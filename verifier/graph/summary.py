@@ -30,10 +30,16 @@ def component_cells(comp: Any) -> dict[str, int]:
     info = component_info(comp)
     columns = {
         "main_columns": len(comp.main_columns),
-        "topology_columns": len(comp.topology_columns()),
+        "topology_columns": len(comp.topology_columns()) if hasattr(comp, "topology_columns") else 0,
         "interaction_columns": 4 * (info.n_batches + len(comp.aux_columns)),
     }
     return {**columns, "cells": (1 << comp.log_size) * sum(columns.values())}
+
+
+def air_cells(air: Any) -> int:
+    """Committed cells of every component's trace, the tables' included (what a preset's blowup is
+    sized by: verifier/config.preset_config)."""
+    return sum(component_cells(comp)["cells"] for comp in air.components)
 
 
 def plan_cells(spec: GraphSpec, plan: Any, plans: list[Any] | None = None) -> dict[str, int]:

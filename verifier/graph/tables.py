@@ -108,6 +108,6 @@ def table_root(name: str, scale_bits: int, log_blowup: int) -> bytes:
         if table_log_size(name, scale_bits) + log_blowup > MAX_RECOMPUTE_LOG:
             raise StatementError(
                 f"no pinned root for the {name} table at scale 2^{scale_bits} with log blowup {log_blowup}, "
-                f"and recomputing it here would take too long; pinned: every scale 4..14 with log blowup 1, 2, 3"
+                f"and recomputing it here would take too long; pinned: every scale 4..14 with log blowup 1 to 4"
             )
     return commitment_root(list(table_columns(name, scale_bits).values()), log_blowup)
