@@ -31,7 +31,7 @@ Each estimate is an upper bound of what the current code does, calibrated on CPy
   proof.bin holds (opened values, hash witnesses, fold siblings), so a cost per byte of it;
 * tables: the rows of each function table the graph looks up, and each table root the verifier
   recomputes (range8 and pow2, an unpinned function table, the square-lookup example's table),
-  per point of its extended domain.
+  per point of its extended domain (range16's values are a topology column of 2 boundary rows).
 """
 
 from __future__ import annotations
@@ -138,12 +138,12 @@ def graph_table_work(spec: Any, log_blowup: int) -> int:
     kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput", "Direct", "MatMul", "MatPair"}
     components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
     needed = {t for c in components for t in c.tables}
-    if spec.matmuls() or spec.pairs() or any(c.uses_range for c in components):
-        needed.add("range8")
+    if spec.matmuls() or spec.pairs() or any(c.range_tables() for c in components):
+        needed.add("range8")  # or range16 instead (a large graph's limbs), whose values cost 2 boundary rows
     units = 0
     for table in needed:
         if table == "range8":
-            units += TABLE_POINT_UNITS << (8 + log_blowup)
+            units += (TABLE_POINT_UNITS << (8 + log_blowup)) + 2 * BOUNDARY_UNITS
         elif table == "pow2":
             units += TABLE_POINT_UNITS << (4 + log_blowup)
         else:

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from ...verifier.fields import P
-from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, WEIGHTS, limb_names
+from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, RANGE16, WEIGHTS, Range16TableComponent, limb_names
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
-from ...verifier.graph.statement import MERGED_KINDS, ComponentPlan, build_graph_air
+from ...verifier.graph.statement import MERGED_KINDS, ComponentPlan, build_graph_air, range_tables
 from ...verifier.graph.matmul import HI_BITS, HI_BOUND, S_BITS
 from ...verifier.graph.topology import (
     KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases, row_order_view,
@@ -295,10 +295,22 @@ def _known_columns(spec: GraphSpec, plan: ComponentPlan, fan: dict[int, np.ndarr
 
 
 def _limbs(cols: dict[str, np.ndarray], prefix: str, bits: int, v: np.ndarray, gate: np.ndarray | None = None) -> None:
-    if gate is not None:
-        v = np.where(gate.astype(bool), v, 0)
-    for i, name in enumerate(limb_names(prefix, bits)):
-        cols[name] = (v >> (8 * i)) & 255
+    """The value a range check takes (zero where `gate` is off): split into the component's limbs
+    by _split_limbs once its columns are complete."""
+    cols[RANGED + prefix] = v if gate is None else np.where(gate.astype(bool), v, 0)
+
+
+RANGED = "~"  # a range-checked value, before its split into limbs
+
+
+def _split_limbs(cols: dict[str, np.ndarray], comp: Any) -> dict[str, np.ndarray]:
+    """Every range-checked value as the component's limbs (limb_bits each, verifier check_range)."""
+    w = comp.limb_bits
+    for prefix, bits in comp.ranges:
+        v = cols.pop(RANGED + prefix)
+        for i, name in enumerate(limb_names(prefix, bits, w)):
+            cols[name] = (v >> (w * i)) & ((1 << w) - 1)
+    return cols
 
 
 def _fail(plan: ComponentPlan, rows: _Rows, bad: np.ndarray, what: str) -> None:
@@ -802,7 +814,7 @@ def main_columns(
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
         if plan.kind in _MAT_KINDS:
-            out.append(_mat_kind_columns(spec, graph, plan, fan, values)[1])
+            out.append(_split_limbs(_mat_kind_columns(spec, graph, plan, fan, values)[1], plan.component))
             continue
         rows = _layout(spec, graph, plan, fan, values)
         if plan.kind == "PrivateInput":
@@ -814,7 +826,7 @@ def main_columns(
         else:
             cols = _op_columns(plan, rows, s)
             _check_outputs(plan, rows, cols, values)
-        out.append(cols)
+        out.append(_split_limbs(cols, plan.component))
     out += table_multiplicities(air, plans, out, pre, s)
     return out
 
@@ -835,7 +847,12 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
         _check_topology(plan, topo)
         name = plan.component.name
         out.update({f"{name}.{col}": topo[col] for col in plan.component.topology_columns()})
+    if RANGE16 in range_tables([p.component for p in plans]):
+        out[f"{Range16TableComponent.name}.value"] = np.arange(1 << 16, dtype=I64)
     return out
+
+
+RANGE_TABLES = {"table.range8": 1 << 8, "table.range16": 1 << 16}  # name -> rows (values 0..rows - 1)
 
 
 def _check_product(nid: int, got: np.ndarray, expect: np.ndarray) -> None:
@@ -874,7 +891,7 @@ def table_multiplicities(
     counts: dict[str, np.ndarray] = {}
     for table_comp in air.components[len(plans):]:
         counts[table_comp.name] = np.zeros(1 << table_comp.log_size, dtype=I64)
-    starts = {name: table_start(name[len("table."):], s) for name in counts if name != "table.range8"}
+    starts = {name: table_start(name[len("table."):], s) for name in counts if name not in RANGE_TABLES}
     for plan, cols in zip(plans, mains):
         comp = plan.component
         n = comp.log_size
@@ -905,13 +922,14 @@ def table_multiplicities(
             if rel in (DATA, KNOWN, WEIGHTS, CHUNKS):
                 continue
             m = mult.a.astype(I64) if isinstance(mult, BV) else np.full(1 << n, int(mult), dtype=I64)
-            if rel == "range8":
+            if "table." + rel in RANGE_TABLES:
+                size = RANGE_TABLES["table." + rel]
                 v = vals[0].a.astype(I64)
-                bad = (v >= 256) & (m != 0)
+                bad = (v >= size) & (m != 0)
                 if strict and np.any(bad):
                     raise TraceError(f"{comp.name}: a range-checked value is out of range")
                 keep = (m != 0) & ~bad
-                counts["table.range8"] += np.bincount(v[keep], weights=m[keep], minlength=256).astype(I64)
+                counts["table." + rel] += np.bincount(v[keep], weights=m[keep], minlength=size).astype(I64)
             else:
                 x = vals[0].a.astype(I64)
                 x = np.where(x > P // 2, x - P, x) - starts[rel]

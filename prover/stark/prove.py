@@ -19,8 +19,9 @@ from ...verifier.verify import check_sample_points, draw_challenges, draw_elemen
 from . import circle_fft as cf
 from . import field_vec as fv
 from .backend import U64, Array, xp
+from .field_vec import SecureVec
 from .aux_columns import aux_trace, periodic_trace
-from .constraints import DomainEvaluator, as_secure, combine_values
+from .constraints import BV, DomainEvaluator, as_secure, combine_values
 from .fri_prover import FriProver, grind
 from .merkle_tree import MerkleTree
 from .pcs_prover import CommittedTree, commit_coeffs, commit_columns, eval_at_point, quotient_column, split_columns
@@ -249,14 +250,12 @@ def prove_stark(
             else:
                 batch = ev.entries[2 * bi : 2 * bi + 2]
                 d1 = combine_values(batch[0][2], elements[batch[0][0]], size)
-                n1 = as_secure(batch[0][1], size)
                 if len(batch) == 2:
                     d2 = combine_values(batch[1][2], elements[batch[1][0]], size)
-                    n2 = as_secure(batch[1][1], size)
-                    num = fv.q_add(fv.q_mul(n1, d2), fv.q_mul(n2, d1))
+                    num = fv.q_add(_numerator_times(batch[0][1], d2, size), _numerator_times(batch[1][1], d1, size))
                     den = fv.q_mul(d1, d2)
                 else:
-                    num, den = n1, d1
+                    num, den = as_secure(batch[0][1], size), d1
                 frac = fv.q_mul(num, fv.q_inv(den))
             s = frac if prev is None else fv.q_add(prev, frac)
             if bi == info.n_batches - 1:
@@ -369,6 +368,16 @@ def prove_stark(
     timer.stage("openings")
     commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
     return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce)
+
+
+def _numerator_times(n: Any, d: SecureVec, size: int) -> SecureVec:
+    """A LogUp numerator times a QM31 column: most numerators are 1 or a base column (a
+    multiplicity or gate), 0 or 4 products a row instead of a QM31 product's 16."""
+    if isinstance(n, int):
+        return d if n % P == 1 else tuple(fv.mul_scalar(c, n) for c in d)  # type: ignore[return-value]
+    if isinstance(n, BV):
+        return fv.q_mul_base(d, n.a)
+    return fv.q_mul(as_secure(n, size), d)
 
 
 def _component_composition(

@@ -71,6 +71,7 @@ def _components():
     from luminair.verifier.graph.components import (
         COMPONENT_ORDER,
         FunctionTableComponent,
+        Range16TableComponent,
         RangeTableComponent,
         make_component,
     )
@@ -87,7 +88,15 @@ def _components():
             comp.sparse_columns["first"] = {r: 1 for r in rng.sample(range(16), 4)}
             comp.sparse_columns["last"] = {r: 1 for r in rng.sample(range(16), 4)}
         comps.append(comp)
-    comps += [RangeTableComponent(), FunctionTableComponent("exp2", 4)]
+    for kind, comp in list(zip(COMPONENT_ORDER, comps[3:]))[:9]:  # 16-bit limbs (RANGE16_MIN_LOG)
+        if not comp.ranges:
+            continue
+        wide = make_component(kind, 4, 10)
+        wide.sparse_columns, wide.anchors = comp.sparse_columns, comp.anchors
+        wide.use_limbs(16)
+        wide.name = f"{comp.name}.limbs16"
+        comps.append(wide)
+    comps += [RangeTableComponent(), Range16TableComponent(), FunctionTableComponent("exp2", 4)]
     return comps
 
 

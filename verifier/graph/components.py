@@ -13,7 +13,8 @@ LogUp sum). Weights and public inputs come from the `known` relation, whose othe
 verifier adds from settings.bin and proof.bin. Nothing a row claims is free:
 * every arithmetic output is tied to its inputs by a constraint that holds over the integers,
   because every operand is a 16-bit value and every remainder or difference is range-checked with
-  8-bit limbs looked up in a pinned table (range8);
+  8-bit limbs looked up in a pinned table (range8), or 16-bit limbs in range16 in a large graph
+  (RANGE16_MIN_LOG);
 * reductions chain an accumulator across rows with a mask at offset -1 and sparse group-start
   and group-end columns; MaxReduce proves each step's comparison;
 * exp2, log2 and sin are lookups into tables generated with integer arithmetic
@@ -28,7 +29,7 @@ from typing import Any, Callable
 from ..air.framework import (
     HEADS, AirDefinitionError, Component, GeometricColumn, RunningColumn, constrain_geometric, constrain_running,
 )
-from ..fields import QM31
+from ..fields import P, QM31
 from ..numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_BITS
 from .topology import DOT_LANE_CHOICES, KNOWN_LANES
 
@@ -37,34 +38,42 @@ KNOWN = "known"
 WEIGHTS = "weights"  # (address of a row's first weight, its lanes' weights): terms the verifier adds
 CHUNKS = "chunks"  # (address, KNOWN_LANES values): a whole known row, yielded to Dots that read it whole
 RANGE = "range8"
+RANGE16 = "range16"
+# A graph whose largest component has at least 2^RANGE16_MIN_LOG rows range-checks with 16-bit
+# limbs, looked up in a table of 2^16 rows that then adds no height to the trace: a 29-bit sum
+# takes 2 limbs and 3 lookups instead of 4 and 5 (the transformer 536 -> 466 columns, 33.6 M ->
+# 26.9 M cells). A smaller graph keeps 8-bit limbs: the table would be its tallest component.
+RANGE16_MIN_LOG = 16
 WeightColumns = Callable[[dict[str, QM31]], dict[str, tuple[int, list[QM31]]]]  # challenges -> MatIn's periodic columns
 HALF = 1 << (VALUE_BITS - 1)  # 2^15: shifts a 16-bit signed value to [0, 2^16)
 
 
-def limb_names(prefix: str, bits: int) -> list[str]:
-    return [f"{prefix}_l{i}" for i in range((bits + 7) // 8)]
+def limb_names(prefix: str, bits: int, width: int = 8) -> list[str]:
+    return [f"{prefix}_l{i}" for i in range(-(-bits // width))]
 
 
-def check_range(ev: Any, expr: Any, prefix: str, bits: int, mult: Any = 1, gate: Any = None) -> None:
-    """expr is in [0, 2^bits): it equals its 8-bit limbs' sum, every limb is in range8, and a
-    partial top limb l also has l + 256 - 2^top in range8 (so l < 2^top). `gate` (0/1) switches
-    the check off on rows where it does not apply; `mult` must then be the same gate."""
-    names = limb_names(prefix, bits)
+def check_range(ev: Any, expr: Any, prefix: str, bits: int, mult: Any = 1, gate: Any = None, width: int = 8) -> None:
+    """expr is in [0, 2^bits): it equals its limbs' sum (`width` bits each: 8, looked up in range8,
+    or 16, in range16), every limb is in the table, and a partial top limb l also has
+    l + 2^width - 2^top in it (so l < 2^top). `gate` (0/1) switches the check off on rows where it
+    does not apply; `mult` must then be the same gate."""
+    table = RANGE if width == 8 else RANGE16
+    names = limb_names(prefix, bits, width)
     limbs = [ev.main(n) for n in names]
     total = limbs[0]
     for i in range(1, len(limbs)):
-        total = total + limbs[i] * (1 << (8 * i))
+        total = total + limbs[i] * (1 << (width * i))
     c = expr - total
     ev.add_constraint(c if gate is None else gate * c)
     for limb in limbs:
-        ev.add_to_relation(RANGE, mult, [limb])
-    top = bits - 8 * (len(limbs) - 1)
-    if top < 8:
-        ev.add_to_relation(RANGE, mult, [limbs[-1] + (256 - (1 << top))])
+        ev.add_to_relation(table, mult, [limb])
+    top = bits - width * (len(limbs) - 1)
+    if top < width:
+        ev.add_to_relation(table, mult, [limbs[-1] + ((1 << width) - (1 << top))])
 
 
-def range_limbs(specs: list[tuple[str, int]]) -> tuple[str, ...]:
-    return tuple(n for prefix, bits in specs for n in limb_names(prefix, bits))
+def range_limbs(specs: tuple[tuple[str, int], ...], width: int = 8) -> tuple[str, ...]:
+    return tuple(n for prefix, bits in specs for n in limb_names(prefix, bits, width))
 
 
 class GraphComponent(Component):
@@ -76,18 +85,33 @@ class GraphComponent(Component):
     difference constraint against a sparse column the verifier computes from the graph
     (`d.<column>`) and an anchor at row 0."""
 
-    uses_range = True
     tables: tuple[str, ...] = ()  # function tables it looks up (verifier/graph/tables.py)
     n_inputs = 0
     reduce = False
     op_columns: tuple[str, ...] = ()
+    ranges: tuple[tuple[str, int], ...] = ()  # (prefix, bits) of each range check, limbs after op_columns
+    byte_limbs = False  # looks up 8-bit limbs of its own in range8 (MatIn, MatPair)
+    limb_bits = 8
 
     def __init__(self, log_size: int, scale_bits: int) -> None:
         self.log_size = log_size
         self.s = scale_bits
         self.sparse_columns: dict[str, dict[int, int]] = {}
         self.anchors: dict[str, int] = {}
-        self.main_columns = self.op_columns
+        self.main_columns = self.op_columns + range_limbs(self.ranges)
+
+    def use_limbs(self, width: int) -> None:
+        """Range-check with limbs of `width` bits (8 or 16: RANGE16_MIN_LOG)."""
+        self.limb_bits = width
+        self.main_columns = self.op_columns + range_limbs(self.ranges, width)
+
+    def range_tables(self) -> set[str]:
+        """The range tables its lookups need."""
+        return ({RANGE if self.limb_bits == 8 else RANGE16} if self.ranges else set()) | (
+            {RANGE} if self.byte_limbs else set())
+
+    def check_range(self, ev: Any, expr: Any, prefix: str, bits: int, mult: Any = 1, gate: Any = None) -> None:
+        check_range(ev, expr, prefix, bits, mult, gate, self.limb_bits)
 
     def t(self, ev: Any, col: str, offset: int = 0) -> Any:
         """A topology column."""
@@ -153,14 +177,15 @@ class GraphComponent(Component):
 class AddComponent(GraphComponent):
     name = "add"
     n_inputs = 2
-    op_columns = ("a", "b", "out") + range_limbs([("out", 16)])
+    op_columns = ("a", "b", "out")
+    ranges = (("out", 16),)
 
     def evaluate_op(self, ev: Any) -> None:
         a, b, out = ev.main("a"), ev.main("b"), ev.main("out")
         self.consume(ev, 0, a)
         self.consume(ev, 1, b)
         ev.add_constraint(out - a - b)
-        check_range(ev, out + HALF, "out", 16)
+        self.check_range(ev, out + HALF, "out", 16)
         self.produce(ev, out)
 
 
@@ -171,7 +196,8 @@ class MulComponent(GraphComponent):
     n_inputs = 2
 
     def __init__(self, log_size: int, scale_bits: int) -> None:
-        self.op_columns = ("a", "b", "out", "rem") + range_limbs([("out", 16), ("rem", scale_bits)])
+        self.op_columns = ("a", "b", "out", "rem")
+        self.ranges = (("out", 16), ("rem", scale_bits))
         super().__init__(log_size, scale_bits)
 
     def evaluate_op(self, ev: Any) -> None:
@@ -179,8 +205,8 @@ class MulComponent(GraphComponent):
         self.consume(ev, 0, a)
         self.consume(ev, 1, b)
         ev.add_constraint(a * b + (1 << (self.s - 1)) - out * (1 << self.s) - rem)
-        check_range(ev, out + HALF, "out", 16)
-        check_range(ev, rem, "rem", self.s)
+        self.check_range(ev, out + HALF, "out", 16)
+        self.check_range(ev, rem, "rem", self.s)
         self.produce(ev, out)
 
 
@@ -189,14 +215,15 @@ class LessThanComponent(GraphComponent):
 
     name = "less_than"
     n_inputs = 2
-    op_columns = ("a", "b", "lt") + range_limbs([("d", 16)])
+    op_columns = ("a", "b", "lt")
+    ranges = (("d", 16),)
 
     def evaluate_op(self, ev: Any) -> None:
         a, b, lt = ev.main("a"), ev.main("b"), ev.main("lt")
         self.consume(ev, 0, a)
         self.consume(ev, 1, b)
         ev.add_constraint(lt * (lt - 1))
-        check_range(ev, b - a - 1 + (1 - lt) * (1 << 16), "d", 16)
+        self.check_range(ev, b - a - 1 + (1 - lt) * (1 << 16), "d", 16)
         self.produce(ev, lt * (1 << self.s))
 
 
@@ -208,9 +235,8 @@ class ModComponent(GraphComponent):
 
     name = "mod"
     n_inputs = 2
-    op_columns = ("a", "b", "q", "r", "neg") + range_limbs(
-        [("babs", 15), ("rabs", 15), ("gap", 15), ("q", 16)]
-    )
+    op_columns = ("a", "b", "q", "r", "neg")
+    ranges = (("babs", 15), ("rabs", 15), ("gap", 15), ("q", 16))
 
     def evaluate_op(self, ev: Any) -> None:
         a, b, q, r, neg = (ev.main(c) for c in ("a", "b", "q", "r", "neg"))
@@ -221,10 +247,10 @@ class ModComponent(GraphComponent):
         sign = 1 - 2 * neg
         babs = b * sign
         rabs = r * sign
-        check_range(ev, babs - 1, "babs", 15)
-        check_range(ev, rabs, "rabs", 15)
-        check_range(ev, babs - 1 - rabs, "gap", 15)
-        check_range(ev, q + HALF, "q", 16)
+        self.check_range(ev, babs - 1, "babs", 15)
+        self.check_range(ev, rabs, "rabs", 15)
+        self.check_range(ev, babs - 1 - rabs, "gap", 15)
+        self.check_range(ev, q + HALF, "q", 16)
         self.produce(ev, r)
 
 
@@ -233,7 +259,8 @@ class RecipComponent(GraphComponent):
 
     name = "recip"
     n_inputs = 1
-    op_columns = ("x", "out", "rem", "neg") + range_limbs([("xabs", 15), ("rem", 15), ("gap", 15), ("out", 16)])
+    op_columns = ("x", "out", "rem", "neg")
+    ranges = (("xabs", 15), ("rem", 15), ("gap", 15), ("out", 16))
 
     def evaluate_op(self, ev: Any) -> None:
         x, out, rem, neg = (ev.main(c) for c in ("x", "out", "rem", "neg"))
@@ -241,10 +268,10 @@ class RecipComponent(GraphComponent):
         ev.add_constraint(neg * (neg - 1))
         ev.add_constraint(out * x + rem - (1 << (2 * self.s)))
         xabs = x * (1 - 2 * neg)
-        check_range(ev, xabs - 1, "xabs", 15)
-        check_range(ev, rem, "rem", 15)
-        check_range(ev, xabs - 1 - rem, "gap", 15)
-        check_range(ev, out + HALF, "out", 16)
+        self.check_range(ev, xabs - 1, "xabs", 15)
+        self.check_range(ev, rem, "rem", 15)
+        self.check_range(ev, xabs - 1 - rem, "gap", 15)
+        self.check_range(ev, out + HALF, "out", 16)
         self.produce(ev, out)
 
 
@@ -253,16 +280,17 @@ class SqrtComponent(GraphComponent):
 
     name = "sqrt"
     n_inputs = 1
-    op_columns = ("x", "out", "rem") + range_limbs([("x", 15), ("out", 15), ("rem", 16), ("gap", 16)])
+    op_columns = ("x", "out", "rem")
+    ranges = (("x", 15), ("out", 15), ("rem", 16), ("gap", 16))
 
     def evaluate_op(self, ev: Any) -> None:
         x, out, rem = ev.main("x"), ev.main("out"), ev.main("rem")
         self.consume(ev, 0, x)
         ev.add_constraint(x * (1 << self.s) - out * out - rem)
-        check_range(ev, x, "x", 15)
-        check_range(ev, out, "out", 15)
-        check_range(ev, rem, "rem", 16)
-        check_range(ev, out * 2 - rem, "gap", 16)
+        self.check_range(ev, x, "x", 15)
+        self.check_range(ev, out, "out", 15)
+        self.check_range(ev, rem, "rem", 16)
+        self.check_range(ev, out * 2 - rem, "gap", 16)
         self.produce(ev, out)
 
 
@@ -292,7 +320,8 @@ class RecipSqrtComponent(MergedKindsComponent):
 
     name = "recipsqrt"
     n_inputs = 1
-    op_columns = ("x", "out", "rem", "neg") + range_limbs([("a", 15), ("b", 15), ("c", 16), ("d", 16)])
+    op_columns = ("x", "out", "rem", "neg")
+    ranges = (("a", 15), ("b", 15), ("c", 16), ("d", 16))
 
     def evaluate_op(self, ev: Any) -> None:
         x, out, rem, neg = (ev.main(c) for c in ("x", "out", "rem", "neg"))
@@ -304,11 +333,11 @@ class RecipSqrtComponent(MergedKindsComponent):
         ev.add_constraint(r * (out * x + rem - (1 << (2 * self.s))))
         ev.add_constraint(q * (x * (1 << self.s) - out * out - rem))
         xabs = x * (1 - 2 * neg)
-        check_range(ev, q * x + r * (xabs - 1), "a", 15)
-        check_range(ev, q * out + r * rem, "b", 15)
+        self.check_range(ev, q * x + r * (xabs - 1), "a", 15)
+        self.check_range(ev, q * out + r * rem, "b", 15)
         # Recip's gap is below 2^15 already: xabs - 1 and rem are (slots a and b), and it is >= 0
-        check_range(ev, q * rem + r * (xabs - 1 - rem), "c", 16)
-        check_range(ev, q * (out * 2 - rem) + r * (out + HALF), "d", 16)
+        self.check_range(ev, q * rem + r * (xabs - 1 - rem), "c", 16)
+        self.check_range(ev, q * (out * 2 - rem) + r * (out + HALF), "d", 16)
         self.produce(ev, out)
 
 
@@ -319,7 +348,8 @@ class Exp2Component(GraphComponent):
     name = "exp2"
     tables = ("exp2",)
     n_inputs = 1
-    op_columns = ("x", "y", "c") + range_limbs([("under", 16)])
+    op_columns = ("x", "y", "c")
+    ranges = (("under", 16),)
 
     def evaluate_op(self, ev: Any) -> None:
         from ..numeric import nonzero_start
@@ -329,7 +359,7 @@ class Exp2Component(GraphComponent):
         self.consume(ev, 0, x)
         ev.add_constraint(c * (c - 1))
         ev.add_constraint(c * y)
-        check_range(ev, nonzero_start(table, self.s) - 1 - x, "under", 16, mult=c, gate=c)
+        self.check_range(ev, nonzero_start(table, self.s) - 1 - x, "under", 16, mult=c, gate=c)
         ev.add_to_relation(f"table.{table}", 1 - c, [x, y])
         self.produce(ev, y)
 
@@ -350,7 +380,8 @@ class ErfComponent(GraphComponent):
     name = "erf"
     tables = ("erf",)
     n_inputs = 1
-    op_columns = ("x", "y", "lo", "hi") + range_limbs([("under", 16), ("over", 16)])
+    op_columns = ("x", "y", "lo", "hi")
+    ranges = (("under", 16), ("over", 16))
 
     def evaluate_op(self, ev: Any) -> None:
         from ..numeric import erf_saturation
@@ -363,8 +394,8 @@ class ErfComponent(GraphComponent):
         ev.add_constraint(lo * hi)
         ev.add_constraint(lo * (y + one))
         ev.add_constraint(hi * (y - one))
-        check_range(ev, -h - x, "under", 16, mult=lo, gate=lo)
-        check_range(ev, x - h, "over", 16, mult=hi, gate=hi)
+        self.check_range(ev, -h - x, "under", 16, mult=lo, gate=lo)
+        self.check_range(ev, x - h, "over", 16, mult=hi, gate=hi)
         ev.add_to_relation("table.erf", 1 - lo - hi, [x, y])
         self.produce(ev, y)
 
@@ -382,7 +413,8 @@ class ExpErfComponent(MergedKindsComponent):
     tables = ("exp", "erf")
     n_inputs = 1
     # te, tf: whether a row looks up the exp / the erf table (LogUp multiplicities have degree 1)
-    op_columns = ("x", "y", "lo", "hi", "te", "tf") + range_limbs([("under", 16), ("over", 16)])
+    op_columns = ("x", "y", "lo", "hi", "te", "tf")
+    ranges = (("under", 16), ("over", 16))
 
     def evaluate_op(self, ev: Any) -> None:
         from ..numeric import erf_saturation, nonzero_start
@@ -398,8 +430,8 @@ class ExpErfComponent(MergedKindsComponent):
         ev.add_constraint(r * hi)  # Exp has no upper clamp
         ev.add_constraint(lo * (y + q * one))  # below: Exp gives 0, Erf -1
         ev.add_constraint(hi * (y - one))
-        check_range(ev, r * (start - 1) - q * h - x, "under", 16, mult=lo, gate=lo)
-        check_range(ev, x - h, "over", 16, mult=hi, gate=hi)
+        self.check_range(ev, r * (start - 1) - q * h - x, "under", 16, mult=lo, gate=lo)
+        self.check_range(ev, x - h, "over", 16, mult=hi, gate=hi)
         te, tf = ev.main("te"), ev.main("tf")
         ev.add_constraint(te - r * (1 - lo))
         ev.add_constraint(tf - q * (1 - lo - hi))
@@ -416,7 +448,8 @@ class Log2Component(GraphComponent):
     name = "log2"
     tables = ("log2", "pow2")
     n_inputs = 1
-    op_columns = ("x", "y", "e", "p", "m", "t") + range_limbs([("out", 16)])
+    op_columns = ("x", "y", "e", "p", "m", "t")
+    ranges = (("out", 16),)
 
     def evaluate_op(self, ev: Any) -> None:
         x, y, e, p, m, t = (ev.main(c) for c in ("x", "y", "e", "p", "m", "t"))
@@ -425,7 +458,7 @@ class Log2Component(GraphComponent):
         ev.add_to_relation("table.pow2", 1, [e, p])
         ev.add_to_relation("table.log2", 1, [m, t])
         ev.add_constraint(y - (e - self.s) * (1 << self.s) - t)
-        check_range(ev, y + HALF, "out", 16)
+        self.check_range(ev, y + HALF, "out", 16)
         self.produce(ev, y)
 
 
@@ -435,7 +468,6 @@ class SinComponent(GraphComponent):
 
     name = "sin"
     tables = ("sin",)
-    uses_range = False
     n_inputs = 1
     op_columns = ("x", "y", "a", "neg", "t")
 
@@ -457,14 +489,15 @@ class ReluComponent(GraphComponent):
 
     name = "relu"
     n_inputs = 1
-    op_columns = ("x", "out", "g") + range_limbs([("d", 16)])
+    op_columns = ("x", "out", "g")
+    ranges = (("d", 16),)
 
     def evaluate_op(self, ev: Any) -> None:
         x, out, g = ev.main("x"), ev.main("out"), ev.main("g")
         self.consume(ev, 0, x)
         ev.add_constraint(g * (g - 1))
         ev.add_constraint(out - g * x)
-        check_range(ev, g * (x - 1) - (1 - g) * x, "d", 16)
+        self.check_range(ev, g * (x - 1) - (1 - g) * x, "d", 16)
         self.produce(ev, out)
 
 
@@ -474,7 +507,6 @@ class ContiguousComponent(GraphComponent):
     name = "contiguous"
     n_inputs = 1
     op_columns = ("v",)
-    uses_range = False
 
     def evaluate_op(self, ev: Any) -> None:
         v = ev.main("v")
@@ -490,14 +522,15 @@ class SumReduceComponent(GraphComponent):
     name = "sum_reduce"
     n_inputs = 1
     reduce = True
-    op_columns = ("x", "acc") + range_limbs([("out", 16)])
+    op_columns = ("x", "acc")
+    ranges = (("out", 16),)
 
     def evaluate_op(self, ev: Any) -> None:
         x, acc = ev.main("x"), ev.main("acc")
         first, last = ev.sparse("first"), ev.sparse("last")
         self.consume(ev, 0, x)
         ev.add_constraint(acc - x - (1 - first) * ev.main("acc", -1))
-        check_range(ev, acc + HALF, "out", 16, mult=last, gate=last)
+        self.check_range(ev, acc + HALF, "out", 16, mult=last, gate=last)
         self.produce(ev, acc)
 
 
@@ -508,7 +541,8 @@ class MaxReduceComponent(GraphComponent):
     name = "max_reduce"
     n_inputs = 1
     reduce = True
-    op_columns = ("x", "m", "ge") + range_limbs([("diff", 16)])
+    op_columns = ("x", "m", "ge")
+    ranges = (("diff", 16),)
 
     def evaluate_op(self, ev: Any) -> None:
         x, m, ge = ev.main("x"), ev.main("m"), ev.main("ge")
@@ -518,7 +552,7 @@ class MaxReduceComponent(GraphComponent):
         ev.add_constraint(ge * (ge - 1))
         ev.add_constraint(m - x - rest * (1 - ge) * (prev - x))
         diff = (2 * ge - 1) * (x - prev) - (1 - ge)
-        check_range(ev, diff, "diff", 16, mult=rest, gate=rest)
+        self.check_range(ev, diff, "diff", 16, mult=rest, gate=rest)
         self.produce(ev, m)
 
 
@@ -535,7 +569,8 @@ class SumMaxReduceComponent(MergedKindsComponent):
     name = "sum_max_reduce"
     n_inputs = 1
     reduce = True
-    op_columns = ("x", "m", "ge", "t", "g", "w") + range_limbs([("w", 16)])
+    op_columns = ("x", "m", "ge", "t", "g", "w")
+    ranges = (("w", 16),)
 
     def evaluate_op(self, ev: Any) -> None:
         x, m, ge, t, g, w = (ev.main(c) for c in ("x", "m", "ge", "t", "g", "w"))
@@ -552,7 +587,7 @@ class SumMaxReduceComponent(MergedKindsComponent):
         ev.add_constraint(q * (m - x - rest * t))
         ev.add_constraint(g - r * last - q * rest)
         ev.add_constraint(w - r * (m + HALF) - q * ((2 * ge - 1) * (x - prev) - (1 - ge)))
-        check_range(ev, w, "w", 16, mult=g, gate=g)
+        self.check_range(ev, w, "w", 16, mult=g, gate=g)
         self.produce(ev, m)
 
 
@@ -585,9 +620,8 @@ class DotComponent(GraphComponent):
         self.name = (("dotw" if direct else "dot") + str(lanes) + ("b" if bias else "") + ("c" if chunked[0] else "")
                      + ("d" if chunked[1] else ""))
         ab = tuple(f"a{j}" for j in range(lanes)) + tuple(f"b{j}" for j in range(lanes))
-        self.op_columns = ab + ("acc", "out", "rem") + (("bias",) if bias else ()) + range_limbs(
-            [("acc", DOT_ACC_BITS), ("out", 16), ("rem", scale_bits)]
-        )
+        self.op_columns = ab + ("acc", "out", "rem") + (("bias",) if bias else ())
+        self.ranges = (("acc", DOT_ACC_BITS), ("out", 16), ("rem", scale_bits))
         super().__init__(log_size, scale_bits)
 
     def _unused(self) -> tuple[str, ...]:
@@ -638,15 +672,15 @@ class DotComponent(GraphComponent):
             ev.add_to_relation(WEIGHTS, -self.t(ev, "is_real"), [self.t(ev, "in1_addr"), *weights])
         acc, out, rem = ev.main("acc"), ev.main("out"), ev.main("rem")
         ev.add_constraint(acc - (1 - first) * ev.main("acc", -1) - total)
-        check_range(ev, acc + DOT_ACC_BOUND, "acc", DOT_ACC_BITS)
+        self.check_range(ev, acc + DOT_ACC_BOUND, "acc", DOT_ACC_BITS)
         rounded = acc + (1 << (self.s - 1))
         if self.bias:
             bias = ev.main("bias")
             ev.add_to_relation(DATA, -last, [self.t(ev, "in2_addr"), bias])
             rounded = rounded + bias * (1 << self.s)
         ev.add_constraint(last * (rounded - out * (1 << self.s) - rem))
-        check_range(ev, out + HALF, "out", 16, mult=last, gate=last)
-        check_range(ev, rem, "rem", self.s, mult=last, gate=last)
+        self.check_range(ev, out + HALF, "out", 16, mult=last, gate=last)
+        self.check_range(ev, rem, "rem", self.s, mult=last, gate=last)
         self.produce(ev, out)
 
 
@@ -659,7 +693,6 @@ class KnownComponent(GraphComponent):
     multiplicity cm (the Dot rows that read it whole); all are zero on padding rows."""
 
     name = "known"
-    uses_range = False
 
     op_columns = tuple(f"v{j}" for j in range(KNOWN_LANES))
 
@@ -684,11 +717,12 @@ class PrivateInputComponent(GraphComponent):
     """Private inputs: values only the prover knows, range-checked and yielded with their fan-out."""
 
     name = "private_input"
-    op_columns = ("v",) + range_limbs([("v", 16)])
+    op_columns = ("v",)
+    ranges = (("v", 16),)
 
     def evaluate_op(self, ev: Any) -> None:
         v = ev.main("v")
-        check_range(ev, v + HALF, "v", 16)
+        self.check_range(ev, v + HALF, "v", 16)
         self.produce(ev, v)
 
 
@@ -703,6 +737,33 @@ class RangeTableComponent(Component):
 
     def evaluate(self, ev: Any) -> None:
         ev.add_to_relation(RANGE, -ev.main("multiplicity"), [ev.pre("table.range8.value")])
+
+
+class Range16TableComponent(GraphComponent):
+    """range16: the values 0..2^16 - 1, each with the multiplicity it is looked up. The values are
+    a topology column (committed with the main trace, no tree of their own to open): an affine
+    column anchored at 0 whose second difference is zero but where the cycle wraps (rows 0 and
+    1), so it holds exactly value[r] = r (topology.py: the only solution on a cyclic trace)."""
+
+    name = "table.range16"
+
+    def __init__(self) -> None:
+        super().__init__(16, 0)
+        n = 1 << self.log_size
+        self.main_columns = ("multiplicity",)
+        self.sparse_columns = {"d.value": {0: P - n, 1: n}}
+        self.anchors = {"value": 0}
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return ("value",)
+
+    @classmethod
+    def topology_kinds(cls) -> dict[str, str]:
+        return {"value": "affine"}
+
+    def evaluate_op(self, ev: Any) -> None:
+        ev.add_to_relation(RANGE16, -ev.main("multiplicity"), [self.t(ev, "value")])
 
 
 class FunctionTableComponent(Component):
@@ -779,6 +840,7 @@ class MatInComponent(GraphComponent):
     interleaved (stride: the number of nodes, up to a power of two)."""
 
     n_inputs = 1
+    byte_limbs = True
 
     def __init__(
         self, log_size: int, scale_bits: int, lanes: int, nodes: list[int], periodic: "WeightColumns | None" = None,
@@ -860,9 +922,8 @@ class MatOutComponent(GraphComponent):
         sums = ("sll", "shl", "slh", "shh", "t1") if split_w else ("slo", "shi")
         limbs = ([("sll", S_BITS), ("shl", S_BITS), ("slh", S_BITS), ("shh", HI_BITS), ("t1", HI_BITS)] if split_w
                  else [("slo", S_BITS), ("shi", HI_BITS)])
-        self.op_columns = sums + ("out", "rem") + (("bias",) if bias else ()) + range_limbs(
-            limbs + [("tot", S_BITS), ("out", 16), ("rem", scale_bits)]
-        )
+        self.op_columns = sums + ("out", "rem") + (("bias",) if bias else ())
+        self.ranges = tuple(limbs) + (("tot", S_BITS), ("out", 16), ("rem", scale_bits))
         super().__init__(log_size, scale_bits)
 
     @staticmethod
@@ -889,20 +950,20 @@ class MatOutComponent(GraphComponent):
         if self.split_w:
             sll, shl, slh, shh, t1 = (ev.main(c) for c in ("sll", "shl", "slh", "shh", "t1"))
             for name, v in (("sll", sll), ("shl", shl), ("slh", slh)):
-                check_range(ev, v + DOT_ACC_BOUND, name, S_BITS)
-            check_range(ev, shh + HI_BOUND, "shh", HI_BITS)
-            check_range(ev, t1 + HI_BOUND, "t1", HI_BITS)
+                self.check_range(ev, v + DOT_ACC_BOUND, name, S_BITS)
+            self.check_range(ev, shh + HI_BOUND, "shh", HI_BITS)
+            self.check_range(ev, t1 + HI_BOUND, "t1", HI_BITS)
             ev.add_constraint(t1 - shh * 256 - shl - slh)
             total = t1 * 256 + sll
             lam2 = ev.challenge(self.challenges[3])
             combined = sll + lam * shl + lam2 * slh + lam * lam2 * shh
         else:
             slo, shi = ev.main("slo"), ev.main("shi")
-            check_range(ev, slo + DOT_ACC_BOUND, "slo", S_BITS)
-            check_range(ev, shi + HI_BOUND, "shi", HI_BITS)
+            self.check_range(ev, slo + DOT_ACC_BOUND, "slo", S_BITS)
+            self.check_range(ev, shi + HI_BOUND, "shi", HI_BITS)
             total = slo + shi * 256
             combined = slo + lam * shi
-        check_range(ev, total + DOT_ACC_BOUND, "tot", S_BITS)
+        self.check_range(ev, total + DOT_ACC_BOUND, "tot", S_BITS)
         out, rem = ev.main("out"), ev.main("rem")
         rounded = total + (1 << (self.s - 1))
         if self.bias:
@@ -910,8 +971,8 @@ class MatOutComponent(GraphComponent):
             self.consume(ev, 0, bias)
             rounded = rounded + bias * (1 << self.s)
         ev.add_constraint(rounded - out * (1 << self.s) - rem)
-        check_range(ev, out + HALF, "out", 16)
-        check_range(ev, rem, "rem", self.s)
+        self.check_range(ev, out + HALF, "out", 16)
+        self.check_range(ev, rem, "rem", self.s)
         self.produce(ev, out)
         ev.add_to_sum(-(ev.aux("u") * ev.aux("r") * combined))
 
@@ -927,6 +988,7 @@ class MatPairComponent(GraphComponent):
     nodes' rows are interleaved as MatIn's."""
 
     n_inputs = 2
+    byte_limbs = True
 
     def __init__(self, log_size: int, scale_bits: int, la: int, lb: int, nodes: list[int], tag: str = "",
                  periodic: "WeightColumns | None" = None) -> None:

@@ -15,7 +15,11 @@ from .components import (
     DATA,
     KNOWN,
     WEIGHTS,
+    RANGE,
+    RANGE16,
+    RANGE16_MIN_LOG,
     FunctionTableComponent,
+    Range16TableComponent,
     RangeTableComponent,
     make_component,
 )
@@ -147,7 +151,15 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
                 f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
                 f"(at the matrix product nodes {plan.nodes}), above the verifier's work budget"
             )
+    if max(p.component.log_size for p in plans) >= RANGE16_MIN_LOG:
+        for plan in plans:
+            plan.component.use_limbs(16)
     return plans
+
+
+def range_tables(components: list) -> set[str]:
+    """The range tables (range8, range16) the components' lookups need."""
+    return set().union(*(c.range_tables() for c in components))
 
 
 def _plan(spec: GraphSpec, kind: str, nodes: list[int], part: int, n_sparse: int) -> tuple[ComponentPlan, int]:
@@ -203,13 +215,14 @@ def _build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[Compon
     if not any(p.kind not in ("Known", "PrivateInput") for p in plans):
         raise FormatError("settings.bin: the graph has no computation to prove")
     components: list = [p.component for p in plans]
+    ranges = range_tables(components)
+    if RANGE16 in ranges:  # its values are a topology column: listed with the plans'
+        components.append(Range16TableComponent())
     topology = [
-        PreprocessedColumn(f"{p.component.name}.{col}", p.component.log_size)
-        for p in plans
-        for col in p.component.topology_columns()
+        PreprocessedColumn(f"{c.name}.{col}", c.log_size) for c in components for col in c.topology_columns()
     ]
     trees = [PreprocessedTree("topology", topology, from_proof=True)]
-    needed = {t for c in components for t in c.tables} | ({"range8"} if any(c.uses_range for c in components) else set())
+    needed = {t for c in components for t in c.tables} | (ranges & {RANGE})
     for table in TABLE_ORDER:
         if table not in needed:
             continue
