@@ -329,7 +329,7 @@ def square_lookup_settings(table_log_size: int, log_blowup: int) -> bytes:
 
 
 def range8_blowup_graph(log_blowup: int) -> tuple[bytes, list[list[int]]]:
-    """One Mul (range-checked) at a large blowup: the range8 table root recomputed on 2^(8+b) points."""
+    """One Mul (range-checked) at a large blowup (range8 at 2^(8+b) points; format 7 recomputed its root)."""
     cfg = PcsConfig(pow_bits=0, log_blowup=log_blowup, n_queries=-(-96 // log_blowup), interaction_pow_bits=0)
     nodes = [NodeSpec("Input", (1,), name="x", private=True), NodeSpec("Mul", (1,), [(0, (1,), ()), (0, (1,), ())])]
     return graph_settings(nodes, [("x", 0)], [("y", 1, ())], config=cfg), [[0]]
@@ -464,7 +464,7 @@ def cases() -> list[Case]:
         Case("issue's 405-byte pair: sin, scale 9, log blowup 3 (pinned), forged", lambda: forged(*table_graph(9, 3)), OPENINGS, fast=True),
         Case("square-lookup example: 2^10 table recomputed at log blowup 6", lambda: (proof_file(square_lookup_settings(10, 6), [[0]]),
              square_lookup_settings(10, 6)), BUDGET, fast=True),
-        Case("range8 recomputed at log blowup 6, forged", lambda: forged(*range8_blowup_graph(6)), OPENINGS),
+        Case("range8 at log blowup 6, forged", lambda: forged(*range8_blowup_graph(6)), OPENINGS),
         # declared sizes at the codec's and the budget's limits
         Case("public input at the proof cap (8 MiB)", lambda: _pair(public_input_graph(max_public)), BUDGET),
         Case("weights at the settings cap (4 MiB)", lambda: _pair(weights_graph(max_weights)), BUDGET),

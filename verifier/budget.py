@@ -30,8 +30,8 @@ Each estimate is an upper bound of what the current code does, calibrated on CPy
 * openings: Merkle paths, DEEP quotients and FRI folds, which work on what the STARK part of
   proof.bin holds (opened values, hash witnesses, fold siblings), so a cost per byte of it;
 * tables: the rows of each function table the graph looks up, and each table root the verifier
-  recomputes (range8 and pow2, an unpinned function table, the square-lookup example's table),
-  per point of its extended domain (range16's values are a topology column of 2 boundary rows).
+  recomputes (pow2, an unpinned function table, the square-lookup example's table), per point of
+  its extended domain (the range tables' values are topology columns of 2 boundary rows each).
 """
 
 from __future__ import annotations
@@ -128,8 +128,9 @@ def statement_work(settings: Any, public: list[list[int]], proof_size: int) -> d
 
 def graph_table_work(spec: Any, log_blowup: int) -> int:
     """Tables: the rows of every function table the graph looks up (generated even when its root is
-    pinned, to know its size), and every root recomputed here: range8 and pow2 always, a function
-    table when no root is pinned for its scale and blowup (at most 2^MAX_RECOMPUTE_LOG points)."""
+    pinned, to know its size), and every root recomputed here: pow2 always, a function table when
+    no root is pinned for its scale and blowup (at most 2^MAX_RECOMPUTE_LOG points); the range
+    tables' values are topology columns of 2 boundary rows each (range8, range16)."""
     from .graph.components import make_component
     from .graph.statement import node_kind
     from .graph.table_roots import PINNED_ROOTS
@@ -138,13 +139,11 @@ def graph_table_work(spec: Any, log_blowup: int) -> int:
     kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput", "Direct", "MatMul", "MatPair"}
     components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
     needed = {t for c in components for t in c.tables}
-    if spec.matmuls() or spec.pairs() or any(c.range_tables() for c in components):
-        needed.add("range8")  # or range16 instead (a large graph's limbs), whose values cost 2 boundary rows
     units = 0
+    if spec.matmuls() or spec.pairs() or any(c.range_tables() for c in components):
+        units += 2 * 2 * BOUNDARY_UNITS  # range8 and range16 at most
     for table in needed:
-        if table == "range8":
-            units += (TABLE_POINT_UNITS << (8 + log_blowup)) + 2 * BOUNDARY_UNITS
-        elif table == "pow2":
+        if table == "pow2":
             units += TABLE_POINT_UNITS << (4 + log_blowup)
         else:
             units += TABLE_ROW_UNITS * _function_table_rows(table, spec.scale_bits)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...verifier.fields import P
-from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, RANGE16, WEIGHTS, Range16TableComponent, limb_names
+from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, WEIGHTS, limb_names
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.statement import MERGED_KINDS, ComponentPlan, build_graph_air, range_tables
 from ...verifier.graph.matmul import HI_BITS, HI_BOUND, S_BITS
@@ -847,8 +847,8 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
         _check_topology(plan, topo)
         name = plan.component.name
         out.update({f"{name}.{col}": topo[col] for col in plan.component.topology_columns()})
-    if RANGE16 in range_tables([p.component for p in plans]):
-        out[f"{Range16TableComponent.name}.value"] = np.arange(1 << 16, dtype=I64)
+    for table in range_tables([p.component for p in plans]):  # value[r] = r (components.RangeTableComponent)
+        out[f"table.{table}.value"] = np.arange(RANGE_TABLES[f"table.{table}"], dtype=I64)
     return out
 
 

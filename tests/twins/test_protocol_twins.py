@@ -71,7 +71,6 @@ def _components():
     from luminair.verifier.graph.components import (
         COMPONENT_ORDER,
         FunctionTableComponent,
-        Range16TableComponent,
         RangeTableComponent,
         make_component,
     )
@@ -96,7 +95,7 @@ def _components():
         wide.use_limbs(16)
         wide.name = f"{comp.name}.limbs16"
         comps.append(wide)
-    comps += [RangeTableComponent(), Range16TableComponent(), FunctionTableComponent("exp2", 4)]
+    comps += [RangeTableComponent(8), RangeTableComponent(16), FunctionTableComponent("exp2", 4)]
     return comps
 
 

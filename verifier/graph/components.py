@@ -726,30 +726,17 @@ class PrivateInputComponent(GraphComponent):
         self.produce(ev, v)
 
 
-class RangeTableComponent(Component):
-    """range8: the values 0..255 (preprocessed), each with the multiplicity it is looked up."""
+class RangeTableComponent(GraphComponent):
+    """range8 / range16: the values 0..2^bits - 1, each with the multiplicity it is looked up. The
+    values are a topology column (committed with the main trace, no tree of their own to open): an
+    affine column anchored at 0 whose second difference is zero but where the cycle wraps (rows 0
+    and 1), so it holds exactly value[r] = r (topology.py: the only solution on a cyclic trace)."""
 
-    name = "table.range8"
-
-    def __init__(self) -> None:
-        self.log_size = 8
-        self.main_columns = ("multiplicity",)
-
-    def evaluate(self, ev: Any) -> None:
-        ev.add_to_relation(RANGE, -ev.main("multiplicity"), [ev.pre("table.range8.value")])
-
-
-class Range16TableComponent(GraphComponent):
-    """range16: the values 0..2^16 - 1, each with the multiplicity it is looked up. The values are
-    a topology column (committed with the main trace, no tree of their own to open): an affine
-    column anchored at 0 whose second difference is zero but where the cycle wraps (rows 0 and
-    1), so it holds exactly value[r] = r (topology.py: the only solution on a cyclic trace)."""
-
-    name = "table.range16"
-
-    def __init__(self) -> None:
-        super().__init__(16, 0)
-        n = 1 << self.log_size
+    def __init__(self, bits: int) -> None:
+        super().__init__(bits, 0)
+        self.name = f"table.range{bits}"
+        self.relation = RANGE if bits == 8 else RANGE16
+        n = 1 << bits
         self.main_columns = ("multiplicity",)
         self.sparse_columns = {"d.value": {0: P - n, 1: n}}
         self.anchors = {"value": 0}
@@ -763,7 +750,7 @@ class Range16TableComponent(GraphComponent):
         return {"value": "affine"}
 
     def evaluate_op(self, ev: Any) -> None:
-        ev.add_to_relation(RANGE16, -ev.main("multiplicity"), [self.t(ev, "value")])
+        ev.add_to_relation(self.relation, -ev.main("multiplicity"), [self.t(ev, "value")])
 
 
 class FunctionTableComponent(Component):

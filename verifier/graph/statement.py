@@ -15,11 +15,8 @@ from .components import (
     DATA,
     KNOWN,
     WEIGHTS,
-    RANGE,
-    RANGE16,
     RANGE16_MIN_LOG,
     FunctionTableComponent,
-    Range16TableComponent,
     RangeTableComponent,
     make_component,
 )
@@ -215,22 +212,17 @@ def _build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[Compon
     if not any(p.kind not in ("Known", "PrivateInput") for p in plans):
         raise FormatError("settings.bin: the graph has no computation to prove")
     components: list = [p.component for p in plans]
-    ranges = range_tables(components)
-    if RANGE16 in ranges:  # its values are a topology column: listed with the plans'
-        components.append(Range16TableComponent())
+    # the range tables' values are topology columns: listed with the plans'
+    components += [RangeTableComponent(bits) for bits in (8, 16) if f"range{bits}" in range_tables(components)]
     topology = [
         PreprocessedColumn(f"{c.name}.{col}", c.log_size) for c in components for col in c.topology_columns()
     ]
     trees = [PreprocessedTree("topology", topology, from_proof=True)]
-    needed = {t for c in components for t in c.tables} | (ranges & {RANGE})
+    needed = {t for c in components for t in c.tables}
     for table in TABLE_ORDER:
         if table not in needed:
             continue
         root = table_root(table, spec.scale_bits, log_blowup)
-        if table == "range8":
-            components.append(RangeTableComponent())
-            trees.append(PreprocessedTree("table.range8", [PreprocessedColumn("table.range8.value", 8)], root))
-            continue
         log = table_log_size(table, spec.scale_bits)
         components.append(FunctionTableComponent(table, log))
         cols = [PreprocessedColumn(f"table.{table}.in", log), PreprocessedColumn(f"table.{table}.out", log)]

@@ -1,7 +1,6 @@
 """Lookup tables of the graph AIR, generated with integer arithmetic (verifier/numeric.py), padded to
 a power of two with copies of a real row (never with rows outside the function's graph):
 
-* range8: 0..255 (8-bit limbs of every range check);
 * exp2:  (x, exp2(x)) for every input with a non-zero result; smaller inputs give 0 through a
          proven clamp in the component;
 * exp:   (x, e^x) the same way (the fused exp of softmax, sigmoid, tanh);
@@ -12,7 +11,7 @@ a power of two with copies of a real row (never with rows outside the function's
 * erf:   (x, erf(x)) for every 16-bit input strictly between the saturation points -h and h; the
          component proves x <= -h or x >= h for the rows it clamps to -1 or 1.
 
-The verifier never takes a table root from the proof: range8 and pow2 are recomputed (tiny), the
+The verifier never takes a table root from the proof: pow2's is recomputed (tiny), the
 function tables' roots are pinned in table_roots.py for the common (scale, blowup) pairs and
 recomputed otherwise (slow in pure Python, then cached)."""
 
@@ -27,8 +26,8 @@ from ..numeric import EXPONENTIALS, TABLE_FUNCTIONS, log2_entry, nonzero_start, 
 from .table_roots import PINNED_ROOTS
 
 LOG2_MANTISSA_BITS = 14
-TABLE_ORDER = ("range8", "exp2", "log2", "pow2", "sin", "exp", "erf")
-RECOMPUTED = ("range8", "pow2")  # small enough for the verifier to rebuild every time
+TABLE_ORDER = ("exp2", "log2", "pow2", "sin", "exp", "erf")  # (range8 and range16: topology columns, components.py)
+RECOMPUTED = ("pow2",)  # small enough for the verifier to rebuild every time
 
 
 def _log2_ceil(n: int) -> int:
@@ -39,9 +38,6 @@ def _log2_ceil(n: int) -> int:
 def table_rows(name: str, scale_bits: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(inputs, outputs) as signed integers, row order, before padding."""
     s = scale_bits
-    if name == "range8":
-        xs = list(range(256))
-        return tuple(xs), tuple(xs)
     if name in EXPONENTIALS:
         xs = list(range(nonzero_start(name, s), table_domain(name, s).stop))
         return tuple(xs), tuple(TABLE_FUNCTIONS[name](x, s) for x in xs)
@@ -82,14 +78,8 @@ def function_table(name: str, scale_bits: int) -> tuple[list[int], list[int]]:
     return [x % P for x in xs], [y % P for y in ys]
 
 
-def range8_table() -> list[int]:
-    return list(range(256))
-
-
 def table_columns(name: str, scale_bits: int) -> dict[str, list[int]]:
     """Preprocessed columns of a table tree, keyed as the components read them."""
-    if name == "range8":
-        return {"table.range8.value": range8_table()}
     xs, ys = function_table(name, scale_bits)
     return {f"table.{name}.in": xs, f"table.{name}.out": ys}
 
