@@ -91,10 +91,11 @@ PRESET_NOTES = {
 
 # A preset's blowup is chosen per statement, from the size of its trace: a larger blowup buys the
 # same bits with fewer queries, and every query opens every column, so the proof shrinks (the CNN
-# 181 -> 140 KB at blowup 8, an MLP 784-128-10 90 -> 61 KB at 16), but every column is extended
-# further (the CNN proves in 8.6 s instead of 5.1 s). The prover takes the largest blowup whose
-# extended trace, committed cells x 2^log_blowup, stays within PRESET_LDE_CELLS: the CNN's 6.5 M
-# cells fit at blowup 8; the transformer's 34 M stay at 4 (17 s; 26 s at 8, past its 20 s target).
+# 174 -> 137 KB at blowup 8, an MLP 784-128-10 about 85 -> 56 KB at 16), but every column is
+# extended further (the CNN proves in 7.8 s instead of 4.6 s). The prover takes the largest blowup
+# whose extended trace, committed cells x 2^log_blowup, stays within PRESET_LDE_CELLS: the CNN's
+# 6.1 M cells fit at blowup 8; the transformer's 27 M stay at 4 (15 s; 21 s at 8, past its 20 s
+# target).
 PRESET_BLOWUPS = (4, 3)
 PRESET_LDE_CELLS = 1 << 26
 SIZED_PRESETS = ("default", "secure")  # "fast" stays as it is: a development preset
