@@ -27,8 +27,8 @@ SETTINGS_MAGIC = b"LMNRSETT"
 # 4: symbolic dimensions (a symbol table in the graph body; a proof fixes the symbols' values)
 # 6: shared MatOut components, public tensors as i16, FRI folding three times a commitment
 # 7: 26-byte Merkle digests (verifier/merkle.py)
-# 8: range tables' values as topology columns; 16-bit range limbs in graphs with a component of
-#    2^16 rows (graph/components.RANGE16_MIN_LOG)
+# 8: LogUp batches of four (air/framework.LOGUP_BATCH), the composition in four parts, range
+#    tables' values as topology columns, 16-bit range limbs in graphs with a component of 2^16 rows
 FORMAT_VERSION = 8
 
 MAX_TREES = 16
@@ -272,7 +272,7 @@ def read_header(r: Reader, magic: bytes, kind: str) -> int:
                    else "whose matrix products were proven without the Freivalds check" if version < 5
                    else "whose checked products had an output component each" if version < 6
                    else "with 32-byte Merkle digests" if version < 7
-                   else "whose range table was a tree of its own and whose limbs were 8-bit only")
+                   else "with LogUp batches of two, a range table tree and 8-bit limbs only")
             remedy = (f" (made by an older luminair {why}; "
                       "prove the model again with this version to get a new proof.bin and settings.bin)")
         raise VersionError(

@@ -10,8 +10,9 @@ The QM31 field has p^4 ~ 2^124 elements. For an AIR whose largest trace has 2^n 
   share of the claimed sums, independent of the LogUp challenges): 124 - log2(sum over nodes of
   (M + N)), bounded by each MatOut's rows, plus the interaction proof of work ground before them.
 * Constraint combination (composition alpha): 124 - log2(number of constraints).
-* OODS: the composition identity checked at one random point: 124 - log2(2^(n+2) + samples), the
-  degree bound of the quotient plus the DEEP combination of the sampled values.
+* OODS: the composition identity checked at one random point: 124 - log2(2^(n+3) + samples), the
+  degree bound of the constraints (degree <= 5, the LogUp batches: below 2^(n + LOG_EXPAND + 1))
+  plus the DEEP combination of the sampled values.
 * FRI folding: each folding challenge errs with probability about (domain size) / |F|; the domains
   halve at every layer, so all layers together stay below 2 * 2^(n + blowup) / |F|:
   124 - (n + log_blowup + 1).
@@ -25,6 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .air.framework import LOG_EXPAND
 from .config import PcsConfig
 from .merkle import DIGEST_BYTES
 
@@ -50,7 +52,7 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
         "FRI queries + proof of work": float(config.security_bits),
         "LogUp": FIELD_BITS - math.log2(max(1, fractions) * (arity + 1)) + config.interaction_pow_bits,
         "constraint combination": FIELD_BITS - math.log2(max(1, constraints)),
-        "OODS / DEEP": FIELD_BITS - math.log2((1 << (n + 2)) + samples),
+        "OODS / DEEP": FIELD_BITS - math.log2((1 << (n + LOG_EXPAND + 1)) + samples),
         "FRI folding": float(FIELD_BITS - (n + config.log_blowup + 1)),
         "Merkle digests": float(4 * DIGEST_BYTES),
     }

@@ -17,6 +17,7 @@ from . import field_vec as fv
 from .backend import U64, Array, xp
 
 _P = U64(P)
+BASE_BLOCK = 16  # base-field constraints combined per matrix product (16 columns of the domain held at once)
 
 
 class BV:
@@ -96,6 +97,8 @@ class SV:
         if isinstance(o, BV):
             return SV(tuple(fv.mul(a, o.a) for a in self.c))  # type: ignore[arg-type]
         if isinstance(o, int):
+            if o % P == 1:  # most LogUp numerators
+                return self
             return SV(tuple(fv.mul_scalar(a, o) for a in self.c))  # type: ignore[arg-type]
         return SV(fv.q_mul(self.c, o.c))  # type: ignore[arg-type]
 
@@ -149,7 +152,8 @@ class DomainEvaluator:
         self.entries: list[tuple[str, Any, list[Any]]] = []
         self.collect = collect
         self.constraints: list[Any] = []
-        self.acc: tuple[Array, Array, Array, Array] | None = None
+        self._acc: tuple[Array, Array, Array, Array] | None = None
+        self._base: list[tuple[QM31, Array]] = []  # base-field constraints not yet added to acc
         self._coef: QM31 | None = None
         self.alpha = alpha
         if alpha is not None:
@@ -193,15 +197,34 @@ class DomainEvaluator:
         if self._coef is None:
             return
         coef = self._coef
-        if isinstance(expr, BV):
-            term = fv.base_times_const(expr.a, coef)
-        elif isinstance(expr, SV):
+        self._coef = q_mul(coef, self._alpha_inv)
+        if isinstance(expr, BV):  # combined in blocks by one float64 matrix product (secure_lincomb)
+            self._base.append((coef, expr.a))
+            if len(self._base) == BASE_BLOCK:
+                self._flush()
+            return
+        if isinstance(expr, SV):
             term = fv.q_mul(as_secure(expr, self.size), tuple(xp.asarray(c, dtype=U64) for c in coef))  # type: ignore[arg-type]
         else:
             term = as_secure(expr, self.size)
             term = fv.q_mul(term, tuple(xp.asarray(c, dtype=U64) for c in coef))  # type: ignore[arg-type]
-        self.acc = term if self.acc is None else fv.q_add(self.acc, term)
-        self._coef = q_mul(coef, self._alpha_inv)
+        self._add(term)
+
+    def _add(self, term: tuple[Array, Array, Array, Array]) -> None:
+        self._acc = term if self._acc is None else fv.q_add(self._acc, term)
+
+    def _flush(self) -> None:
+        if self._base:
+            from .pcs_prover import secure_lincomb
+
+            self._add(secure_lincomb([c for c, _ in self._base], [a for _, a in self._base]))
+            self._base = []
+
+    @property
+    def acc(self) -> tuple[Array, Array, Array, Array] | None:
+        """The random combination of every constraint added so far."""
+        self._flush()
+        return self._acc
 
     def add_to_relation(self, relation: str, multiplicity: Any, values: list[Any]) -> None:
         self.entries.append((relation, multiplicity, values))

@@ -132,19 +132,30 @@ def q_neg(x: SecureVec) -> SecureVec:
 
 
 def q_mul(x: SecureVec, y: SecureVec) -> SecureVec:
-    """Twin of verifier.fields.q_mul: (A + Bu)(C + Du) = (AC + (2+i)BD) + (AD + BC)u."""
+    """Twin of verifier.fields.q_mul: (A + Bu)(C + Du) = (AC + (2+i)BD) + (AD + BC)u. Products are
+    only folded below 2^32 (p = (p & P) + (p >> 31) mod P, no division) and each coordinate is
+    reduced once: 4 remainders instead of 16 (every partial sum stays below 2^37)."""
     a0, a1, b0, b1 = x
     c0, c1, d0, d1 = y
-    m = lambda s, t: (s * t) % _P  # noqa: E731
-    ac0 = m(a0, c0) + 2 * _P - m(a1, c1)
+    m = lambda s, t: _fold(s * t)  # noqa: E731
+    p4 = 4 * _P  # above any folded product: keeps differences non-negative
+    ac0 = m(a0, c0) + p4 - m(a1, c1)
     ac1 = m(a0, c1) + m(a1, c0)
-    bd0 = m(b0, d0) + 2 * _P - m(b1, d1)
+    bd0 = m(b0, d0) + p4 - m(b1, d1)
     bd1 = m(b0, d1) + m(b1, d0)
-    r0 = (ac0 + 2 * bd0 + 4 * _P - bd1) % _P
+    r0 = (ac0 + 2 * bd0 + 2 * p4 - bd1) % _P
     r1 = (ac1 + bd0 + 2 * bd1) % _P
-    s0 = (m(a0, d0) + 2 * _P - m(a1, d1) + m(b0, c0) + 2 * _P - m(b1, c1)) % _P
+    s0 = (m(a0, d0) + p4 - m(a1, d1) + m(b0, c0) + p4 - m(b1, c1)) % _P
     s1 = (m(a0, d1) + m(a1, d0) + m(b0, c1) + m(b1, c0)) % _P
     return (r0, r1, s0, s1)
+
+
+_S31 = U64(31)
+
+
+def _fold(p: Array) -> Array:
+    """A product below 2^62 folded below 2^32, congruent mod P (2^31 = 1 mod P)."""
+    return (p & _P) + (p >> _S31)
 
 
 def q_mul_const(x: SecureVec, q: QM31) -> SecureVec:

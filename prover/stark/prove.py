@@ -7,7 +7,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from ...verifier.air.framework import LOG_EXPAND, Air, Component, PreprocessedTree
+from ...verifier.air.framework import COMPOSITION_SPLIT, LOG_EXPAND, LOGUP_BATCH, Air, Component, PreprocessedTree, batch_fraction
 from ...verifier.air.point import shifted_point
 from ...verifier.channel import Channel
 from ...verifier.circle import qpoint_from_t
@@ -19,9 +19,8 @@ from ...verifier.verify import check_sample_points, draw_challenges, draw_elemen
 from . import circle_fft as cf
 from . import field_vec as fv
 from .backend import U64, Array, xp
-from .field_vec import SecureVec
 from .aux_columns import aux_trace, periodic_trace
-from .constraints import BV, DomainEvaluator, as_secure, combine_values
+from .constraints import SV, DomainEvaluator, as_secure, combine_values
 from .fri_prover import FriProver, grind
 from .merkle_tree import MerkleTree
 from .pcs_prover import CommittedTree, commit_coeffs, commit_columns, eval_at_point, quotient_column, split_columns
@@ -248,14 +247,10 @@ def prove_stark(
                 frac = as_secure(ev.terms[bi - info.n_fraction_batches], size)
                 num = None
             else:
-                batch = ev.entries[2 * bi : 2 * bi + 2]
-                d1 = combine_values(batch[0][2], elements[batch[0][0]], size)
-                if len(batch) == 2:
-                    d2 = combine_values(batch[1][2], elements[batch[1][0]], size)
-                    num = fv.q_add(_numerator_times(batch[0][1], d2, size), _numerator_times(batch[1][1], d1, size))
-                    den = fv.q_mul(d1, d2)
-                else:
-                    num, den = as_secure(batch[0][1], size), d1
+                batch = ev.entries[LOGUP_BATCH * bi : LOGUP_BATCH * (bi + 1)]
+                nums, dens = batch_fraction(
+                    [n for _, n, _ in batch], [SV(combine_values(values, elements[rel], size)) for rel, _, values in batch])
+                num, den = as_secure(nums, size), dens.c
                 frac = fv.q_mul(num, fv.q_inv(den))
             s = frac if prev is None else fv.q_add(prev, frac)
             if bi == info.n_batches - 1:
@@ -300,8 +295,9 @@ def prove_stark(
         for k in range(4):
             padded[k][: contrib[k].shape[0]] = contrib[k]
         total = fv.q_add(total, padded)  # type: ignore[arg-type]
-    half = 1 << (bound - 1)
-    comp_coeffs = [c[:half].copy() for c in total] + [c[half:].copy() for c in total]
+    # COMPOSITION_SPLIT parts by the top bits of the coefficient index (verify.composition_from_samples)
+    part = 1 << (bound - LOG_EXPAND)
+    comp_coeffs = [c[j * part : (j + 1) * part].copy() for j in range(COMPOSITION_SPLIT) for c in total]
     comp_tree = commit_coeffs(comp_coeffs, b)
     channel.mix_root(comp_tree.root)
     timer.stage("composition")
@@ -368,16 +364,6 @@ def prove_stark(
     timer.stage("openings")
     commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
     return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce)
-
-
-def _numerator_times(n: Any, d: SecureVec, size: int) -> SecureVec:
-    """A LogUp numerator times a QM31 column: most numerators are 1 or a base column (a
-    multiplicity or gate), 0 or 4 products a row instead of a QM31 product's 16."""
-    if isinstance(n, int):
-        return d if n % P == 1 else tuple(fv.mul_scalar(c, n) for c in d)  # type: ignore[return-value]
-    if isinstance(n, BV):
-        return fv.q_mul_base(d, n.a)
-    return fv.q_mul(as_secure(n, size), d)
 
 
 def _component_composition(

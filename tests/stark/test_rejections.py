@@ -65,7 +65,7 @@ def test_unsupported_versions_are_named(fib_files):
     r = verify(previous, settings)
     assert r.check == "unsupported version" and "another proof layout" in r.error_message, r.error_message
     r = verify(proof[:8] + (7).to_bytes(2, "little") + proof[10:], settings)
-    assert r.check == "unsupported version" and "8-bit only" in r.error_message, r.error_message
+    assert r.check == "unsupported version" and "batches of two" in r.error_message, r.error_message
     r = verify(proof, settings[:8] + (FORMAT_VERSION + 1).to_bytes(2, "little") + settings[10:])
     assert r.check == "unsupported version" and "settings.bin" in r.error_message
 

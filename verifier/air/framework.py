@@ -24,12 +24,16 @@ The same code runs under four evaluators: `InfoEvaluator` (masks, counts, degree
 `PointEvaluator` (values at the out-of-domain point), and the prover's domain evaluators (numpy
 columns over a whole domain, prover/air/). Values only need + - * with each other and with ints.
 
-LogUp entries are grouped in batches of two; each batch owns one QM31 interaction column
-(4 base columns). With S_b the batch columns, n/d the batch fraction and shift = claimed_sum / N:
+LogUp entries are grouped in batches of LOGUP_BATCH (4); each batch owns one QM31 interaction
+column (4 base columns). With S_b the batch columns, n/d the batch fraction (n = sum_j n_j
+prod_(i != j) d_i, d = prod_j d_j) and shift = claimed_sum / N:
   batch b < last:  (S_b - S_{b-1}) * d - n = 0
   last batch:      (S_last - S_last[row - 1] - S_{last-1} + shift) * d - n = 0
 so the last column is a running sum over rows that wraps to zero, and the rows sum to the claimed
-sum (circle-stark.md section 10). Entries must have degree <= 1 so that constraints stay <= 3.
+sum (circle-stark.md section 10). Entries must have degree <= 1, so a batch's constraint has
+degree LOGUP_BATCH + 1 = 5: the composition then needs 2^(n+2) coefficients (LOG_EXPAND), committed
+in 4 parts. Every column is opened at every query and a batch of 4 takes one QM31 column where
+batches of 2 took two (the transformer 486 -> 410 columns); an op's own constraints stay <= 3.
 A plain term t (add_to_sum, degree <= 3) is a batch of its own with n = t, d = 1, after the
 fraction batches. The challenges are drawn after the LogUp relation elements, with them, so the
 claimed sums bind both: a sum of fractions in (z, alpha) and a polynomial in the independent
@@ -43,11 +47,12 @@ from typing import Any, Sequence
 
 from ..fields import QM31, P, q_mul
 
-MAX_CONSTRAINT_DEGREE = 3
-LOG_EXPAND = 1  # the composition of degree-3 constraints fits 2^(n+1) coefficients
+MAX_CONSTRAINT_DEGREE = 3  # an op's own constraints and plain sum terms
+LOGUP_BATCH = 4  # LogUp entries a batch (one QM31 column): its constraint has degree 5
+LOG_EXPAND = 2  # the composition of degree-5 constraints fits 2^(n+2) coefficients
 MIN_COMPONENT_LOG_SIZE = 4
 MAX_COMPONENT_LOG_SIZE = 24
-COMPOSITION_SPLIT = 2  # composition committed as 2 halves, each a QM31 = 4 base columns
+COMPOSITION_SPLIT = 1 << LOG_EXPAND  # composition committed in 4 parts, each a QM31 = 4 base columns
 
 SelectorRow = int | str
 
@@ -281,7 +286,7 @@ class ComponentInfo:
 
     @property
     def n_fraction_batches(self) -> int:
-        return (len(self.entries) + 1) // 2
+        return -(-len(self.entries) // LOGUP_BATCH)
 
     @property
     def n_batches(self) -> int:
@@ -399,14 +404,8 @@ def logup_constraints(
     prev = None
     for b in range(n_batches):
         if b < n_fractions:
-            batch = entries[2 * b : 2 * b + 2]
-            n1, d1 = batch[0][1], combine(batch[0][0], batch[0][2])
-            if len(batch) == 2:
-                n2, d2 = batch[1][1], combine(batch[1][0], batch[1][2])
-                num = n1 * d2 + n2 * d1
-                den = d1 * d2
-            else:
-                num, den = n1, d1
+            batch = entries[LOGUP_BATCH * b : LOGUP_BATCH * (b + 1)]
+            num, den = batch_fraction([n for _, n, _ in batch], [combine(rel, values) for rel, _, values in batch])
         else:
             num, den = terms[b - n_fractions], None
         s = ev.interaction(b, 0)
@@ -415,6 +414,17 @@ def logup_constraints(
             diff = diff - ev.interaction(b, -1) + ev.secure(shift)
         ev.add_constraint((diff if den is None else diff * den) - num)
         prev = s
+
+
+def batch_fraction(nums: list[Any], dens: list[Any]) -> tuple[Any, Any]:
+    """sum_j n_j / d_j as one fraction (sum_j n_j prod_(i != j) d_i, prod_j d_j), summed pairwise
+    as a tree: n/d + n'/d' = (n d' + n' d) / (d d'). For 4 entries that is 5 secure products (6
+    with secure numerators), where products of all but one denominator take 7."""
+    fracs = list(zip(nums, dens))
+    while len(fracs) > 1:
+        paired = [(n1 * d2 + n2 * d1, d1 * d2) for (n1, d1), (n2, d2) in zip(fracs[::2], fracs[1::2])]
+        fracs = paired + fracs[len(paired) * 2 :]
+    return fracs[0]
 
 
 # --- layout of committed columns ----------------------------------------------------------------

@@ -21,6 +21,7 @@ from ..fields import (
 from ..circle import q_double_x
 from ..poly import coset_vanishing, row_selector, sparse_columns_at
 from .framework import (
+    COMPOSITION_SPLIT,
     LOG_EXPAND,
     Air,
     Component,
@@ -206,12 +207,20 @@ def composition_at_oods(
 
 
 def composition_from_samples(air: Air, sampled: list[list[list[QM31]]], oods: QPoint) -> QM31:
-    """Recombine the split composition: C(z) = left(z) + pi^(B-2)(z.x) * right(z), B = max_n + 1."""
+    """Recombine the split composition. Part j holds the coefficients whose index has j in its top
+    LOG_EXPAND bits, and bit B-1-t of a circle coefficient index multiplies its basis element by
+    pi^(B-2-t)(x) (B = max_n + LOG_EXPAND): with 4 parts,
+    C(z) = P0 + pi^(B-3)(x) P1 + pi^(B-2)(x) (P2 + pi^(B-3)(x) P3)."""
     comp_tree = sampled[air.layout.composition_tree]
-    left = from_partial_evals([comp_tree[k][0] for k in range(4)])
-    right = from_partial_evals([comp_tree[k][0] for k in range(4, 8)])
+    parts = [from_partial_evals([comp_tree[4 * j + k][0] for k in range(4)]) for j in range(COMPOSITION_SPLIT)]
     bound = air.max_log_size + LOG_EXPAND
-    x = oods[0]
+    doublings = [oods[0]]  # pi^t(x) for t < B - 1
     for _ in range(bound - 2):
-        x = q_double_x(x)
-    return q_add(left, q_mul(x, right))
+        doublings.append(q_double_x(doublings[-1]))
+    total = QZERO
+    for j, value in enumerate(parts):
+        for t in range(LOG_EXPAND):  # bit t of j is index bit B - LOG_EXPAND + t
+            if j >> t & 1:
+                value = q_mul(value, doublings[bound - 1 - LOG_EXPAND + t])
+        total = q_add(total, value)
+    return total

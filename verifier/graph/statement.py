@@ -148,7 +148,7 @@ def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
                 f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
                 f"(at the matrix product nodes {plan.nodes}), above the verifier's work budget"
             )
-    if max(p.component.log_size for p in plans) >= RANGE16_MIN_LOG:
+    if max((p.component.log_size for p in plans), default=0) >= RANGE16_MIN_LOG:
         for plan in plans:
             plan.component.use_limbs(16)
     return plans
