@@ -219,6 +219,7 @@ def _transform_block(data: Sequence[Array], out: Array, kind: str, log_size: int
 
 
 _POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
 _PARALLEL_MIN = 1 << 16  # values below which one thread is faster
 _TASK_VALUES = 1 << 15  # values per task: small columns are grouped so numpy calls stay long
 
@@ -238,8 +239,9 @@ def _batched(data: Sequence[Array], kind: str, log_size: int, inverse: bool, ski
         for s in range(0, rows, per):
             _transform_block(data[s : s + per], out[s : s + per], kind, log_size, inverse, skip_top)
         return out
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=_threads(), thread_name_prefix="luminair-fft")
+    with _POOL_LOCK:  # callers may themselves run in threads (the composition's components)
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=_threads(), thread_name_prefix="luminair-fft")
 
     def one(s: int) -> None:
         _transform_block(data[s : s + per], out[s : s + per], kind, log_size, inverse, skip_top)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -79,31 +82,35 @@ def sparse_column(log_size: int, values: Mapping[int, int]) -> Array:
 
 
 _SPARSE_EXTENSIONS: "OrderedDict[tuple, Array]" = OrderedDict()
+_CACHE_LOCK = threading.Lock()  # components are evaluated in parallel threads
 
 
 def _extended_sparse(n: int, m: int, values: Mapping[int, int]) -> Array:
     """A sparse column's evaluations on the composition domain (cached: they depend on the model
     only, so every proof of a model reuses them)."""
     key = (n, m, tuple(sorted(values.items())))
-    got = _SPARSE_EXTENSIONS.get(key)
-    if got is None:
-        got = cf.extend(cf.circle_interpolate(sparse_column(n, values)), m)
+    with _CACHE_LOCK:
+        got = _SPARSE_EXTENSIONS.get(key)
+        if got is not None:
+            _SPARSE_EXTENSIONS.move_to_end(key)
+            return got
+    got = cf.extend(cf.circle_interpolate(sparse_column(n, values)), m)
+    with _CACHE_LOCK:
         _SPARSE_EXTENSIONS[key] = got
         while len(_SPARSE_EXTENSIONS) > 256:
             _SPARSE_EXTENSIONS.popitem(last=False)
-    else:
-        _SPARSE_EXTENSIONS.move_to_end(key)
     return got
 
 
 def _tree_extensions(tree: CommittedTree) -> dict[tuple[int, int], Array]:
     """Per committed tree: (column, domain log size) -> extended evaluations, kept with the tree
     (preprocessed trees live as long as their model's Settings)."""
-    ext = getattr(tree, "_extensions", None)
-    if ext is None:
-        ext = {}
-        object.__setattr__(tree, "_extensions", ext)
-    return ext
+    with _CACHE_LOCK:
+        ext = getattr(tree, "_extensions", None)
+        if ext is None:
+            ext = {}
+            object.__setattr__(tree, "_extensions", ext)
+        return ext
 
 
 def _secure_columns(cols: list[Array], base: int) -> tuple[Array, Array, Array, Array]:
@@ -219,24 +226,21 @@ def prove_stark(
     inter_cols: list[Array] = []
     claimed: list[QM31] = []
     shifts: dict[int, QM31] = {}
-    for ci, (comp, info) in enumerate(zip(air.components, air.infos)):
-        if not info.n_batches:
-            if comp.aux_columns:
-                raise ProverError(f"{comp.name}: aux columns without a running sum")
-            continue
+
+    def interaction_columns(ci: int) -> tuple[list[Array], QM31, QM31]:
+        """One component's aux and batch columns (row order), its claimed sum and shift."""
+        comp, info = air.components[ci], air.infos[ci]
         n = comp.log_size
         size = 1 << n
         aux = aux_trace(comp, challenges, trace_source(ci))
-        for name in comp.aux_columns:
-            inter_cols.extend(aux[name])
+        cols: list[Array] = [c for name in comp.aux_columns for c in aux[name]]
         periodic = periodic_trace(comp, challenges)
 
-        def aux_at(name: str, offset: int, aux=aux, n=n) -> tuple[Array, Array, Array, Array]:
-            cols = aux[name]
+        def aux_at(name: str, offset: int) -> tuple[Array, Array, Array, Array]:
             if offset == 0:
-                return cols
+                return aux[name]
             perm = cf.mask_permutation(n, n, offset)
-            return tuple(c[perm] for c in cols)  # type: ignore[return-value]
+            return tuple(c[perm] for c in aux[name])  # type: ignore[return-value]
 
         ev = DomainEvaluator(comp, size, trace_source(ci), challenges=challenges, aux=aux_at,
                              periodic=periodic.__getitem__)
@@ -245,30 +249,39 @@ def prove_stark(
         for bi in range(info.n_batches):
             if bi >= info.n_fraction_batches:  # a plain term: added as it is
                 frac = as_secure(ev.terms[bi - info.n_fraction_batches], size)
-                num = None
             else:
                 batch = ev.entries[LOGUP_BATCH * bi : LOGUP_BATCH * (bi + 1)]
                 nums, dens = batch_fraction(
-                    [n for _, n, _ in batch], [SV(combine_values(values, elements[rel], size)) for rel, _, values in batch])
-                num, den = as_secure(nums, size), dens.c
-                frac = fv.q_mul(num, fv.q_inv(den))
+                    [m for _, m, _ in batch], [SV(combine_values(values, elements[rel], size)) for rel, _, values in batch])
+                frac = fv.q_mul(as_secure(nums, size), fv.q_inv(dens.c))
             s = frac if prev is None else fv.q_add(prev, frac)
-            if bi == info.n_batches - 1:
-                total = fv.q_sum(s)
-                shift = q_mul(total, (pow(size, P - 2, P), 0, 0, 0))
-                order = cf.row_to_storage(n)
-                rows = tuple(c[order] for c in s)
-                rows = fv.q_sub(rows, tuple(xp.asarray(v, dtype=U64) for v in shift))  # type: ignore[arg-type]
-                cum_rows = fv.q_cumsum(rows)
-                cum = tuple(xp.empty(size, dtype=U64) for _ in range(4))
-                for k in range(4):
-                    cum[k][order] = cum_rows[k]
-                claimed.append(total)
-                shifts[ci] = shift
-                inter_cols.extend(cum)
-            else:
-                inter_cols.extend(s)
+            if bi < info.n_batches - 1:
+                cols.extend(s)
             prev = s
+        assert prev is not None
+        # the last batch column: a running sum over rows, less claimed / N a row so that it wraps to 0
+        total = fv.q_sum(prev)
+        shift = q_mul(total, (pow(size, P - 2, P), 0, 0, 0))
+        order = cf.row_to_storage(n)
+        rows = fv.q_sub(tuple(c[order] for c in prev), tuple(xp.asarray(v, dtype=U64) for v in shift))  # type: ignore[arg-type]
+        cum_rows = fv.q_cumsum(rows)
+        cum = tuple(xp.empty(size, dtype=U64) for _ in range(4))
+        for k in range(4):
+            cum[k][order] = cum_rows[k]
+        return cols + list(cum), total, shift
+
+    summed = [ci for ci, info in enumerate(air.infos) if info.n_batches]
+    for comp, info in zip(air.components, air.infos):
+        if not info.n_batches and comp.aux_columns:
+            raise ProverError(f"{comp.name}: aux columns without a running sum")
+    largest_first = sorted(summed, key=lambda ci: -air.components[ci].log_size)
+    with ThreadPoolExecutor(max_workers=_composition_threads(), thread_name_prefix="luminair-logup") as pool:
+        results = dict(zip(largest_first, pool.map(interaction_columns, largest_first)))
+    for ci in summed:
+        cols, total, shift = results.pop(ci)
+        inter_cols.extend(cols)
+        claimed.append(total)
+        shifts[ci] = shift
     channel.mix_felts(claimed)
     inter_tree: CommittedTree | None = None
     if lay.interaction_tree is not None:
@@ -285,16 +298,21 @@ def prove_stark(
     alpha = channel.draw_felt()
     bound = air.max_log_size + LOG_EXPAND
     total = tuple(xp.zeros(1 << bound, dtype=U64) for _ in range(4))
-    for ci, (comp, info) in enumerate(zip(air.components, air.infos)):
-        contrib = _component_composition(
-            air, ci, comp, pre_lookup, main_tree, inter_tree, elements, alpha, shifts.get(ci), challenges
-        )
-        weight = q_pow(alpha, info.n_constraints)
-        total = fv.q_mul(total, tuple(xp.asarray(c, dtype=U64) for c in weight))  # type: ignore[arg-type]
-        padded = tuple(xp.zeros(1 << bound, dtype=U64) for _ in range(4))
-        for k in range(4):
-            padded[k][: contrib[k].shape[0]] = contrib[k]
-        total = fv.q_add(total, padded)  # type: ignore[arg-type]
+    # Components evaluate in parallel threads (numpy releases the GIL in every large operation),
+    # largest first; each share is weighted by alpha^(constraints of the components after it).
+    later = 0
+    weights = [(1, 0, 0, 0)] * len(air.components)
+    for ci in reversed(range(len(air.components))):
+        weights[ci] = q_pow(alpha, later)
+        later += air.infos[ci].n_constraints
+    order = sorted(range(len(air.components)), key=lambda ci: -air.components[ci].log_size)
+    with ThreadPoolExecutor(max_workers=_composition_threads(), thread_name_prefix="luminair-composition") as pool:
+        shares = {ci: pool.submit(_component_composition, air, ci, air.components[ci], pre_lookup, main_tree,
+                                  inter_tree, elements, alpha, shifts.get(ci), challenges) for ci in order}
+        for ci in order:
+            contrib = fv.q_mul(shares.pop(ci).result(), tuple(xp.asarray(c, dtype=U64) for c in weights[ci]))  # type: ignore[arg-type]
+            size = contrib[0].shape[0]
+            total = tuple(xp.concatenate([fv.add(t[:size], c), t[size:]]) for t, c in zip(total, contrib))  # type: ignore[assignment]
     # COMPOSITION_SPLIT parts by the top bits of the coefficient index (verify.composition_from_samples)
     part = 1 << (bound - LOG_EXPAND)
     comp_coeffs = [c[j * part : (j + 1) * part].copy() for j in range(COMPOSITION_SPLIT) for c in total]
@@ -364,6 +382,10 @@ def prove_stark(
     timer.stage("openings")
     commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
     return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce)
+
+
+def _composition_threads() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
 
 
 def _component_composition(
