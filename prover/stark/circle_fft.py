@@ -90,6 +90,24 @@ def circle_twiddles(log_size: int) -> tuple[tuple[Array, ...], tuple[Array, ...]
 
 
 @lru_cache(maxsize=32)
+def prefix_twiddles(log_size: int, within: int) -> tuple[tuple[Array, ...], tuple[Array, ...]]:
+    """Twiddles of the first 2^log_size storage positions of the circle domain of log size `within`.
+    Those positions are the natural positions divisible by 2^(within - log_size): a circle domain
+    of its own (a half coset (4k 2^(within - log_size) + 1) 2^(30 - within) and its conjugate),
+    disjoint from every smaller canonic domain, on which each layer j pairs the same points as
+    layer j of the whole domain: its twiddles are the first 2^(log_size - 1 - j) of those."""
+    tw, inv = circle_twiddles(within)
+    return (tuple(t[: 1 << (log_size - 1 - j)] for j, t in enumerate(tw[:log_size])),
+            tuple(t[: 1 << (log_size - 1 - j)] for j, t in enumerate(inv[:log_size])))
+
+
+def sub_domain_points(log_size: int, within: int) -> tuple[Array, Array]:
+    """x, y of the first 2^log_size storage positions of the circle domain of log size `within`."""
+    xs, ys = domain_points(within)
+    return xs[: 1 << log_size], ys[: 1 << log_size]
+
+
+@lru_cache(maxsize=32)
 def line_twiddles(log_size: int) -> tuple[tuple[Array, ...], tuple[Array, ...]]:
     layers = [line_domain_points(log_size - j)[0::2].copy() for j in range(log_size)]
     return tuple(layers), tuple(fv.batch_inverse(t) for t in layers)
@@ -116,7 +134,10 @@ _P32 = U32(P)
 def _plan(kind: str, log_size: int, inverse: bool) -> tuple[int, tuple[Array, ...]]:
     """(k, per-layer twiddles shaped for broadcasting): layer j >= k as (N >> (j+1), 1) against
     the natural layout, layer j < k as (C >> (j+1), 1, R) against the transposed layout."""
-    tw = (circle_twiddles if kind == "circle" else line_twiddles)(log_size)[1 if inverse else 0]
+    if kind.startswith("circle<"):  # the first 2^log_size positions of a larger domain
+        tw = prefix_twiddles(log_size, int(kind[len("circle<"):]))[1 if inverse else 0]
+    else:
+        tw = (circle_twiddles if kind == "circle" else line_twiddles)(log_size)[1 if inverse else 0]
     k = log_size // 2
     r = 1 << (log_size - k)
     shaped = []
@@ -272,8 +293,17 @@ def circle_evaluate(coeffs: Array | Sequence[Array]) -> Array:
     return _transform(coeffs, "circle", inverse=False)
 
 
-def circle_interpolate(evals: Array | Sequence[Array]) -> Array:
-    return _transform(evals, "circle", inverse=True)
+def circle_interpolate(evals: Array | Sequence[Array], within: int | None = None) -> Array:
+    """Coefficients from evaluations on the circle domain of log size n, or (`within`) on the first
+    2^n storage positions of the one of log size `within` (prefix_twiddles)."""
+    return _transform(evals, _circle_kind(evals, within), inverse=True)
+
+
+def _circle_kind(data: Array | Sequence[Array], within: int | None) -> str:
+    if within is None:
+        return "circle"
+    n = (data[0] if isinstance(data, (list, tuple)) else data).shape[-1].bit_length() - 1
+    return "circle" if within == n else f"circle<{within}"
 
 
 def line_evaluate(coeffs: Array | Sequence[Array]) -> Array:
@@ -284,15 +314,17 @@ def line_interpolate(evals: Array | Sequence[Array]) -> Array:
     return _transform(evals, "line", inverse=True)
 
 
-def extend(coeffs: Array | Sequence[Array], log_size: int) -> Array:
+def extend(coeffs: Array | Sequence[Array], log_size: int, within: int | None = None) -> Array:
     """Evaluate (C, N) coefficients (or a list of C coefficient vectors) on the larger circle
-    domain of log size `log_size`."""
+    domain of log size `log_size`, or (`within`) on the first 2^log_size storage positions of the
+    one of log size `within` (prefix_twiddles)."""
     rows, flat = _as_rows(coeffs)
     n = rows[0].shape[0].bit_length() - 1
+    kind = "circle" if within is None or within == log_size else f"circle<{within}"
     if log_size == 0:
         out = xp.array(rows, dtype=U64).reshape(len(rows), 1)
     else:
-        out = _batched(rows, "circle", log_size, inverse=False, skip_top=log_size - n)
+        out = _batched(rows, kind, log_size, inverse=False, skip_top=log_size - n)
     return out[0] if flat else out
 
 

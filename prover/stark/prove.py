@@ -8,6 +8,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 from ...verifier.air.framework import COMPOSITION_SPLIT, LOG_EXPAND, LOGUP_BATCH, Air, Component, PreprocessedTree, batch_fraction
@@ -85,16 +86,16 @@ _SPARSE_EXTENSIONS: "OrderedDict[tuple, Array]" = OrderedDict()
 _CACHE_LOCK = threading.Lock()  # components are evaluated in parallel threads
 
 
-def _extended_sparse(n: int, m: int, values: Mapping[int, int]) -> Array:
+def _extended_sparse(n: int, m: int, within: int, values: Mapping[int, int]) -> Array:
     """A sparse column's evaluations on the composition domain (cached: they depend on the model
     only, so every proof of a model reuses them)."""
-    key = (n, m, tuple(sorted(values.items())))
+    key = (n, m, within, tuple(sorted(values.items())))
     with _CACHE_LOCK:
         got = _SPARSE_EXTENSIONS.get(key)
         if got is not None:
             _SPARSE_EXTENSIONS.move_to_end(key)
             return got
-    got = cf.extend(cf.circle_interpolate(sparse_column(n, values)), m)
+    got = cf.extend(cf.circle_interpolate(sparse_column(n, values)), m, within)
     with _CACHE_LOCK:
         _SPARSE_EXTENSIONS[key] = got
         while len(_SPARSE_EXTENSIONS) > 256:
@@ -102,7 +103,7 @@ def _extended_sparse(n: int, m: int, values: Mapping[int, int]) -> Array:
     return got
 
 
-def _tree_extensions(tree: CommittedTree) -> dict[tuple[int, int], Array]:
+def _tree_extensions(tree: CommittedTree) -> dict[tuple[int, ...], Array]:
     """Per committed tree: (column, domain log size) -> extended evaluations, kept with the tree
     (preprocessed trees live as long as their model's Settings)."""
     with _CACHE_LOCK:
@@ -308,7 +309,7 @@ def prove_stark(
     order = sorted(range(len(air.components)), key=lambda ci: -air.components[ci].log_size)
     with ThreadPoolExecutor(max_workers=_composition_threads(), thread_name_prefix="luminair-composition") as pool:
         shares = {ci: pool.submit(_component_composition, air, ci, air.components[ci], pre_lookup, main_tree,
-                                  inter_tree, elements, alpha, shifts.get(ci), challenges) for ci in order}
+                                  inter_tree, elements, alpha, shifts.get(ci), challenges, b) for ci in order}
         for ci in order:
             contrib = fv.q_mul(shares.pop(ci).result(), tuple(xp.asarray(c, dtype=U64) for c in weights[ci]))  # type: ignore[arg-type]
             size = contrib[0].shape[0]
@@ -399,45 +400,37 @@ def _component_composition(
     alpha: QM31,
     shift: QM31 | None,
     challenges: dict[str, QM31],
+    log_blowup: int,
 ) -> tuple[Array, Array, Array, Array]:
-    """One component's share of the composition: sum_i alpha^(m-1-i) C_i / Z on CanonicCoset(n+1),
-    returned as coefficients (4 coordinates, 2^(n+1) each)."""
+    """One component's share of the composition: sum_i alpha^(m-1-i) C_i / Z on a circle domain of
+    2^m = 2^(n + LOG_EXPAND) points, returned as coefficients (4 coordinates, 2^m each).
+
+    The domain is the first 2^m storage positions of the committed one (log size n + log_blowup;
+    circle_fft.prefix_twiddles), so every committed column is read, not extended; only with a
+    blowup below 2^LOG_EXPAND are the columns extended onto CanonicCoset(m)."""
     lay = air.layout
     info = air.infos[ci]
     n = comp.log_size
     m = n + LOG_EXPAND
     size = 1 << m
+    within = n + log_blowup if log_blowup >= LOG_EXPAND else m  # the domain of log size m sits in it
     cache: dict[tuple[str, str], Array] = {}
     names = {name: lay.main_offset[ci] + i for i, name in enumerate(comp.main_columns)}
 
     def extended(kind: str, key: str) -> Array:
         got = cache.get((kind, key))
         if got is None:
-            if kind == "main":
-                coeffs = main_tree.coeffs[names[key]]
-            elif kind == "pre":
-                ct, c = pre_lookup[key]
-                coeffs = ct.coeffs[c]
-            elif kind == "inter":
-                assert inter_tree is not None
-                coeffs = inter_tree.coeffs[int(key)]
-            elif kind == "sparse":
-                got = cache[(kind, key)] = _extended_sparse(n, m, comp.sparse_columns[key])
-                return got
-            else:
-                got = cache[(kind, key)] = _extended_sparse(n, m, {int(key): 1})
-                return got
-            got = cache[(kind, key)] = cf.extend(coeffs, m)
+            values = comp.sparse_columns[key] if kind == "sparse" else {int(key): 1}  # or a selector
+            got = cache[(kind, key)] = _extended_sparse(n, m, within, values)
         return got
 
-    # Extend every committed column the component reads in one batched FFT (parallel threads);
-    # preprocessed trees keep their extensions, so a model's topology is extended once. A column
-    # committed on a domain of log size m (log blowup = LOG_EXPAND) already is its extension.
+    # Columns not committed on `within` (blowup 1) are extended in one batched FFT (parallel
+    # threads); preprocessed trees keep their extensions, so a model's topology is extended once.
     wanted: list[tuple[str, str, Array]] = []
 
     def want(kind: str, key: str, tree: CommittedTree, idx: int) -> None:
-        if tree.evals[idx].shape[0] == size:
-            cache[(kind, key)] = tree.evals[idx].astype(U64)  # stored as uint32
+        if tree.evals[idx].shape[0] == 1 << within:
+            cache[(kind, key)] = tree.evals[idx][:size].astype(U64)  # stored as uint32
         else:
             wanted.append((kind, key, tree.coeffs[idx]))
 
@@ -445,7 +438,7 @@ def _component_composition(
         want("main", name, main_tree, names[name])
     for key in info.pre_masks:
         ct, c = pre_lookup[key]
-        kept = _tree_extensions(ct).get((c, m))
+        kept = _tree_extensions(ct).get((c, m, within))
         if kept is not None:
             cache[("pre", key)] = kept
         else:
@@ -459,16 +452,16 @@ def _component_composition(
         for k, col in enumerate(cols):
             wanted.append(("periodic", f"{key}#{k}", cf.circle_interpolate(col)))
     if wanted:
-        ext = cf.extend([w[2] for w in wanted], m)
+        ext = cf.extend([w[2] for w in wanted], m, within)
         for (kind, key, _), col in zip(wanted, ext):
             cache[(kind, key)] = col
             if kind == "pre":
                 ct, c = pre_lookup[key]
-                _tree_extensions(ct)[(c, m)] = col
+                _tree_extensions(ct)[(c, m, within)] = col
 
     def source(kind: str, key: str, offset: int) -> Array:
-        col = extended(kind, key)
-        return col if offset == 0 else col[cf.mask_permutation(m, n, offset)]
+        col = cache[(kind, key)] if kind in ("main", "pre", "inter") else extended(kind, key)
+        return col if offset == 0 else col[_sub_mask_permutation(within, m, n, offset)]
 
     def interaction(batch: int, offset: int) -> tuple[Array, Array, Array, Array]:
         base = lay.interaction_offset[ci] + 4 * batch
@@ -486,10 +479,18 @@ def _component_composition(
     comp.evaluate(ev)
     ev.finalize_logup(elements, info.n_batches, shift if shift is not None else (0, 0, 0, 0))
     acc = ev.acc if ev.acc is not None else fv.secure_zeros(size)
-    xs = cf.domain_points(m)[0]
-    z = xs
+    z = cf.sub_domain_points(m, within)[0]
     for _ in range(n - 1):
         z = fv.sub(fv.mul(fv.add(z, z), z), xp.ones_like(z))
     quotient = fv.q_mul_base(acc, fv.batch_inverse(z))
-    return tuple(cf.circle_interpolate(list(quotient)))  # type: ignore[return-value]
+    return tuple(cf.circle_interpolate(list(quotient), within))  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=128)
+def _sub_mask_permutation(within: int, m: int, n: int, offset: int) -> Array:
+    """The mask `offset` rows away on the first 2^m positions of the domain of log size `within`:
+    a shift by trace rows keeps those positions among themselves (prefix_twiddles)."""
+    perm = cf.mask_permutation(within, n, offset)[: 1 << m]
+    assert int(perm.max()) < 1 << m
+    return perm
 
