@@ -3,7 +3,7 @@ mask value is a whole column over a domain (numpy), in storage order.
 
 * `DomainEvaluator` on the trace domain collects LogUp entries row by row (interaction trace) and
   can report which constraint fails on which row (`failing_constraints`);
-* on the constraint-evaluation domain (log size n + 1) it accumulates the random combination of
+* on the constraint-evaluation domain (log size n + LOG_EXPAND) it accumulates the random combination of
   all constraints, in the verifier's order, for the composition polynomial.
 """
 
