@@ -1,7 +1,7 @@
 """16-bit range limbs (components.RANGE16_MIN_LOG): a graph whose largest component has 2^16 rows
-range-checks with 16-bit limbs looked up in range16, whose values are a topology column pinned
-by the verifier's own boundary rows. Here the threshold is lowered so that small graphs take
-them; each forgery names the check that catches it."""
+range-checks with 16-bit limbs looked up in range16; range8 and range16 hold their values in a
+topology column pinned by the verifier's own boundary rows. Here the threshold is lowered so that
+small graphs take 16-bit limbs; each forgery names the check that catches it."""
 
 import numpy as np
 import pytest
@@ -34,12 +34,16 @@ def _mul_add():
     return cx, {"a": RNG.uniform(-2, 2, (4, 4)), "b": RNG.uniform(-2, 2, (4, 4))}
 
 
-def set_limbs16(cols, prefix, bits, value):
-    """Limbs of `value` as a forger derives them (16 bits each, the top limb not clipped)."""
-    names = limb_names(prefix, bits, 16)
+def set_limbs_of(cols, prefix, bits, value, width):
+    """Limbs of `value` as a forger derives them (`width` bits each, the top limb not clipped)."""
+    names = limb_names(prefix, bits, width)
     for i, name in enumerate(names):
-        v = value >> (16 * i)
-        cols[name] = v if i == len(names) - 1 else v & 0xFFFF
+        v = value >> (width * i)
+        cols[name] = v if i == len(names) - 1 else v & ((1 << width) - 1)
+
+
+def set_limbs16(cols, prefix, bits, value):
+    set_limbs_of(cols, prefix, bits, value, 16)
 
 
 def test_a_graph_as_tall_as_the_table_takes_16_bit_limbs():
@@ -99,7 +103,7 @@ def test_a_remainder_past_its_bits_is_caught_by_the_16_bit_range_check(wide):
     assert r.check == "LogUp sum", r.error_message
 
 
-def _forge_table(cx, settings, trace, tamper=None, value: int | None = None, public=None) -> bytes:
+def _forge_table(cx, settings, trace, tamper=None, value: int | None = None, public=None, table: str = TABLE) -> bytes:
     """A prover that writes `value` into a row of range16's value column that no lookup needs and
     counts one lookup of it there (what a table holding that value would need); `tamper` edits the
     main columns first."""
@@ -113,9 +117,9 @@ def _forge_table(cx, settings, trace, tamper=None, value: int | None = None, pub
     main[len(plans):] = table_multiplicities(st.air, plans, main[: len(plans)], topology, settings.spec.scale_bits,
                                              strict=False)
     if value is not None:
-        mult = main[[c.name for c in st.air.components].index(TABLE)]["multiplicity"]
+        mult = main[[c.name for c in st.air.components].index(table)]["multiplicity"]
         row = int(np.flatnonzero(mult == 0)[-1])  # a value nobody looks up: its row is free to take another
-        topology[f"{TABLE}.value"][row] = value
+        topology[f"{table}.value"][row] = value
         mult[row] = 1
     tree = commit_preprocessed(st.air.preprocessed[0], topology, settings.config.log_blowup)
     pre = [tree, *table_trees(st.air, settings.spec.scale_bits, settings.config.log_blowup)]
@@ -123,29 +127,37 @@ def _forge_table(cx, settings, trace, tamper=None, value: int | None = None, pub
     return ProofFile(settings.parsed.digest, public, stark).to_bytes()
 
 
-def test_the_table_values_are_pinned_by_the_verifier(wide):
-    """The remainder forgery above, with the table's value column rewritten to hold its
-    out-of-range lookup: the LogUp sum balances, the column's difference constraint does not."""
+@pytest.mark.parametrize("width", [16, 8])
+def test_the_table_values_are_pinned_by_the_verifier(width, monkeypatch):
+    """The remainder forgery above, with the range table's value column rewritten to hold its
+    out-of-range lookup: the LogUp sum balances, the column's difference constraint does not
+    (range16 in a graph as tall as its table, range8 in a small one)."""
+    if width == 16:
+        monkeypatch.setattr(statement, "RANGE16_MIN_LOG", 0)
+    table = f"table.range{width}"
     cx = Graph()
     a, b = cx.input("a", (4, 4)), cx.input("b", (4, 4))
     (a * b).output("y")
     settings, trace, _ = prove_graph(cx, {"a": RNG.uniform(-2, 2, (4, 4)), "b": RNG.uniform(-2, 2, (4, 4))})
-    assert check(settings, _forge_table(cx, settings, trace)).success  # the path itself, honest
+    assert check(settings, _forge_table(cx, settings, trace, table=table)).success  # the path itself, honest
     k = component_index(settings, "Mul")
     s = settings.spec.scale_bits
+    assert settings.plans[k].component.limb_bits == width
 
     def tamper(main):
         c = main[k]
         c["out"][3] -= 1
         c["rem"][3] += 1 << s
-        set_limbs16(c, "out", 16, c["out"] + HALF)
-        set_limbs16(c, "rem", s, c["rem"])
+        set_limbs_of(c, "out", 16, c["out"] + HALF, width)
+        set_limbs_of(c, "rem", s, c["rem"], width)
 
     honest = main_columns(cx, settings.plans, trace.values, settings.air, settings.topology, settings.spec)
-    target = int(honest[k]["rem"][3]) + (1 << s) + (1 << 16) - (1 << s)  # the top-limb lookup it makes
-    assert target >= 1 << 16
+    rem = int(honest[k]["rem"][3]) + (1 << s)
+    top = s - width * ((s - 1) // width)  # bits of the remainder's top limb
+    target = (rem >> (width * ((s - 1) // width))) + (1 << width) - (1 << top)  # the top-limb lookup it makes
+    assert target >= 1 << width
     public = [list(v) for v in trace.public]
     public[-1][3] = (public[-1][3] - 1) % P  # the output the forgery claims
-    assert check(settings, _forge_table(cx, settings, trace, tamper, public=public)).check == "LogUp sum"
-    r = check(settings, _forge_table(cx, settings, trace, tamper, value=target, public=public))
+    assert check(settings, _forge_table(cx, settings, trace, tamper, public=public, table=table)).check == "LogUp sum"
+    r = check(settings, _forge_table(cx, settings, trace, tamper, value=target, public=public, table=table))
     assert r.check == "OODS mismatch", r.error_message
