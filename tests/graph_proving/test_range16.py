@@ -5,17 +5,15 @@ small graphs take 16-bit limbs; each forgery names the check that catches it."""
 
 import numpy as np
 import pytest
-
-import luminair.verifier.graph.statement as statement
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover.air.graph_trace import build_spec, main_columns, table_multiplicities
 from luminair.prover.proving import table_trees
 from luminair.prover.stark.prove import commit_preprocessed, prove_stark
 from luminair.verifier.fields import P
 from luminair.verifier.formats import ProofFile
+from luminair.verifier.graph import statement
 from luminair.verifier.graph.components import HALF, RANGE16_MIN_LOG, limb_names
 from luminair.verifier.statement import build_statement
-
 from proving_helpers import check, component_index, forge, prove_exact, prove_graph
 
 RNG = np.random.default_rng(16)

@@ -3,15 +3,13 @@ reported security is the weakest, and the interaction proof of work is checked."
 
 import numpy as np
 import pytest
-
-from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.prover import Graph
 from luminair.verifier import verify
 from luminair.verifier.config import PRESETS, PcsConfig
 from luminair.verifier.errors import ConfigError
 from luminair.verifier.formats import read_proof_file
+from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.verifier.security import soundness_terms
-
 from proving_helpers import prove_graph
 
 
@@ -96,7 +94,7 @@ def test_a_preset_takes_the_largest_blowup_its_trace_affords():
 
 
 def test_gen_settings_sizes_the_preset_from_the_graph(default_proof, monkeypatch):
-    import luminair.verifier.config as config
+    from luminair.verifier import config
 
     settings, proof = default_proof
     assert settings.config == config.at_blowup(PRESETS["default"], 4)  # a tiny trace: the largest blowup

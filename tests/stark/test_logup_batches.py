@@ -6,7 +6,6 @@ from fractions import Fraction
 from types import SimpleNamespace
 
 import pytest
-
 from luminair.verifier.air.framework import COMPOSITION_SPLIT, LOG_EXPAND, LOGUP_BATCH, batch_fraction
 from luminair.verifier.air.point import composition_from_samples
 from luminair.verifier.circle import qpoint_from_t

@@ -3,7 +3,6 @@ committed circle domain (circle_fft.prefix_twiddles), a circle domain of its own
 
 import numpy as np
 import pytest
-
 from luminair.prover.stark import circle_fft as cf
 from luminair.verifier.circle import index_to_point
 from luminair.verifier.fields import P
