@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...verifier.fields import P
-from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, WEIGHTS, limb_names
+from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, RANGE, RANGE16, WEIGHTS, limb_names
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.statement import MERGED_KINDS, ComponentPlan, build_graph_air, range_tables
 from ...verifier.graph.matmul import HI_BITS, HI_BOUND, S_BITS
@@ -847,12 +847,12 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
         _check_topology(plan, topo)
         name = plan.component.name
         out.update({f"{name}.{col}": topo[col] for col in plan.component.topology_columns()})
-    for table in range_tables([p.component for p in plans]):  # value[r] = r (components.RangeTableComponent)
-        out[f"table.{table}.value"] = np.arange(RANGE_TABLES[f"table.{table}"], dtype=I64)
+    for table in range_tables([p.component for p in plans]):  # "range<bits>": value[r] = r (RangeTableComponent)
+        out[f"table.{table}.value"] = np.arange(1 << int(table[len("range"):]), dtype=I64)
     return out
 
 
-RANGE_TABLES = {"table.range8": 1 << 8, "table.range16": 1 << 16}  # name -> rows (values 0..rows - 1)
+RANGES = (RANGE, RANGE16)  # relations whose tables hold 0..rows - 1
 
 
 def _check_product(nid: int, got: np.ndarray, expect: np.ndarray) -> None:
@@ -891,7 +891,7 @@ def table_multiplicities(
     counts: dict[str, np.ndarray] = {}
     for table_comp in air.components[len(plans):]:
         counts[table_comp.name] = np.zeros(1 << table_comp.log_size, dtype=I64)
-    starts = {name: table_start(name[len("table."):], s) for name in counts if name not in RANGE_TABLES}
+    starts = {name: table_start(name[len("table."):], s) for name in counts if name[len("table."):] not in RANGES}
     for plan, cols in zip(plans, mains):
         comp = plan.component
         n = comp.log_size
@@ -922,8 +922,8 @@ def table_multiplicities(
             if rel in (DATA, KNOWN, WEIGHTS, CHUNKS):
                 continue
             m = mult.a.astype(I64) if isinstance(mult, BV) else np.full(1 << n, int(mult), dtype=I64)
-            if "table." + rel in RANGE_TABLES:
-                size = RANGE_TABLES["table." + rel]
+            if rel in RANGES:
+                size = len(counts["table." + rel])
                 v = vals[0].a.astype(I64)
                 bad = (v >= size) & (m != 0)
                 if strict and np.any(bad):
