@@ -276,7 +276,7 @@ def prove_stark(
         if not info.n_batches and comp.aux_columns:
             raise ProverError(f"{comp.name}: aux columns without a running sum")
     largest_first = sorted(summed, key=lambda ci: -air.components[ci].log_size)
-    with ThreadPoolExecutor(max_workers=_composition_threads(), thread_name_prefix="luminair-logup") as pool:
+    with ThreadPoolExecutor(max_workers=_worker_threads(), thread_name_prefix="luminair-logup") as pool:
         results = dict(zip(largest_first, pool.map(interaction_columns, largest_first)))
     for ci in summed:
         cols, total, shift = results.pop(ci)
@@ -307,14 +307,14 @@ def prove_stark(
         weights[ci] = q_pow(alpha, later)
         later += air.infos[ci].n_constraints
     order = sorted(range(len(air.components)), key=lambda ci: -air.components[ci].log_size)
-    with ThreadPoolExecutor(max_workers=_composition_threads(), thread_name_prefix="luminair-composition") as pool:
+    with ThreadPoolExecutor(max_workers=_worker_threads(), thread_name_prefix="luminair-composition") as pool:
         shares = {ci: pool.submit(_component_composition, air, ci, air.components[ci], pre_lookup, main_tree,
                                   inter_tree, elements, alpha, shifts.get(ci), challenges, b) for ci in order}
         for ci in order:
             contrib = fv.q_mul(shares.pop(ci).result(), tuple(xp.asarray(c, dtype=U64) for c in weights[ci]))  # type: ignore[arg-type]
             size = contrib[0].shape[0]
             total = tuple(xp.concatenate([fv.add(t[:size], c), t[size:]]) for t, c in zip(total, contrib))  # type: ignore[assignment]
-    # COMPOSITION_SPLIT parts by the top bits of the coefficient index (verify.composition_from_samples)
+    # COMPOSITION_SPLIT parts by the top bits of the coefficient index (air/point.composition_from_samples)
     part = 1 << (bound - LOG_EXPAND)
     comp_coeffs = [c[j * part : (j + 1) * part].copy() for j in range(COMPOSITION_SPLIT) for c in total]
     comp_tree = commit_coeffs(comp_coeffs, b)
@@ -360,7 +360,7 @@ def prove_stark(
             evals[(t, c)] = trees[t].evals[c]
             for k, o in enumerate(slot.masks):
                 samples[s].append(Sample(t, c, shifted_point(oods, o, slot.log_size), sampled[t][c][k]))
-    with ThreadPoolExecutor(max_workers=_composition_threads(), thread_name_prefix="luminair-deep") as pool:
+    with ThreadPoolExecutor(max_workers=_worker_threads(), thread_name_prefix="luminair-deep") as pool:
         quotients = dict(zip(sizes, pool.map(lambda s: quotient_column(s, samples[s], evals, deep_alpha), sizes)))
     timer.stage("DEEP quotients")
     fri = FriProver(config, quotients)
@@ -386,7 +386,7 @@ def prove_stark(
     return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce)
 
 
-def _composition_threads() -> int:
+def _worker_threads() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
