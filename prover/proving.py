@@ -259,10 +259,11 @@ _TABLE_TREES: dict[tuple[str, int, int], CommittedTree] = {}
 
 
 def table_trees(air: Any, scale_bits: int, log_blowup: int) -> list[CommittedTree]:
-    """Committed table trees (shared by every model with the same scale and blowup)."""
+    """Extended function tables (shared by every model with the same scale and blowup), committed
+    inside each proof's main tree."""
     out = []
-    pinned = [tree for tree in air.preprocessed if not tree.from_proof]
-    for tree, cols in zip(pinned, table_columns(air, scale_bits)):
+    tables = [tree for tree in air.preprocessed if tree.known_values is not None]
+    for tree, cols in zip(tables, table_columns(air)):
         key = (tree.name, scale_bits, log_blowup)
         committed = _TABLE_TREES.get(key)
         if committed is None:
@@ -274,7 +275,7 @@ def table_trees(air: Any, scale_bits: int, log_blowup: int) -> list[CommittedTre
 def preprocessed_values(settings: Settings, air: Any) -> dict[str, np.ndarray]:
     """Every preprocessed column in row order (topology and tables), keyed as components read them."""
     out = dict(settings.topology)
-    for cols in table_columns(air, settings.spec.scale_bits):
+    for cols in table_columns(air):
         out.update(cols)
     return out
 

@@ -29,9 +29,9 @@ Each estimate is an upper bound of what the current code does, calibrated on CPy
   output's source node;
 * openings: Merkle paths, DEEP quotients and FRI folds, which work on what the STARK part of
   proof.bin holds (opened values, hash witnesses, fold siblings), so a cost per byte of it;
-* tables: the rows of each function table the graph looks up, and each table root the verifier
-  recomputes (pow2, an unpinned function table, the square-lookup example's table), per point of
-  its extended domain (the range tables' values are topology columns of 2 boundary rows each).
+* tables: the rows of each function table the graph looks up, generated and evaluated at the
+  out-of-domain point, and the square-lookup example's table root, recomputed per point of its
+  extended domain (the range tables' values are topology columns of 2 boundary rows each).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ MATMUL_PRODUCT_UNITS = 0.15  # a weight of a Freivalds-checked product: one big-
 MATMUL_PERIOD_UNITS = 3  # a value of v at the out-of-domain point: 4 coordinates of a sparse column
 TABLE_POINT_UNITS = 26  # a recomputed table root: per point of its extended domain (FFT, leaf hashes)
 TABLE_ROW_UNITS = 3  # a function table's rows, generated with integer arithmetic
+TABLE_EVAL_UNITS = 2  # a padded table row, its two columns evaluated at the out-of-domain point
 
 
 class BudgetError(VerificationError):
@@ -127,14 +128,12 @@ def statement_work(settings: Any, public: list[list[int]], proof_size: int) -> d
 
 
 def graph_table_work(spec: Any, log_blowup: int) -> int:
-    """Tables: the rows of every function table the graph looks up (generated even when its root is
-    pinned, to know its size), and every root recomputed here: pow2 always, a function table when
-    no root is pinned for its scale and blowup (at most 2^MAX_RECOMPUTE_LOG points); the range
-    tables' values are topology columns of 2 boundary rows each (range8, range16)."""
+    """Tables: every function table the graph looks up, generated with integer arithmetic and
+    evaluated at the out-of-domain point over all its padded rows (poly.dense_columns_at); the
+    range tables' values are topology columns of 2 boundary rows each (range8, range16)."""
     from .graph.components import make_component
     from .graph.statement import node_kind
-    from .graph.table_roots import PINNED_ROOTS
-    from .graph.tables import MAX_RECOMPUTE_LOG
+    from .graph.tables import table_log_size
 
     kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput", "Direct", "MatMul", "MatPair"}
     components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
@@ -143,12 +142,8 @@ def graph_table_work(spec: Any, log_blowup: int) -> int:
     if spec.matmuls() or spec.pairs() or any(c.range_tables() for c in components):
         units += 2 * 2 * BOUNDARY_UNITS  # range8 and range16 at most
     for table in needed:
-        if table == "pow2":
-            units += TABLE_POINT_UNITS << (4 + log_blowup)
-        else:
-            units += TABLE_ROW_UNITS * _function_table_rows(table, spec.scale_bits)
-            if (table, spec.scale_bits, log_blowup) not in PINNED_ROOTS:
-                units += TABLE_POINT_UNITS << MAX_RECOMPUTE_LOG
+        rows = 1 << 4 if table == "pow2" else _function_table_rows(table, spec.scale_bits)
+        units += TABLE_ROW_UNITS * rows + (TABLE_EVAL_UNITS << table_log_size(table, spec.scale_bits))
     return units
 
 

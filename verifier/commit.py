@@ -45,10 +45,5 @@ def merkle_root(columns: list[list[int]]) -> bytes:
 
 
 def commitment_root(columns: list[list[int]], log_blowup: int) -> bytes:
-    """Root of the tree committing row-order trace columns with the given blowup (each extended
-    column stored as its even and odd halves, verifier/pcs.split_log_sizes)."""
-    halves = []
-    for c in columns:
-        ext = low_degree_extension(c, log_blowup)
-        halves += [ext[0::2], ext[1::2]]
-    return merkle_root(halves)
+    """Root of the tree committing row-order trace columns with the given blowup."""
+    return merkle_root([low_degree_extension(c, log_blowup) for c in columns])

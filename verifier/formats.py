@@ -29,7 +29,10 @@ SETTINGS_MAGIC = b"LMNRSETT"
 # 7: 26-byte Merkle digests (verifier/merkle.py)
 # 8: LogUp batches of four (air/framework.LOGUP_BATCH), the composition in four parts, range
 #    tables' values as topology columns, 16-bit range limbs in graphs with a component of 2^16 rows
-FORMAT_VERSION = 8
+# 9: a trace-tree leaf per position (one opened value a column a query, not the fold pair); the
+#    function tables committed in the main tree, pinned by the verifier's own evaluation at the
+#    out-of-domain point instead of a pinned tree of their own
+FORMAT_VERSION = 9
 
 MAX_TREES = 16
 MAX_COLUMNS = 1 << 12  # a graph AIR's largest tree has a few hundred; example AIRs at most 256
@@ -272,7 +275,8 @@ def read_header(r: Reader, magic: bytes, kind: str) -> int:
                    else "whose matrix products were proven without the Freivalds check" if version < 5
                    else "whose checked products had an output component each" if version < 6
                    else "with 32-byte Merkle digests" if version < 7
-                   else "with LogUp batches of two, a range table tree and 8-bit limbs only")
+                   else "with LogUp batches of two, a range table tree and 8-bit limbs only" if version < 8
+                   else "whose trace trees opened fold pairs and whose function tables had trees of their own")
             remedy = (f" (made by an older luminair {why}; "
                       "prove the model again with this version to get a new proof.bin and settings.bin)")
         raise VersionError(

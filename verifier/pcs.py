@@ -124,14 +124,7 @@ def quotient_values(
     return out
 
 
-# --- trace trees: every column is committed as its fold pairs ----------------------------------
-
-
-def split_log_sizes(log_sizes: list[int]) -> list[int]:
-    """A committed column of log size l is stored in its tree as two columns of log size l-1: its
-    values at even positions and at odd positions. A leaf then holds a whole fold pair, halving the
-    tree's hashes; opening position p also opens p ^ 1."""
-    return [s - 1 for s in log_sizes for _ in (0, 1)]
+# --- trace trees: a leaf holds one position of every column of its size -----------------------
 
 
 def open_trace_tree(
@@ -142,32 +135,23 @@ def open_trace_tree(
     queried_values: list[list[int]],
     decommitment: Decommitment,
 ) -> list[dict[int, int]]:
-    """Check the openings of one trace tree and return, per column, position -> value (both
-    members of every opened pair). `queried_values[c]` interleaves (even, odd) per opened pair."""
-    pairs = {s: sorted({p >> 1 for p in positions[s]}) for s in set(log_sizes)}
-    split_values: list[list[int]] = []
+    """Check the openings of one trace tree and return, per column, position -> value at the
+    query positions of its size. Only those positions are opened: the DEEP quotient is needed
+    there alone (FRI's first layer commits the quotient, whose fold siblings it opens), so a
+    leaf per position opens one value a column a query where a leaf per fold pair opened two."""
     for c, s in enumerate(log_sizes):
-        vals = queried_values[c]
-        if len(vals) != 2 * len(pairs[s]):
+        if len(queried_values[c]) != len(positions[s]):
             raise FormatError(
-                f"proof.bin: {tree} tree column {c} opens {len(vals)} values, expected {2 * len(pairs[s])}"
+                f"proof.bin: {tree} tree column {c} opens {len(queried_values[c])} values, "
+                f"expected {len(positions[s])}"
             )
-        split_values += [vals[0::2], vals[1::2]]
     verify_decommitment(
         tree,
         root,
-        split_log_sizes(log_sizes),
-        {s - 1: pairs[s] for s in pairs},
-        split_values,
+        log_sizes,
+        {s: positions[s] for s in set(log_sizes)},
+        queried_values,
         decommitment.hash_witness,
         decommitment.column_witness,
     )
-    opened = []
-    for c, s in enumerate(log_sizes):
-        vals = queried_values[c]
-        col: dict[int, int] = {}
-        for k, j in enumerate(pairs[s]):
-            col[2 * j] = vals[2 * k]
-            col[2 * j + 1] = vals[2 * k + 1]
-        opened.append(col)
-    return opened
+    return [dict(zip(positions[s], queried_values[c])) for c, s in enumerate(log_sizes)]

@@ -13,6 +13,8 @@ from .circle import LOG_ORDER, QPoint, coset_row_index, double_x, index_to_point
 from .fields import (
     P,
     QM31,
+    batch_inverse,
+    m31_inv,
     q_add,
     q_batch_inverse,
     q_from_m31,
@@ -142,6 +144,64 @@ def sparse_columns_at(point: QPoint, columns: dict[str, dict[int, int]], log_siz
             acc[2] += w[2] * c
             acc[3] += w[3] * c
         out[key] = q_mul(z, (acc[0] % P, acc[1] % P, acc[2] % P, acc[3] % P))
+    return out
+
+
+def dense_columns_at(point: QPoint, columns: list[list[int]], log_size: int) -> list[QM31]:
+    """Columns given on every trace row of CanonicCoset(n) (row order, canonical values) at a point
+    off the coset: sparse_columns_at's Lagrange form summed over all N rows in O(N) base-field work.
+
+    * Rows r and N-1-r are conjugate points (x_r, +-y_r), and k_r = Z'(x_r) 2 y_r = (-1)^r k_0 with
+      k_0 = +-2^n (Z' is 2^(n-1) y(2^(n-1) P) / y(P), and y(2^(n-1) P) = +-1 on the coset), so a
+      pair contributes (-1)^r (d_r P.y + s_r y_r) / (k_0 (P.x - x_r)), d = t_r - t_r', s = t_r + t_r'.
+    * P.x - x_r = A_r + B u (A_r = a - x_r, a and B in CM31) has inverse (A_r - B u) / D_r with
+      D_r = A_r^2 - (2 + i) B^2 in CM31, whose inverse needs one M31 inverse of its norm: all N/2
+      of them in one batch.
+    ZeroDivisionError if the point lies on the coset."""
+    n = log_size
+    if n < 1 or any(len(c) != 1 << n for c in columns):
+        raise ValueError(f"dense columns need 2^{n} values each, n >= 1")
+    half = 1 << (n - 1)
+    step = index_to_point(1 << (LOG_ORDER - n))
+    pt = index_to_point(coset_row_index(0, n))
+    xs, ys = [0] * half, [0] * half
+    for r in range(half):
+        xs[r], ys[r] = pt
+        pt = point_add(pt, step)
+    (a0, a1, b0, b1), py = point
+    c0, c1 = (b0 * b0 - b1 * b1) % P, 2 * b0 * b1 % P  # B^2
+    rb0, rb1 = (2 * c0 - c1) % P, (c0 + 2 * c1) % P  # (2 + i) B^2
+    e0s, e1s, f0s, f1s, norms = [], [], [], [], []
+    for x in xs:
+        ax = a0 - x
+        p0 = (ax * ax - a1 * a1 - rb0) % P  # D_r = p0 + p1 i
+        p1 = (2 * ax * a1 - rb1) % P
+        e0s.append(p0)  # conj(D_r)
+        e1s.append(-p1)
+        f0s.append((ax * p0 + a1 * p1) % P)  # A_r conj(D_r)
+        f1s.append((a1 * p0 - ax * p1) % P)
+        norms.append((p0 * p0 + p1 * p1) % P)
+    if 0 in norms:
+        raise ZeroDivisionError("sample point on the trace domain")
+    g = batch_inverse(norms)
+    for r in range(1, half, 2):
+        g[r] = P - g[r]  # (-1)^r
+    gy = [gi * y % P for gi, y in zip(g, ys)]
+    k0_inv = m31_inv(_row_constants(0, n)[2])
+    scale = q_mul_m31(coset_vanishing(point, n), k0_inv)
+    out = []
+    for t in columns:
+        rev = t[::-1]  # rev[r] = t[N-1-r]
+        w1 = [(t[r] - rev[r]) * g[r] % P for r in range(half)]  # (-1)^r d_r / |D_r|
+        w2 = [(t[r] + rev[r]) * gy[r] % P for r in range(half)]  # (-1)^r s_r y_r / |D_r|
+        sums = []
+        for w in (w1, w2):  # sum_r w_r / (P.x - x_r) = sum w A conj(D) + u (-B) sum w conj(D)
+            s0 = sum(map(int.__mul__, w, f0s)) % P
+            s1 = sum(map(int.__mul__, w, f1s)) % P
+            t0 = sum(map(int.__mul__, w, e0s)) % P
+            t1 = sum(map(int.__mul__, w, e1s)) % P
+            sums.append((s0, s1, (-(b0 * t0 - b1 * t1)) % P, (-(b0 * t1 + b1 * t0)) % P))
+        out.append(q_mul(scale, q_add(q_mul(py, sums[0]), sums[1])))
     return out
 
 

@@ -3,11 +3,12 @@ VerificationError naming the failed check; the file-level `verify` (verifier/api
 
 Transcript order (the prover mirrors it in prover/stark/prove.py):
   1. protocol tag, config, statement (settings digest + public values), component list
-  2. pinned preprocessed roots (tables: the verifier's own), main root (the main trace and the
-     topology columns, which the constraints pin)
+  2. pinned preprocessed roots (the verifier's own), main root (the main trace, the topology
+     columns, which the constraints pin, and the function tables, pinned in step 4)
   3. interaction proof of work; LogUp relation elements; claimed sums (checked against the public
      terms); interaction root
-  4. composition alpha; composition root; OODS point; sampled values; DEEP alpha
+  4. composition alpha; composition root; OODS point; sampled values (the columns the verifier
+     knows, the function tables, must match its own evaluation); DEEP alpha
   5. FRI roots with their folding randomness; last layer; proof of work; query positions
   6. Merkle openings of every tree, DEEP quotients at the queries, FRI folds to the last layer
 """
@@ -27,6 +28,7 @@ from .fields import QM31, QZERO, q_add, q_conj
 from .formats import StarkProof
 from .fri import FriVerifier
 from .pcs import Sample, open_trace_tree, quotient_values
+from .poly import dense_columns_at
 
 PROTOCOL_TAG = b"luminair circle-stark v1"
 
@@ -106,6 +108,36 @@ def degenerate(point: QPoint) -> bool:
     """A DEEP sample point whose y equals its conjugate: the quotient's line through the point and
     its conjugate would divide by zero (and the sample would not bind the polynomial)."""
     return q_conj(point[1]) == point[1]
+
+
+def check_known_columns(air: Air, sampled: list[list[list[QM31]]], oods: QPoint) -> None:
+    """Preprocessed columns the verifier knows (`known_values`, committed in the main tree by the
+    prover): each sample must be the verifier's own evaluation of the column at that point. With
+    the DEEP quotient binding the committed polynomial to its sample, a committed column that
+    differs from the known one agrees at the random point only with the OODS error's probability."""
+    lay = air.layout
+    for tree in air.preprocessed:
+        if tree.known_values is None:
+            continue
+        values = tree.known_values()
+        by_size: dict[int, list[str]] = {}
+        for col in tree.columns:
+            by_size.setdefault(col.log_size, []).append(col.key)
+        for log_size, keys in by_size.items():
+            slots = [lay.pre_index[key] for key in keys]
+            for offset in sorted({o for t, c in slots for o in lay.columns[t][c].masks}):
+                point = shifted_point(oods, offset, log_size)
+                try:
+                    own = dense_columns_at(point, [values[key] for key in keys], log_size)
+                except ZeroDivisionError:
+                    raise OodsMismatch("degenerate out-of-domain point (on a preprocessed column's domain)") from None
+                for key, (t, c), v in zip(keys, slots, own):
+                    slot = lay.columns[t][c]
+                    if offset in slot.masks and sampled[t][c][slot.masks.index(offset)] != v:
+                        raise OodsMismatch(
+                            f"preprocessed column {key!r}: the sample at the out-of-domain point is not the "
+                            f"{tree.name} the statement names"
+                        )
 
 
 def check_sample_points(oods: QPoint, lay) -> None:  # noqa: ANN001 - Layout
@@ -188,6 +220,7 @@ def verify_stark(
     oods = qpoint_from_t(channel.draw_felt())
     check_sample_points(oods, lay)
     channel.mix_felts([v for tree in proof.sampled_values for col in tree for v in col])
+    check_known_columns(air, proof.sampled_values, oods)
     try:
         expected = composition_at_oods(air, proof.sampled_values, oods, alpha, elements, claimed, challenges)
     except ZeroDivisionError:

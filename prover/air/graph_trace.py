@@ -20,7 +20,6 @@ from ...verifier.graph.matmul import HI_BITS, HI_BOUND, S_BITS
 from ...verifier.graph.topology import (
     KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases, row_order_view,
 )
-from ...verifier.graph.tables import table_columns as table_tree_columns
 from ...verifier.graph.tables import table_rows, table_start
 from ...verifier.numeric import (
     DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_MIN, NumericError, erf_saturation, nonzero_start, table_domain,
@@ -941,12 +940,13 @@ def table_multiplicities(
     return [{"multiplicity": counts[c.name]} for c in air.components[len(plans):]]
 
 
-def table_columns(air: Any, s: int) -> list[dict[str, np.ndarray]]:
-    """Row-order preprocessed columns of each table tree (in the AIR's tree order)."""
+def table_columns(air: Any) -> list[dict[str, np.ndarray]]:
+    """Row-order columns of each function table (the trees whose values the verifier knows, in the
+    AIR's tree order), from the verifier's own definition."""
     return [
-        {k: np.array(v, dtype=I64) for k, v in table_tree_columns(tree.name[len("table."):], s).items()}
+        {k: np.array(v, dtype=I64) for k, v in tree.known_values().items()}
         for tree in air.preprocessed
-        if not tree.from_proof
+        if tree.known_values is not None
     ]
 
 

@@ -32,23 +32,11 @@ class CommittedTree:
         return self.tree.root
 
     def decommit(self, positions: dict[int, list[int]]) -> tuple[list[list[int]], Decommitment]:
-        """Open every column at its size's positions (each as the whole fold pair, interleaved
-        even/odd), in the layout verifier.pcs.open_trace_tree reads."""
+        """Open every column at its size's positions, in the layout verifier.pcs.open_trace_tree reads."""
         if self.tree is None:
             raise ValueError("these columns are committed inside the main tree; open that tree")
         sizes = {int(e.shape[0]).bit_length() - 1 for e in self.evals}
-        pairs = {s - 1: sorted({p >> 1 for p in positions[s]}) for s in sizes}
-        split_vals, dec = self.tree.decommit(pairs)
-        values = []
-        for c in range(len(self.evals)):
-            even, odd = split_vals[2 * c], split_vals[2 * c + 1]
-            values.append([v for pair in zip(even, odd) for v in pair])
-        return values, dec
-
-
-def split_columns(evals: list[Array]) -> list[Array]:
-    """Each column as its even- and odd-position halves (twin of verifier.pcs.split_log_sizes)."""
-    return [half for e in evals for half in (e[0::2], e[1::2])]
+        return self.tree.decommit({s: positions[s] for s in sizes})
 
 
 def interpolate_columns(columns: list[Array]) -> list[Array]:
@@ -82,7 +70,7 @@ def extend_columns(coeffs: list[Array], log_blowup: int) -> list[Array]:
 
 def commit_coeffs(coeffs: list[Array], log_blowup: int, merkle: bool = True) -> CommittedTree:
     evals = extend_columns(coeffs, log_blowup)
-    return CommittedTree(coeffs, evals, MerkleTree(split_columns(evals)) if merkle else None)
+    return CommittedTree(coeffs, evals, MerkleTree(evals) if merkle else None)
 
 
 def commit_columns(columns: list[Array], log_blowup: int, merkle: bool = True) -> CommittedTree:

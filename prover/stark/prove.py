@@ -27,7 +27,7 @@ from .aux_columns import aux_trace, periodic_trace
 from .constraints import SV, DomainEvaluator, as_secure, combine_values
 from .fri_prover import FriProver, grind
 from .merkle_tree import MerkleTree
-from .pcs_prover import CommittedTree, commit_coeffs, commit_columns, eval_at_point, quotient_column, split_columns
+from .pcs_prover import CommittedTree, commit_coeffs, commit_columns, eval_at_point, quotient_column
 
 
 class ProverError(ValueError):
@@ -184,7 +184,7 @@ def prove_stark(
     main_only = commit_columns(main_cols, b)
     coeffs = [c for ct in own for c in ct.coeffs] + main_only.coeffs
     evals = [e for ct in own for e in ct.evals] + main_only.evals
-    main_tree = CommittedTree(coeffs, evals, MerkleTree(split_columns(evals)))
+    main_tree = CommittedTree(coeffs, evals, MerkleTree(evals))
     channel.mix_root(main_tree.root)
     timer.stage("commit main trace")
 

@@ -200,7 +200,8 @@ def test_max_reduce_picking_a_non_maximum_is_caught_by_the_comparison():
     assert r.check == "LogUp sum", r.error_message
 
 
-def test_a_wrong_table_entry_is_caught_by_the_pinned_table_root():
+def _forged_exp2_table_proof():
+    """A proof whose exp2 table says exp2(x0) is one unit more, and whose trace uses that row."""
     cx, settings, trace = _single(lambda a: a.exp2(), (4, 4), [(-2, 2)])
     s = settings.spec.scale_bits
     k = component_index(settings, "Exp2")
@@ -210,7 +211,7 @@ def test_a_wrong_table_entry_is_caught_by_the_pinned_table_root():
     start = table_start("exp2", s)
     x0 = int(trace.values[0][0])
     ys = list(ys)
-    ys[x0 - start] = (ys[x0 - start] + 1) % P  # the forged table says exp2(x0) is one unit more
+    ys[x0 - start] = (ys[x0 - start] + 1) % P
     from luminair.verifier.graph.statement import build_graph_air
 
     air, _ = build_graph_air(settings.spec, settings.config.log_blowup)
@@ -226,8 +227,46 @@ def test_a_wrong_table_entry_is_caught_by_the_pinned_table_root():
 
     out = trace.values[max(trace.values)].copy()
     out[0] += 1
-    r = check(settings, forge(cx, trace, settings, tamper, public=_public_out(trace, out), pre_override=pre))
-    assert r.check == "Merkle path" and "table.exp2" in r.error_message, r.error_message
+    return settings, air, forge(cx, trace, settings, tamper, public=_public_out(trace, out), pre_override=pre)
+
+
+def test_a_wrong_table_entry_is_caught_by_the_verifiers_own_table_evaluation():
+    settings, _, proof = _forged_exp2_table_proof()
+    r = check(settings, proof)
+    assert r.check == "OODS mismatch" and "table.exp2.out" in r.error_message, r.error_message
+
+
+def test_a_wrong_table_entry_with_the_true_tables_sample_fails_the_openings(monkeypatch):
+    """The prover commits the forged table but claims the true table's value at the out-of-domain
+    point: the composition no longer matches its samples, or the DEEP quotient is not low degree."""
+    import importlib
+
+    verify_module = importlib.import_module("luminair.verifier.verify")
+    from luminair.verifier.formats import read_proof_file
+
+    settings, air, proof = _forged_exp2_table_proof()
+    t, c = air.layout.pre_index["table.exp2.out"]
+    seen = {}
+    real_check = verify_module.check_known_columns
+
+    def capture(air_, sampled, oods):  # the OODS point is drawn before the samples are mixed
+        seen["oods"] = oods
+        real_check(air_, sampled, oods)
+
+    monkeypatch.setattr(verify_module, "check_known_columns", capture)
+    assert check(settings, proof).check == "OODS mismatch"
+    monkeypatch.setattr(verify_module, "check_known_columns", real_check)
+    from luminair.verifier.poly import dense_columns_at
+
+    log = air.layout.columns[t][c].log_size
+    _, ys = function_table("exp2", settings.spec.scale_bits)
+    pf = read_proof_file(proof)
+    true_value = dense_columns_at(seen["oods"], [ys], log)[0]
+    assert pf.stark.sampled_values[t][c][0] != true_value
+    pf.stark.sampled_values[t][c][0] = true_value
+    r = check(settings, pf.to_bytes())
+    assert r.check in ("OODS mismatch", "FRI", "Merkle path"), (r.check, r.error_message)
+    assert "table.exp2" not in (r.error_message or ""), r.error_message
 
 
 def test_changed_public_inputs_or_outputs_in_the_file_are_rejected(mlp_case):

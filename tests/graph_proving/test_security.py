@@ -71,7 +71,9 @@ def test_interaction_grinding_is_bounded_by_the_config_codec():
 
 
 def test_a_preset_takes_the_largest_blowup_its_trace_affords():
-    from luminair.verifier.config import PRESET_LDE_CELLS, at_blowup, preset_config
+    from dataclasses import replace
+
+    from luminair.verifier.config import MAX_EXTRA_POW_BITS, PRESET_LDE_CELLS, at_blowup, preset_config
 
     default = PRESETS["default"]
     assert preset_config("default") == default  # size unknown (symbolic settings): as listed
@@ -83,12 +85,19 @@ def test_a_preset_takes_the_largest_blowup_its_trace_affords():
     for name in ("default", "secure"):
         for b in (3, 4):
             cfg = at_blowup(PRESETS[name], b)
-            # the same grinding and last layer, the fewest queries that keep the preset's bits
+            # the same last layer, the fewest queries that keep the preset's bits, with at most
+            # MAX_EXTRA_POW_BITS more grinding where that saves a query
             assert cfg.security_bits >= PRESETS[name].security_bits > cfg.security_bits - b
-            assert (cfg.pow_bits, cfg.log_last_layer, cfg.interaction_pow_bits) == (
-                PRESETS[name].pow_bits, PRESETS[name].log_last_layer, PRESETS[name].interaction_pow_bits)
+            assert 0 <= cfg.pow_bits - PRESETS[name].pow_bits <= MAX_EXTRA_POW_BITS
+            fewer = replace(cfg, n_queries=cfg.n_queries - 1, pow_bits=PRESETS[name].pow_bits + MAX_EXTRA_POW_BITS)
+            assert fewer.security_bits < PRESETS[name].security_bits  # no query could be saved
+            assert (cfg.log_last_layer, cfg.interaction_pow_bits) == (
+                PRESETS[name].log_last_layer, PRESETS[name].interaction_pow_bits)
             assert f"[{name} preset" in cfg.describe()
-    assert at_blowup(PRESETS["default"], 4).n_queries == 19 and at_blowup(PRESETS["default"], 3).n_queries == 26
+    assert at_blowup(PRESETS["default"], 4).n_queries == 19 and at_blowup(PRESETS["default"], 4).pow_bits == 20
+    # blowup 8: 25 queries and 21 bits of grinding (96 bits), not 26 queries and 20 bits (98)
+    assert (at_blowup(PRESETS["default"], 3).n_queries, at_blowup(PRESETS["default"], 3).pow_bits) == (25, 21)
+    assert (at_blowup(PRESETS["secure"], 3).n_queries, at_blowup(PRESETS["secure"], 3).pow_bits) == (31, 20)
     custom = PcsConfig(pow_bits=20, log_blowup=4, n_queries=20, log_last_layer=8, interaction_pow_bits=10)
     assert "[custom]" in custom.describe()  # one query more than the preset's: not labelled as it
 

@@ -1,24 +1,38 @@
-"""Table contents are bound: the pinned roots are recomputed from the integer definitions, and a
-table never holds a row that is not in the function's graph."""
+"""Table contents are bound: the verifier evaluates each table from its integer definition (the
+Lagrange form, cross-checked against interpolation), and a table never holds a row that is not in
+the function's graph."""
 
 import pytest
 
 from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.verifier.graph import tables
-from luminair.verifier.graph.table_roots import PINNED_ROOTS
 from luminair.verifier.numeric import TABLE_FUNCTIONS, table_domain
 
 
-def test_every_pinned_root_is_the_root_of_its_table():
-    import sys
-    from pathlib import Path
+@pytest.mark.parametrize("name,s", [("exp", 10), ("erf", 8), ("pow2", 10), ("log2", 6)])
+def test_the_verifiers_table_evaluation_is_the_interpolated_polynomial(name, s):
+    """dense_columns_at (the verifier's O(rows) Lagrange form) against the reference: interpolate
+    the column by the circle FFT, evaluate the coefficients at the point."""
+    from luminair.verifier.circle import qpoint_from_t
+    from luminair.verifier.commit import storage_order
+    from luminair.verifier.fft import circle_interpolate
+    from luminair.verifier.poly import dense_columns_at, eval_circle_poly_m31
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-    from pin_table_roots import BLOWUPS, SCALES, TABLES, compute_root
+    n = tables.table_log_size(name, s)
+    cols = list(tables.table_columns(name, s).values())
+    for t in [(5, 7, 11, 13), (1, 0, 0, 2)]:
+        point = qpoint_from_t(t)
+        expected = [eval_circle_poly_m31(circle_interpolate(storage_order(c, n)), point) for c in cols]
+        assert dense_columns_at(point, cols, n) == expected
 
-    assert set(PINNED_ROOTS) == {(t, s, b) for t in TABLES for s in SCALES for b in BLOWUPS}
-    for (name, s, b), root in PINNED_ROOTS.items():
-        assert compute_root(name, s, b) == root, (name, s, b)
+
+def test_the_table_evaluation_refuses_a_point_on_the_trace_domain():
+    from luminair.verifier.circle import coset_row_index, index_to_point, qpoint_from_point
+    from luminair.verifier.poly import dense_columns_at
+
+    on_domain = qpoint_from_point(index_to_point(coset_row_index(3, 4)))
+    with pytest.raises(ZeroDivisionError):
+        dense_columns_at(on_domain, [list(range(16))], 4)
 
 
 @pytest.mark.parametrize("name", ["exp2", "log2", "sin", "pow2", "exp"])
@@ -60,26 +74,6 @@ def test_table_designs_cover_each_functions_whole_domain(s):
             assert TABLE_FUNCTIONS["log2"](x, s) == ((e - s) << s) + tables.table_rows("log2", s)[1][m - (1 << 14)]
     for x in range(-300, 300):
         assert TABLE_FUNCTIONS["sin"](x, s) == -TABLE_FUNCTIONS["sin"](-x, s)
-
-
-def test_an_unpinned_table_root_is_recomputed(monkeypatch):
-    key = ("exp2", 4, 2)  # 2^8 rows, 2^10 extended: small enough to rebuild in the verifier
-    pinned = PINNED_ROOTS[key]
-    monkeypatch.setitem(PINNED_ROOTS, key, None)
-    monkeypatch.delitem(PINNED_ROOTS, key)
-    tables.table_root.cache_clear()
-    try:
-        assert tables.table_root("exp2", 4, 2).hex() == pinned
-    finally:
-        tables.table_root.cache_clear()
-
-
-def test_an_unpinned_table_too_large_to_recompute_is_refused():
-    from luminair.verifier.errors import StatementError
-
-    tables.table_root.cache_clear()
-    with pytest.raises(StatementError, match="no pinned root for the exp2 table"):
-        tables.table_root("exp2", 9, 5)  # the 405-byte hostile pair of issue 10 used scale 9, blowup 3
 
 
 def test_a_graph_too_large_for_the_air_is_a_clear_rejection():

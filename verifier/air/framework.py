@@ -43,7 +43,7 @@ challenges of the plain terms vanish together only if each does (up to the Schwa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..fields import QM31, P, q_mul
 
@@ -165,17 +165,23 @@ class PreprocessedColumn:
 
 @dataclass
 class PreprocessedTree:
-    """A committed tree of columns fixed before the witness. Either the verifier knows `root`
-    itself (pinned or recomputed tables), or `from_proof` is set: the prover commits the columns
-    inside the main tree (build_layout: they open it; its
-    root is the proof's first commitment, mixed into the channel before any challenge) and the
-    AIR's own constraints pin every column of it completely (the graph topology), so the root
-    needs no trust; the prover can still reuse that commitment across proofs of one model."""
+    """A committed tree of columns fixed before the witness, bound in one of three ways:
+    * the verifier knows `root` itself (the square-lookup example's recomputed table);
+    * `from_proof`: the prover commits the columns inside the main tree (build_layout: they open
+      it; its root is the proof's first commitment, mixed into the channel before any challenge)
+      and the AIR's own constraints pin every column completely (the graph topology), so the root
+      needs no trust; the prover can still reuse that commitment across proofs of one model;
+    * `from_proof` with `known_values`: committed inside the main tree as well, and pinned by the
+      verifier, which evaluates each column (row order, from `known_values()`) at its sample
+      points itself and requires the proof's samples to equal that (verify.check_known_columns:
+      a committed column of the right degree that agrees at the random out-of-domain point is
+      the column, up to the OODS error). The graph's function tables: no tree of their own to open."""
 
     name: str
     columns: list[PreprocessedColumn]
     root: bytes = b""
     from_proof: bool = False
+    known_values: Callable[[], dict[str, list[int]]] | None = None
 
 
 class Air:
@@ -196,6 +202,9 @@ class Air:
 
     def _check(self) -> None:
         keys = {col.key: col for tree in self.preprocessed for col in tree.columns}
+        for tree in self.preprocessed:
+            if tree.known_values is not None and not tree.from_proof:
+                raise AirDefinitionError(f"preprocessed tree {tree.name!r}: known values are committed in the main tree")
         for comp, info in zip(self.components, self.infos):
             unused = [c for c in comp.main_columns if c not in info.main_masks]
             if unused:

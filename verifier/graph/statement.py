@@ -3,6 +3,7 @@ public LogUp terms it computes itself, and the decoded outputs it reports."""
 
 from __future__ import annotations
 
+from functools import partial
 from operator import mul
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,7 @@ from .components import (
     make_component,
 )
 from .spec import CONTRACT, GROUPED, GraphSpec, is_identity_map
-from .tables import TABLE_ORDER, table_log_size, table_root
+from .tables import TABLE_ORDER, table_columns, table_log_size
 from .training import raw_values, training_statement
 from .topology import (
     KNOWN_LANES,
@@ -222,11 +223,11 @@ def _build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[Compon
     for table in TABLE_ORDER:
         if table not in needed:
             continue
-        root = table_root(table, spec.scale_bits, log_blowup)
         log = table_log_size(table, spec.scale_bits)
         components.append(FunctionTableComponent(table, log))
         cols = [PreprocessedColumn(f"table.{table}.in", log), PreprocessedColumn(f"table.{table}.out", log)]
-        trees.append(PreprocessedTree(f"table.{table}", cols, root))
+        values = partial(table_columns, table, spec.scale_bits)
+        trees.append(PreprocessedTree(f"table.{table}", cols, from_proof=True, known_values=values))
     return Air(components, trees), plans
 
 

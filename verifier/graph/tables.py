@@ -11,23 +11,19 @@ a power of two with copies of a real row (never with rows outside the function's
 * erf:   (x, erf(x)) for every 16-bit input strictly between the saturation points -h and h; the
          component proves x <= -h or x >= h for the rows it clamps to -1 or 1.
 
-The verifier never takes a table root from the proof: pow2's is recomputed (tiny), the
-function tables' roots are pinned in table_roots.py for the common (scale, blowup) pairs and
-recomputed otherwise (slow in pure Python, then cached)."""
+The prover commits the tables inside the main tree; the verifier pins them by evaluating each
+column at the out-of-domain point itself (verify.check_known_columns, poly.dense_columns_at: O(rows)
+integer work) and requiring the proof's samples to match. No table root is pinned or trusted."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ..commit import commitment_root
-from ..errors import StatementError
 from ..fields import P
 from ..numeric import EXPONENTIALS, TABLE_FUNCTIONS, log2_entry, nonzero_start, sin_entry, table_domain
-from .table_roots import PINNED_ROOTS
 
 LOG2_MANTISSA_BITS = 14
 TABLE_ORDER = ("exp2", "log2", "pow2", "sin", "exp", "erf")  # (range8 and range16: topology columns, components.py)
-RECOMPUTED = ("pow2",)  # small enough for the verifier to rebuild every time
 
 
 def _log2_ceil(n: int) -> int:
@@ -82,22 +78,3 @@ def table_columns(name: str, scale_bits: int) -> dict[str, list[int]]:
     """Preprocessed columns of a table tree, keyed as the components read them."""
     xs, ys = function_table(name, scale_bits)
     return {f"table.{name}.in": xs, f"table.{name}.out": ys}
-
-
-# Unpinned tables are recomputed only while that stays cheap in pure Python (2^12 extended rows:
-# well under 0.1 s); anything larger is refused before the proof is looked at.
-MAX_RECOMPUTE_LOG = 12
-
-
-@lru_cache(maxsize=32)
-def table_root(name: str, scale_bits: int, log_blowup: int) -> bytes:
-    if name not in RECOMPUTED:
-        pinned = PINNED_ROOTS.get((name, scale_bits, log_blowup))
-        if pinned is not None:
-            return bytes.fromhex(pinned)
-        if table_log_size(name, scale_bits) + log_blowup > MAX_RECOMPUTE_LOG:
-            raise StatementError(
-                f"no pinned root for the {name} table at scale 2^{scale_bits} with log blowup {log_blowup}, "
-                f"and recomputing it here would take too long; pinned: every scale 4..14 with log blowup 1 to 4"
-            )
-    return commitment_root(list(table_columns(name, scale_bits).values()), log_blowup)
