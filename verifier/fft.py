@@ -1,7 +1,7 @@
 """Reference circle and line FFTs in pure Python (circle-stark.md section 4).
 
-The verifier uses these only to recompute small preprocessed commitments (a table root that is not
-pinned); the prover's numpy FFT (prover/stark/circle_fft.py) is cross-tested against them.
+The verifier uses these only to recompute small preprocessed commitments (the square-lookup
+example's table root); the prover's numpy FFT (prover/stark/circle_fft.py) is cross-tested against them.
 
 Evaluations are in bit-reversed storage order of the canonic circle domain (or line domain);
 coefficients are in natural order in the basis documented in verifier/poly.py. Layer j of the

@@ -424,7 +424,7 @@ def test_weights_read_many_times_are_re_laid_out_and_read_whole(monkeypatch):
 
 
 def test_a_fused_exp_off_its_table_is_rejected():
-    """The fused Exp row claims e^x one unit more than the pinned table (output claimed): the
+    """The fused Exp row claims e^x one unit more than the exp table (output claimed): the
     lookup finds no table row."""
     def build(g):
         G.softmax(g.input("x", (1, 8)), 1).output("p")

@@ -13,7 +13,7 @@ LogUp sum). Weights and public inputs come from the `known` relation, whose othe
 verifier adds from settings.bin and proof.bin. Nothing a row claims is free:
 * every arithmetic output is tied to its inputs by a constraint that holds over the integers,
   because every operand is a 16-bit value and every remainder or difference is range-checked with
-  8-bit limbs looked up in a pinned table (range8), or 16-bit limbs in range16 in a large graph
+  8-bit limbs looked up in a table the verifier pins (range8), or 16-bit limbs in range16 in a large graph
   (RANGE16_MIN_LOG);
 * reductions chain an accumulator across rows with a mask at offset -1 and sparse group-start
   and group-end columns; MaxReduce proves each step's comparison;
