@@ -327,6 +327,14 @@ def table_graph(scale: int, log_blowup: int) -> tuple[bytes, list[list[int]]]:
     return graph_settings(nodes, [("x", 0)], [("y", 1, ())], scale=scale, config=cfg), [[0]]
 
 
+def every_table_graph(scale: int) -> tuple[bytes, list[list[int]]]:
+    """One op of each table kind on a private input: the verifier generates and evaluates every
+    function table at this scale (erf: an integer series a row)."""
+    ops = ("Exp2", "Exp", "Erf", "Log2", "Sin")
+    nodes = [NodeSpec("Input", (1,), name="x", private=True)] + [NodeSpec(op, (1,), [(0, (1,), ())]) for op in ops]
+    return graph_settings(nodes, [("x", 0)], [(f"y{i}", i + 1, ()) for i in range(len(ops))], scale=scale), [[0]] * len(ops)
+
+
 def square_lookup_settings(table_log_size: int, log_blowup: int) -> bytes:
     """The square-lookup example AIR, whose table root the verifier recomputes."""
     from luminair.verifier.statement import KIND_AIR, ExampleAirSpec
@@ -469,6 +477,8 @@ def cases() -> list[Case]:
         Case("two 4 MB files: 1M weights, 1M public inputs", lambda: _pair(two_files_graph(1_000_000, 1_000_000)), BUDGET),
         Case("sin table at scale 9, log blowup 5 (evaluated, no root), forged", lambda: forged(*table_graph(9, 5)), OPENINGS, fast=True),
         Case("issue's 405-byte pair: sin, scale 9, log blowup 3, forged", lambda: forged(*table_graph(9, 3)), OPENINGS, fast=True),
+        Case("every function table at scale 14, forged", lambda: forged(*every_table_graph(14)), BUDGET, fast=True),
+        Case("every function table at scale 8, forged", lambda: forged(*every_table_graph(8)), OPENINGS, fast=True),
         Case("square-lookup example: 2^10 table recomputed at log blowup 6", lambda: (proof_file(square_lookup_settings(10, 6), [[0]]),
              square_lookup_settings(10, 6)), BUDGET, fast=True),
         Case("range8 at log blowup 6, forged", lambda: forged(*range8_blowup_graph(6)), OPENINGS),

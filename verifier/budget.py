@@ -61,6 +61,7 @@ MATMUL_PRODUCT_UNITS = 0.15  # a weight of a Freivalds-checked product: one big-
 MATMUL_PERIOD_UNITS = 3  # a value of v at the out-of-domain point: 4 coordinates of a sparse column
 TABLE_POINT_UNITS = 26  # a recomputed table root: per point of its extended domain (FFT, leaf hashes)
 TABLE_ROW_UNITS = 3  # a function table's rows, generated with integer arithmetic
+ERF_ROW_UNITS = 10  # an erf row: an integer series each (8.3 us measured at scale 14)
 TABLE_EVAL_UNITS = 2  # a padded table row, its two columns evaluated at the out-of-domain point
 
 
@@ -143,7 +144,8 @@ def graph_table_work(spec: Any, log_blowup: int) -> int:
         units += 2 * 2 * BOUNDARY_UNITS  # range8 and range16 at most
     for table in needed:
         rows = 1 << 4 if table == "pow2" else _function_table_rows(table, spec.scale_bits)
-        units += TABLE_ROW_UNITS * rows + (TABLE_EVAL_UNITS << table_log_size(table, spec.scale_bits))
+        per_row = ERF_ROW_UNITS if table == "erf" else TABLE_ROW_UNITS
+        units += per_row * rows + (TABLE_EVAL_UNITS << table_log_size(table, spec.scale_bits))
     return units
 
 
