@@ -30,7 +30,10 @@ def run_ezkl(model: Path, data: Path, work: Path) -> dict:
 
     def step(name, fn, *args):
         t = time.perf_counter()
-        out = fn(*args)
+        try:
+            out = fn(*args)
+        except RuntimeError as e:  # EZKL's own refusal: recorded as its result, with the step it stopped at
+            raise _EzklFailed(name, str(e), times) from None
         times[name] = round(time.perf_counter() - t, 3)
         return out
 
@@ -44,6 +47,12 @@ def run_ezkl(model: Path, data: Path, work: Path) -> dict:
     ok = step("verify", ezkl.verify, f["proof"], f["settings"], f["vk"], f["srs"])
     return {"logrows": logrows, "times_s": times, "verified": bool(ok),
             "proof_json_bytes": Path(f["proof"]).stat().st_size, "pk_bytes": Path(f["pk"]).stat().st_size}
+
+
+class _EzklFailed(Exception):
+    def __init__(self, step: str, message: str, times: dict) -> None:
+        super().__init__(message)
+        self.result = {"failed_at": step, "error": message, "times_s": dict(times)}
 
 
 def run_luminair(model: Path, data: Path) -> dict:
@@ -84,10 +93,14 @@ def main() -> None:
     results = []
     for name in args.models:
         model, data = EXAMPLES / name / "network.onnx", EXAMPLES / name / "input.json"
-        results.append({"model": name, "ezkl": run_ezkl(model, data, Path(args.workdir) / name),
-                        "luminair": run_luminair(model, data)})
-        print(f"# {name}: ezkl prove {results[-1]['ezkl']['times_s']['prove']} s, luminair prove "
-              f"{results[-1]['luminair']['times_s']['prove']} s", file=sys.stderr)
+        try:
+            ezkl_result = run_ezkl(model, data, Path(args.workdir) / name)
+        except _EzklFailed as e:
+            ezkl_result = e.result
+        results.append({"model": name, "ezkl": ezkl_result, "luminair": run_luminair(model, data)})
+        ezkl_prove = (f"ezkl failed at {ezkl_result['failed_at']}" if "failed_at" in ezkl_result
+                      else f"ezkl prove {ezkl_result['times_s']['prove']} s")
+        print(f"# {name}: {ezkl_prove}, luminair prove {results[-1]['luminair']['times_s']['prove']} s", file=sys.stderr)
     print(json.dumps({"benchmark": "ezkl_vs_luminair", "machine": machine(), "results": results}, indent=2))
 
 

@@ -28,7 +28,7 @@ from ..verifier.graph.summary import air_cells
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
 from .air.graph_trace import build_spec, main_columns, table_columns, topology_columns
 from .stark.pcs_prover import CommittedTree
-from .stark.prove import ProveStats, ProverError, commit_preprocessed, prove_stark
+from .stark.prove import ProveStats, ProverError, commit_preprocessed, prepare_sparse_columns, prove_stark
 
 
 @dataclass
@@ -229,6 +229,7 @@ def gen_settings(
     air, plans = build_graph_air(parsed.body, cfg.log_blowup)
     topology = topology_columns(graph, plans, parsed.body)
     tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
+    prepare_sparse_columns(air, cfg.log_blowup)
     return Settings(data, parsed, plans, air, topology, tree)
 
 

@@ -301,7 +301,7 @@ class SymbolicSettings:
         """(prover Settings for these symbol values, the graph to run and prove)."""
         from .air.graph_trace import topology_columns
         from .proving import Settings
-        from .stark.prove import commit_preprocessed
+        from .stark.prove import commit_preprocessed, prepare_sparse_columns
 
         order = [s.name for s in self.symbols]
         if set(values) != set(order):
@@ -318,6 +318,7 @@ class SymbolicSettings:
         air, plans = build_graph_air(bound.body, cfg.log_blowup)
         topology = topology_columns(graph, plans, bound.body)
         tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
+        prepare_sparse_columns(air, cfg.log_blowup)
         return Settings(self.data, bound, plans, air, topology, tree), graph
 
 
