@@ -27,6 +27,8 @@ def _row_bytes(columns: list[Array]) -> tuple[memoryview | bytes, int]:
     if not columns:
         return b"", 0
     n, k = columns[0].shape[0], len(columns)
+    if n == 0:  # a half's share of the root layer
+        return b"", 4 * k
     mat = xp.empty((n, k), dtype="<u4")
     tmp = xp.empty((k, min(n, _ROW_BLOCK)), dtype="<u4")
     for s in range(0, n, _ROW_BLOCK):
@@ -40,16 +42,16 @@ def _row_bytes(columns: list[Array]) -> tuple[memoryview | bytes, int]:
 
 def _hash_range(height: int, stop: int, rows: list[tuple[memoryview | bytes, int]], lo: int, hi: int) -> list[bytes]:
     """Layers height..stop of the subtree over leaves [lo, hi) (aligned, hi - lo = 2^(height - stop)),
-    each as the concatenation of its digests (DIGEST_BYTES each). rows[k] = (row bytes, width) of the columns
-    injected at layer k."""
+    each as the concatenation of its digests (DIGEST_BYTES each). rows[k] = (row bytes, width) of the
+    columns injected at layer k, over this subtree's nodes of that layer only."""
     layers: list[bytes] = []
     data, width = rows[height]
     mv = memoryview(data)
     leaf = _LEAF_STATE
     out = []
-    for j in range(lo, hi):
+    for i in range(hi - lo):
         s = leaf.copy()
-        s.update(mv[j * width : (j + 1) * width])
+        s.update(mv[i * width : (i + 1) * width])
         out.append(s.digest())
     layers.append(b"".join(out))
     fresh = _NODE_STATE.copy
@@ -60,8 +62,8 @@ def _hash_range(height: int, stop: int, rows: list[tuple[memoryview | bytes, int
         data, width = rows[k]
         vmv = memoryview(data)
         if width:
-            out = [(s := fresh(), s.update(pmv[pair * i : pair * i + pair]), s.update(vmv[j * width : (j + 1) * width]),
-                    s.digest())[3] for i, j in enumerate(range(lo, hi))]
+            out = [(s := fresh(), s.update(pmv[pair * i : pair * i + pair]), s.update(vmv[i * width : (i + 1) * width]),
+                    s.digest())[3] for i in range(hi - lo)]
         else:  # most layers inject no column: a comprehension is about 20% faster than a loop here
             out = [(s := fresh(), s.update(pmv[pair * i : pair * i + pair]), s.digest())[2] for i in range(hi - lo)]
         layers.append(b"".join(out))
@@ -87,16 +89,22 @@ class MerkleTree:
 
     def _build(self) -> None:
         h = self.height
-        rows = [_row_bytes([self.columns[i] for i in self.by_size.get(k, [])]) for k in range(h + 1)]
         n = 1 << h
         if n >= _FORK_MIN_LEAVES and hasattr(os, "fork"):
-            top = self._build_in_two_processes(rows)
+            top = self._build_in_two_processes()
         else:
-            top = _hash_range(h, 0, rows, 0, n)
+            top = _hash_range(h, 0, self._rows(0, n), 0, n)
         for i, layer in enumerate(top):
             self.layers[h - i] = layer
 
-    def _build_in_two_processes(self, rows: list[tuple[memoryview | bytes, int]]) -> list[bytes]:
+    def _rows(self, lo: int, hi: int) -> list[tuple[memoryview | bytes, int]]:
+        """Per layer k, the row bytes of the columns injected there, over the nodes above leaves
+        [lo, hi) (each process of _build_in_two_processes transposes its own half)."""
+        h = self.height
+        return [_row_bytes([self.columns[i][lo >> (h - k) : hi >> (h - k)] for i in self.by_size.get(k, [])])
+                for k in range(h + 1)]
+
+    def _build_in_two_processes(self) -> list[bytes]:
         """Left half here, right half in a forked child (its layers come back as raw bytes in a
         shared-memory file); then the root."""
         h = self.height
@@ -105,24 +113,24 @@ class MerkleTree:
             pid = os.fork()
             if pid == 0:  # child: hash the right half, write it, leave without cleanup handlers
                 try:
-                    for layer in _hash_range(h, 1, rows, n // 2, n):
+                    for layer in _hash_range(h, 1, self._rows(n // 2, n), n // 2, n):
                         tmp.write(layer)
                     tmp.flush()
                     os._exit(0)
                 except BaseException:
                     os._exit(1)
-            left = _hash_range(h, 1, rows, 0, n // 2)
+            left = _hash_range(h, 1, self._rows(0, n // 2), 0, n // 2)
             _, status = os.waitpid(pid, 0)
             tmp.seek(0)
             raw = tmp.read() if status == 0 else b""
         sizes = [len(layer) for layer in left]
         if len(raw) != sum(sizes):  # the child failed: do its half here
-            right = _hash_range(h, 1, rows, n // 2, n)
+            right = _hash_range(h, 1, self._rows(n // 2, n), n // 2, n)
         else:
             ends = [sum(sizes[: i + 1]) for i in range(len(sizes))]
             right = [raw[e - s : e] for e, s in zip(ends, sizes)]
         layers = [a + b for a, b in zip(left, right)]
-        root_rows = rows[0]
+        root_rows = _row_bytes([self.columns[i] for i in self.by_size.get(0, [])])
         s = _NODE_STATE.copy()
         s.update(layers[-1])
         if root_rows[1]:
