@@ -179,3 +179,17 @@ def test_a_wrong_number_of_columns_is_malformed(fib_files):
     pf.stark.sampled_values[0].pop()
     r = verify(pf.to_bytes(), settings)
     assert r.check == "malformed file" and "sampled columns" in r.error_message
+
+
+def test_known_columns_outside_the_main_tree_are_refused_when_the_air_is_built():
+    """`known_values` are pinned by the verifier's evaluation of their samples, which exist only for
+    columns the proof commits: a pinned-root tree claiming them is an AIR definition error."""
+    from dataclasses import replace
+
+    from luminair.verifier.air.framework import Air, AirDefinitionError
+
+    air = square_lookup_air(6, 4, 64, 2)
+    table = replace(air.preprocessed[0], known_values=lambda: {})
+    with pytest.raises(AirDefinitionError, match="known values are committed in the main tree"):
+        Air(air.components, [table])
+    Air(air.components, [replace(table, known_values=None)])  # the same tree with a pinned root builds
