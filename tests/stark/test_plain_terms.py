@@ -1,7 +1,8 @@
 """The framework's challenge-dependent pieces on a toy AIR (a Freivalds check with one column):
 challenges, geometric aux columns, periodic columns the verifier evaluates itself, and plain
 terms in the running sum. X holds a[g, t] (4 rows a group), Y holds s[g] = sum_t a[g, t] w_t; the
-terms mu^g lam w_t a[g, t] (X) and -mu^g lam s[g] (Y) cancel iff every s[g] is right."""
+terms mu^g lam w_t a[g, t] (X) and -mu^g lam s[g] (Y) cancel iff every s[g] is right. Every term
+is written as a multiple of the challenge lam (the framework's plain-term rule)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from luminair.verifier.air.point import double_point, periodic_at
 from luminair.verifier.circle import qpoint_from_t
 from luminair.verifier.config import PcsConfig
 from luminair.verifier.errors import LogUpError, OodsMismatch
-from luminair.verifier.fields import P, q_mul, q_pow
+from luminair.verifier.fields import P, q_pow
 from luminair.verifier.verify import verify_stark
 
 FAST = PcsConfig(pow_bits=0, log_blowup=1, n_queries=8, log_last_layer=2)
@@ -35,12 +36,11 @@ class _X(Component):
         self.sparse_columns = {"start": {r: 1 for r in range(0, 1 << log_size, 4)}}
 
     def periodic_values(self, challenges: dict) -> dict:
-        lam = challenges["lam"]
-        return {"w": (2, [q_mul(lam, (w % P, 0, 0, 0)) for w in W])}
+        return {"w": (2, [(w % P, 0, 0, 0) for w in W])}
 
     def evaluate(self, ev: Any) -> None:
         constrain_geometric(ev, "u", self.aux_columns["u"])
-        ev.add_to_sum(ev.aux("u") * ev.main("a") * ev.periodic("w"))
+        ev.add_to_sum(ev.challenge("lam") * ev.aux("u") * ev.main("a") * ev.periodic("w"))
 
 
 class _Y(Component):
