@@ -150,3 +150,32 @@ def test_random_constant_errors_across_instances_are_rejected(many_instances):
             forged = forge_instance_constants(cx, trace, settings, dict(zip(map(int, chosen), deltas)))
             res = check(settings, forged)
             assert not res.success and res.check == "LogUp sum", (trial, deltas, res.error_message)
+
+
+# --- a training step forged that way ---------------------------------------------------------
+
+
+def test_a_training_step_forged_across_its_instances_is_rejected_by_verify_and_verify_chain():
+    """MLP 64-512-4 at batch 32: the forward products (public weights, a bias) and the backward
+    ones are two MatOut variants; +1 and -1 on their first rows would change the loss and the new
+    weights of a step that verify_chain accepts as the next link."""
+    from luminair.prover.train import TDCLM, init_mlp, mlp_program, onehot
+    from luminair.verifier import verify
+    from luminair.verifier.training_chain import verify_chain
+
+    work = 4_000_000  # the honest step declares about 2.0M units (its public weights and state)
+
+    prog = mlp_program([64, 512, 4], 32, TDCLM(lr=0.02), preset="fast")
+    settings = prog.settings()
+    a, b = matout_instances(settings)
+    rng = np.random.default_rng(3)
+    batch = {"x": rng.uniform(0, 1, (32, 64)), "y": onehot(rng.integers(0, 4, 32), 4)}
+    params, state = prog.quantize(init_mlp([64, 512, 4])), prog.init_state()
+    trace = prog.graph.gen_trace(prog.feed(params, state, batch, 0, 5))
+    honest = forge_instance_constants(prog.graph, trace, settings, {})
+    assert verify_chain([(honest, settings.data)], min_security_bits=0, max_work=work).success
+    forged = forge_instance_constants(prog.graph, trace, settings, {a: 1, b: -1})
+    res = verify(forged, settings.data, min_security_bits=0, max_work=work)
+    assert not res.success and res.check == "LogUp sum", res.error_message
+    chain = verify_chain([(forged, settings.data)], min_security_bits=0, max_work=work)
+    assert not chain.success and chain.check == "LogUp sum" and chain.failed_step == 0, chain.error_message

@@ -66,6 +66,7 @@ from ..fields import QM31, P, q_mul
 MAX_CONSTRAINT_DEGREE = 3  # an op's own constraints and plain sum terms
 LOGUP_BATCH = 4  # LogUp entries a batch (one QM31 column): its constraint has degree 5
 LOG_EXPAND = 2  # the composition of degree-5 constraints fits 2^(n+2) coefficients
+MAX_RELATION_ENTRIES = P  # a relation's entries stay below the field size (check_entry_bound)
 MIN_COMPONENT_LOG_SIZE = 4
 MAX_COMPONENT_LOG_SIZE = 24
 COMPOSITION_SPLIT = 1 << LOG_EXPAND  # composition committed in 4 parts, each a QM31 = 4 base columns
@@ -262,7 +263,7 @@ def check_entry_bound(air: Air, public_terms: int) -> None:
     every row's entries (yields included) and the verifier's own public terms (all of them, for
     any relation): then "0 mod P" means "0"."""
     for rel, n in sorted(air.entry_counts().items()):
-        if n + public_terms >= P:
+        if n + public_terms >= MAX_RELATION_ENTRIES:
             raise EntryBoundError(
                 f"relation {rel!r} takes {n} entries of the trace and up to {public_terms} public terms, "
                 f"at least P = 2^31 - 1: its multiplicities could wrap around the field"
