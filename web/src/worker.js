@@ -8,6 +8,7 @@
 //                 {type: "ready", pyodideVersion, verifierVersion, steps, minSecurityBits, bootMs, cached, warnings}
 //                 {type: "boot-error", kind, message, url}
 //                 {id, type: "progress", step, of, label}      (zero or more per verify)
+//                 {id, type: "work", parts}                    (the verifier's work estimate by part, once)
 //                 {id, type: "result", result}                 (a rejected proof is a result)
 //                 {id, type: "error", kind, message}           (kind: load | hash | internal)
 //
@@ -334,6 +335,7 @@ self.onmessage = async (event) => {
       const onProgress = (step, of, label) => self.postMessage({ id, type: "progress", step, of, label });
       const result = glue.verify(toBytes(msg.proof), toBytes(msg.settings), {
         onProgress,
+        onWork: (parts) => self.postMessage({ id, type: "work", parts }),
         minSecurityBits: msg.minSecurityBits,
         maxWork: msg.maxWork,
       });
