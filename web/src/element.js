@@ -139,7 +139,7 @@ const TEMPLATE = `
         <button class="action grant" type="button" hidden>Check anyway</button>
         <button class="action download" part="download" type="button" disabled>Download proof</button>
       </div>
-      <h3>Verification steps</h3>
+      <h3 class="steps-title" hidden>Verification steps</h3>
       <ol class="steps" part="steps" aria-live="polite"></ol>
       <p class="claim" id="lv-claim">Checked here, in your browser, by a Python verifier running in WebAssembly: the files are not sent anywhere. A valid proof shows that <strong>this exact model, with these weights (fixed by settings.bin and its digest below), on these public inputs, gave these outputs</strong>. It is not zero-knowledge: do not rely on it to keep anything secret. It says nothing about whether the model is accurate or fair.</p>
       <p class="foot">Circle-STARK proof over M31, checked by luminair's pure-Python verifier in Pyodide.</p>
@@ -313,6 +313,7 @@ export class LuminairVerifyElement extends Base {
       progressFill: $(".progress .fill"),
       progressText: $(".progress-text"),
       steps: $(".steps"),
+      stepsTitle: $(".steps-title"),
       result: $(".result"),
       verdictIcon: $(".result .verdict-icon"),
       verdict: $(".result .verdict-text"),
@@ -624,6 +625,7 @@ export class LuminairVerifyElement extends Base {
     e.tag.textContent = showTag ? `· ${busy ? `verifying…${pct}` : STATES[s].pill}` : "";
     e.button.setAttribute("aria-busy", String(busy));
     e.retry.hidden = busy;
+    if (e.result.dataset.state === "idle") e.detail.textContent = s === "idle" ? "Verify now checks the proof here, in your browser." : "";
     e.retry.textContent = s === "idle" ? "Verify now" : "Verify again";
     if (busy) e.grant.hidden = true;
     e.pill.textContent = STATES[s].pill;
@@ -656,6 +658,7 @@ export class LuminairVerifyElement extends Base {
     const e = this.#els;
     this.#steps = [];
     e.steps.replaceChildren();
+    e.stepsTitle.hidden = true;
     e.result.dataset.state = "idle";
     delete e.result.dataset.kind;
     e.verdictIcon.textContent = "";
@@ -702,6 +705,7 @@ export class LuminairVerifyElement extends Base {
     text.textContent = label;
     li.append(mark, text);
     this.#els.steps.append(li);
+    this.#els.stepsTitle.hidden = false;
     const step = { key, li, mark, text, label, note: null };
     this.#steps.push(step);
     this.#setStep(key, "pending");
@@ -768,6 +772,25 @@ export class LuminairVerifyElement extends Base {
     let info = null;
     try {
       this.#setStep("files", "in-progress");
+      // The verifier starts while the files download (both need the network; the start is longer).
+      let filesDone = false;
+      let lastBoot = null;
+      const showBoot = ({ phase, loaded, total }) => {
+        if (stale() || !total) return;
+        if (phase === "download") {
+          const text = `Downloading the verifier: ${formatMB(loaded)} of ${formatMB(total)}`;
+          this.#setStep("start", "in-progress", `${formatMB(loaded)} of ${formatMB(total)}`);
+          this.#setProgress(0.05 + 0.65 * (loaded / total), text);
+        } else if (phase === "start") {
+          this.#setStep("start", "in-progress", "starting Python");
+          this.#setProgress(0.72, "Starting Python…");
+        }
+      };
+      const booting = init({
+        signal: deadline.signal,
+        onProgress: (p) => (filesDone ? showBoot(p) : (lastBoot = p)),
+      });
+      booting.catch(() => {}); // awaited below, once the files are in
       const [proof, settings] = await this.#loadFiles(deadline.signal, (n) => {
         if (!stale()) this.#setProgress(0.04, `Downloading the proof and settings: ${formatBytes(n)}`);
       });
@@ -779,20 +802,9 @@ export class LuminairVerifyElement extends Base {
       this.#setStep("files", "completed", `${formatBytes(proof.length)} + ${formatBytes(settings.length)}`);
       this.#setStep("start", "in-progress");
       this.#setProgress(0.05, "Starting the verifier…");
-      info = await init({
-        signal: deadline.signal,
-        onProgress: ({ phase, loaded, total }) => {
-          if (stale() || !total) return;
-          if (phase === "download") {
-            const text = `Downloading the verifier: ${formatMB(loaded)} of ${formatMB(total)}`;
-            this.#setStep("start", "in-progress", `${formatMB(loaded)} of ${formatMB(total)}`);
-            this.#setProgress(0.05 + 0.65 * (loaded / total), text);
-          } else if (phase === "start") {
-            this.#setStep("start", "in-progress", "starting Python");
-            this.#setProgress(0.72, "Starting Python…");
-          }
-        },
-      });
+      filesDone = true;
+      if (lastBoot) showBoot(lastBoot);
+      info = await booting;
       if (stale()) return this.#staleResult();
       const cachedNote = info.cachedFiles ? `, ${info.cachedFiles} file${info.cachedFiles === 1 ? "" : "s"} from the cache` : "";
       this.#setStep("start", "completed", `Pyodide ${info.pyodideVersion}, verifier ${info.verifierVersion}${cachedNote}`);
