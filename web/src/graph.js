@@ -734,6 +734,7 @@ export function renderGraph(doc, graph, { outputs = [], inputs = [] } = {}) {
   svg.dataset.width = String(g.width);
   svg.dataset.height = String(g.height);
   svg.style.aspectRatio = `${g.width} / ${g.height}`;
+  svg.style.maxWidth = `${g.width}px`; // Fit never enlarges the graph past its natural size
   svg.setAttribute("aria-label", `Model graph: ${g.nodes.length} node${g.nodes.length === 1 ? "" : "s"}, ${g.edges.length} edge${g.edges.length === 1 ? "" : "s"}`);
   const defs = doc.createElementNS(SVG, "defs");
   const marker = doc.createElementNS(SVG, "marker");

@@ -165,8 +165,10 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }
 .gbtn:disabled { opacity: 0.45; cursor: default; }
 .gbtn[aria-pressed="true"] { border-color: var(--_accent); color: var(--_accent); }
 .graph-count { font-size: 0.78rem; color: var(--_muted); margin-inline-start: auto; }
-.graph-pane { border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_panel); overflow: hidden; }
-.graph-pane svg { display: block; width: 100%; height: auto; max-height: min(420px, 60vh); user-select: none; -webkit-user-select: none; }
+/* Fit = the graph's width in the pane, never above its natural size: boxes stay legible and a
+   tall graph (a transformer's layers) scrolls inside the pane. */
+.graph-pane { border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_panel); overflow: hidden auto; max-height: min(480px, 62vh); overscroll-behavior: contain; }
+.graph-pane svg { display: block; width: 100%; height: auto; margin: 0 auto; user-select: none; -webkit-user-select: none; }
 .zoomed .graph-pane { cursor: grab; touch-action: none; }
 .graph-info { font-size: 0.78rem; color: var(--_muted); margin: 0.35rem 0 0; min-height: 1.2em; overflow-wrap: anywhere; }
 .graph .node rect { fill: var(--_bg); stroke: var(--_accent); stroke-width: 1.5; }

@@ -1,11 +1,10 @@
 import { StrictMode, useState } from "react";
 import { createRoot } from "react-dom/client";
-import { configure } from "luminair-web";
 import { VerifyBadge, VerifyButton } from "luminair-web/react";
 import "./demo.css";
 
-// This bundle lives in /react/; the hosted verifier folder is /luminair/.
-configure({ baseUrl: new URL("../luminair/", window.location.href).href });
+// This bundle lives in /react/ and the hosted verifier folder in /luminair/: a bundled copy of
+// luminair-web looks for it next to the page, then at /luminair/, so nothing is configured here.
 
 function App() {
   const [log, setLog] = useState([]);
@@ -16,8 +15,13 @@ function App() {
     <main className={dark ? "dark" : ""}>
       <header>
         <h1>luminair-web/react</h1>
-        <button type="button" onClick={() => { document.documentElement.classList.toggle("dark"); setDark(!dark); }}>
-          Toggle dark class
+        <nav aria-label="Demo pages">
+          <a href="../">Drop-in element</a>
+          <a href="./" aria-current="page">React demo</a>
+          <a href="../pyscript.html">PyScript page</a>
+        </nav>
+        <button type="button" aria-pressed={dark} onClick={() => { document.documentElement.classList.toggle("dark"); setDark(!dark); }}>
+          Dark mode
         </button>
       </header>
       <p>
