@@ -418,13 +418,14 @@ def test_js_api_in_the_browser_verify_progress_and_settings_summary(page):
             const bytes = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
             const proof = await bytes("../proof.bin"), settings = await bytes("../settings.bin");
             const steps = [];
-            const r = await m.verify(proof, settings, { timeoutMs: 60000, onProgress: (p) => steps.push(p.step) });
+            let work = null;
+            const r = await m.verify(proof, settings, { timeoutMs: 60000, onProgress: (p) => steps.push(p.step), onWork: (w) => (work = w) });
             const bad = proof.slice(); bad[bad.length >> 1] ^= 1;
             const t = await m.verify(bad, settings);
             const s = await m.readSettingsSummary(settings);
             let notSettings = null;
             try { await m.readSettingsSummary(proof); } catch (e) { notSettings = e.kind; }
-            return { success: r.success, digest: r.modelDigest, bits: r.securityBits, steps,
+            return { success: r.success, digest: r.modelDigest, bits: r.securityBits, steps, work,
                      proofStillUsable: proof.byteLength, tampered: [t.success, t.check, t.error_message],
                      summaryDigest: s.model_digest, nodes: s.graph.nodes.length, notSettings,
                      valid: m.LuminairUtils.isValidProofBinary(proof), size: m.getProofSize(proof) };
@@ -437,6 +438,7 @@ def test_js_api_in_the_browser_verify_progress_and_settings_summary(page):
     summary = settings_summary(SETTINGS)
     assert got["success"] is True and got["digest"] == expected.model_digest and got["bits"] == expected.security_bits
     assert got["steps"] == [1, 2, 3, 4, 5, 6]
+    assert len(got["work"]["weights"]) == 6 and abs(sum(got["work"]["weights"]) - 1) < 1e-9 and got["work"]["units"] > 0
     assert got["proofStillUsable"] == len(PROOF)  # the caller's buffer was copied, not transferred
     assert got["tampered"] == [False, tampered.check, tampered.error_message]
     assert got["summaryDigest"] == summary["model_digest"] and got["nodes"] == len(summary["graph"]["nodes"])

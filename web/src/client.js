@@ -314,7 +314,7 @@ function launchWorker(baseUrl, ready, readyResolve, readyReject) {
     if (msg.type === "progress" || msg.type === "work") {
       try {
         if (msg.type === "progress") p.onProgress?.({ step: msg.step, of: msg.of, label: msg.label });
-        else p.onProgress?.({ step: 1, of: STEP_COUNT, label: null, work: stepWeights(msg.parts) });
+        else p.onWork?.(stepWeights(msg.parts));
       } catch (e) {
         console.error("luminair-web: onProgress threw", e);
       }
@@ -452,7 +452,7 @@ export function deadlineSignal(timeoutMs, parent, what = "the verification") {
   };
 }
 
-async function request(message, transfer, { signal, onProgress, onBootProgress, what }) {
+async function request(message, transfer, { signal, onProgress, onWork, onBootProgress, what }) {
   if (signal?.aborted) throw abortError(signal, what);
   await init({ signal, onProgress: onBootProgress });
   const worker = state.worker;
@@ -466,7 +466,7 @@ async function request(message, transfer, { signal, onProgress, onBootProgress, 
       dropWorker(abortError(signal, what));
     };
     const cleanup = () => signal?.removeEventListener?.("abort", onAbort);
-    state.pending.set(id, { resolve, reject, onProgress, cleanup });
+    state.pending.set(id, { resolve, reject, onProgress, onWork, cleanup });
     signal?.addEventListener?.("abort", onAbort, { once: true });
     worker.postMessage({ id, ...message }, transfer);
   });
@@ -545,7 +545,7 @@ export function toJsResult(r) {
  * when no verdict could be reached. `timeoutMs` covers the start-up and the verification.
  */
 export async function verify(proofBytes, settingsBytes, options = {}) {
-  const { timeoutMs = DEFAULT_TIMEOUT_MS, onProgress, onBootProgress, signal, minSecurityBits, maxWork } = options;
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, onProgress, onWork, onBootProgress, signal, minSecurityBits, maxWork } = options;
   const proof = copyBytes(proofBytes, "proofBytes");
   const settings = copyBytes(settingsBytes, "settingsBytes");
   const deadline = deadlineSignal(timeoutMs, signal, "the verification");
@@ -553,7 +553,7 @@ export async function verify(proofBytes, settingsBytes, options = {}) {
     const raw = await request(
       { type: "verify", proof, settings, minSecurityBits, maxWork },
       [proof, settings],
-      { signal: deadline.signal, onProgress, onBootProgress, what: "the verification" },
+      { signal: deadline.signal, onProgress, onWork, onBootProgress, what: "the verification" },
     );
     return toJsResult(raw);
   } finally {

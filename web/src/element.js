@@ -822,13 +822,12 @@ export class LuminairVerifyElement extends Base {
         signal: deadline.signal,
         minSecurityBits: this.minSecurityBits,
         maxWork: this.#granted ?? this.maxWork,
-        onProgress: ({ step, of, label, work }) => {
+        onWork: (work) => {
+          weights = work.weights;
+          units = work.units;
+        },
+        onProgress: ({ step, of, label }) => {
           if (stale()) return;
-          if (work) {
-            weights = work.weights;
-            units = work.units;
-            return;
-          }
           for (let i = 1; i < step; i++) this.#setStep(`v${i}`, "completed");
           if (!this.#steps.some((s) => s.key === `v${step}`)) this.#addStep(`v${step}`, label);
           this.#setStep(`v${step}`, "in-progress");

@@ -141,6 +141,8 @@ export interface VerifyOptions {
   onBootProgress?: (progress: BootProgress) => void;
   /** Called from the verifier's own steps (6 of them). */
   onProgress?: (progress: ProgressEvent) => void;
+  /** Once, in step 1: each step's share of the work the files declare (the verifier's own estimate). */
+  onWork?: (work: { weights: number[]; units: number }) => void;
   /** Cancel: terminates and restarts the worker. */
   signal?: AbortSignal;
   /** Lower the verifier's security floor (default 96 bits) to check development proofs. */
