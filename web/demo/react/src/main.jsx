@@ -1,10 +1,13 @@
 import { StrictMode, useState } from "react";
 import { createRoot } from "react-dom/client";
+import { configure } from "luminair-web";
 import { VerifyBadge, VerifyButton } from "luminair-web/react";
 import "./demo.css";
 
-// This bundle lives in /react/ and the hosted verifier folder in /luminair/: a bundled copy of
-// luminair-web looks for it next to the page, then at /luminair/, so nothing is configured here.
+// This bundle lives in /react/ and the hosted verifier folder in /luminair/. A bundled copy would
+// find it there by itself (it looks next to the page first, then at /luminair/), but the first
+// look is a 404 in the console: saying where it is costs nothing.
+configure({ baseUrl: new URL("../luminair/", window.location.href).href });
 
 function App() {
   const [log, setLog] = useState([]);
