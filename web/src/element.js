@@ -930,7 +930,7 @@ export class LuminairVerifyElement extends Base {
     e.grant.hidden = !(kind === "budget" && verdict?.workNeeded != null);
     if (!e.grant.hidden) e.grant.textContent = `Check anyway (about ${Math.max(1, Math.round((verdict.workNeeded * PYODIDE_MS_PER_UNIT) / 1000))} s)`;
     this.#fact("Outcome", status === "unavailable" ? "Not checked — no verdict: this says nothing about the proof." : "Rejected — the proof was not accepted: nothing is proven.");
-    if (floor || kind === "budget") this.#fact("Verifier's message", message ?? "", "mono");
+    if (floor) this.#fact("Verifier's message", message ?? "", "mono");
     if (kind === "budget" && verdict?.workNeeded != null) this.#fact("Work budget needed", `max-work="${verdict.workNeeded}"`, "mono");
     if (err?.url) this.#fact("At fault", err.url, "mono");
     // the model digest read from settings.bin (the model's identity), even when the proof failed
