@@ -83,7 +83,8 @@ def throttled_page(context, mbit: float):
 def visit(context, url: str, page_name: str, mbit: float, wait_ms: int = 0) -> dict:
     page = throttled_page(context, mbit)
     bytes_in: list[int] = []
-    page.on("requestfinished", lambda r: bytes_in.append((r.sizes() or {}).get("responseBodySize", 0)))
+    # responseBodySize is -1 for a response from the HTTP cache: nothing went over the network
+    page.on("requestfinished", lambda r: bytes_in.append(max(0, (r.sizes() or {}).get("responseBodySize", 0))))
     t_nav = time.perf_counter()
     page.goto(url + page_name)
     page.locator("body[data-defined='1']").wait_for(timeout=120_000)
