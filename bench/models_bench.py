@@ -58,6 +58,7 @@ def _measure(model: str, preset: str, runs: int, max_work: int) -> dict[str, Any
     from luminair.prover.graph.error_bound import error_bound
     from luminair.prover.graph.model_file import load_model, read_input_json
     from luminair.verifier import verify
+    from luminair.verifier.graph.planner import plan_graph
     from luminair.verifier.graph.summary import plan_cells
 
     t = time.perf_counter()
@@ -83,7 +84,7 @@ def _measure(model: str, preset: str, runs: int, max_work: int) -> dict[str, Any
     peak_children = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
 
     components = [
-        {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, **plan_cells(settings.spec, p, settings.plans)}
+        {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, **plan_cells(plan_graph(settings.spec), p, settings.plans)}
         for p in settings.plans
     ]
     exact = {k: np.asarray(v) for k, v in trace.outputs.items()}

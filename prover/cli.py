@@ -404,6 +404,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     from luminair.prover import GenericCompiler, StwoCompiler
     from luminair.prover.graph.model_file import load_model, read_input_json
     from luminair.prover.proving import gen_settings, gen_trace, prove, write_files
+    from luminair.verifier.graph.planner import plan_graph
     from luminair.verifier.graph.summary import plan_cells
 
     # Everything the user named is checked before any work: labels, model, input, the output folder.
@@ -484,7 +485,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 "nodes": len(p.nodes),
                 "rows": p.rows,
                 "trace_rows": 1 << p.component.log_size,
-                **plan_cells(settings.spec, p, settings.plans),
+                **plan_cells(plan_graph(settings.spec), p, settings.plans),
             }
             for p in settings.plans
         ],

@@ -27,8 +27,10 @@ from ..verifier.errors import EntryBoundError
 from ..verifier.fields import P
 from ..verifier.formats import ProofFile
 from ..verifier.graph.spec import GraphSpec
-from ..verifier.graph.statement import ComponentPlan, build_graph_air, public_term_count
-from ..verifier.graph.summary import air_cells
+from ..verifier.graph.plan import ComponentPlan
+from ..verifier.graph.planner import GraphPlan, plan_graph
+from ..verifier.graph.statement import build_graph_air
+from ..verifier.graph.plan import air_cells
 from ..verifier.security import security_bits as union_security_bits
 from ..verifier.security import soundness_terms, union_bits, weakest
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
@@ -53,6 +55,11 @@ class Settings:
         return self.parsed.body
 
     @property
+    def plan(self) -> GraphPlan:
+        """The planner's decisions for this model (verifier/graph/planner.py)."""
+        return plan_graph(self.spec)
+
+    @property
     def config(self) -> PcsConfig:
         return self.parsed.config
 
@@ -60,7 +67,7 @@ class Settings:
     def security_bits(self) -> int:
         """What the verifier reports for this model's proofs: the union bound of every soundness
         term of its AIR and config (verifier/security.py)."""
-        return union_security_bits(soundness_terms(self.config, self.air, public_term_count(self.spec, self.plans)))
+        return union_security_bits(soundness_terms(self.config, self.air, plan_graph(self.spec).public_terms()))
 
     def describe_security(self) -> str:
         return f"{self.security_bits} bits by the union bound (FRI term {self.config.describe()})"
@@ -243,8 +250,8 @@ def reach_union_bound(cfg: PcsConfig, spec: GraphSpec, target: int) -> PcsConfig
     """`cfg` with queries added until the union bound of the soundness terms of `spec`'s AIR
     (verifier/security.py) reaches `target` bits. The algebraic terms grow with the trace, not
     with the queries: a trace whose algebraic terms alone fall short is refused."""
-    air, plans = build_graph_air(spec, cfg.log_blowup)
-    public = public_term_count(spec, plans)
+    air, _ = build_graph_air(spec, cfg.log_blowup)
+    public = plan_graph(spec).public_terms()
     while True:
         terms = soundness_terms(cfg, air, public)
         if union_security_bits(terms) >= target:
@@ -284,7 +291,7 @@ def gen_settings(
     parsed = read_settings(data)
     air, plans = build_graph_air(parsed.body, cfg.log_blowup)
     try:
-        check_entry_bound(air, public_term_count(parsed.body, plans))
+        check_entry_bound(air, plan_graph(parsed.body).public_terms())
     except EntryBoundError as e:
         raise ProverError(f"the model cannot be proven soundly: {e.detail}") from None
     topology = topology_columns(graph, plans, parsed.body)

@@ -40,6 +40,10 @@ import math
 from typing import Any
 
 from .errors import VerificationError
+from .graph.components import make_component
+from .graph.planner import GraphPlan, plan_graph
+from .graph.tables import LOG2_MANTISSA_BITS, table_log_size
+from .numeric import nonzero_start, table_domain
 
 MAX_PROOF_BYTES = 8 << 20
 MAX_SETTINGS_BYTES = 4 << 20
@@ -138,27 +142,25 @@ def statement_work(settings: Any, public: list[list[int]], proof_size: int) -> d
     }
     blowup = settings.config.log_blowup
     if settings.kind == 2:  # a graph (statement.KIND_GRAPH)
-        work.update(graph_work(settings.body))
-        work["tables"] = float(graph_table_work(settings.body, blowup))
+        plan = plan_graph(settings.body)
+        work.update(graph_work(plan))
+        work["tables"] = float(graph_table_work(plan))
     elif getattr(settings.body, "name", "") == "square_lookup":  # its table's root is recomputed
         log = min(settings.body.params.get("table_log_size", 0), 40)  # not validated yet (statement.py)
         work["tables"] = float(TABLE_POINT_UNITS << (log + blowup))
     return work
 
 
-def graph_table_work(spec: Any, log_blowup: int) -> int:
+def graph_table_work(plan: GraphPlan) -> int:
     """Tables: every function table the graph looks up, generated with integer arithmetic and
     evaluated at the out-of-domain point over all its padded rows (poly.dense_columns_at); the
     range tables' values are topology columns of 2 boundary rows each (range8, range16)."""
-    from .graph.components import make_component
-    from .graph.statement import node_kind
-    from .graph.tables import table_log_size
-
-    kinds = {node_kind(spec, i) for i in range(len(spec.nodes))} - {"Known", "PrivateInput", "Direct", "MatMul", "MatPair"}
+    spec = plan.spec
+    kinds = {inst.kind for inst in plan.instances} - {"Known", "PrivateInput", "MatIn", "MatPair", "MatOut"}
     components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
     needed = {t for c in components for t in c.tables}
     units = 0
-    if spec.matmuls() or spec.pairs() or any(c.range_tables() for c in components):
+    if plan.matmuls or plan.pairs or any(c.range_tables() for c in components):
         units += 2 * 2 * BOUNDARY_UNITS  # range8 and range16 at most
     for table in needed:
         rows = 1 << 4 if table == "pow2" else _function_table_rows(table, spec.scale_bits)
@@ -170,9 +172,6 @@ def graph_table_work(spec: Any, log_blowup: int) -> int:
 def _function_table_rows(name: str, scale_bits: int) -> int:
     """Rows of a function table before padding (verifier/graph/tables.py table_rows), from its
     domain alone."""
-    from .graph.tables import LOG2_MANTISSA_BITS
-    from .numeric import nonzero_start, table_domain
-
     if name in ("exp2", "exp"):
         return len(range(nonzero_start(name, scale_bits), table_domain(name, scale_bits).stop))
     if name == "erf":
@@ -182,43 +181,17 @@ def _function_table_rows(name: str, scale_bits: int) -> int:
     return 1 << 15  # sin: |x| in [0, 2^15)
 
 
-def graph_work(spec: Any) -> dict[str, float]:
-    """Work units of a graph statement, from the graph's shapes alone (nothing is enumerated)."""
-    from .graph.spec import GROUPED
-    from .graph.mat_plans import mat_topology_cost
-    from .graph.statement import MERGED_KINDS, merge_kinds, node_kind, rows_of
-    from .graph.topology import KNOWN_LANES, layout_segments, topology_cost
-
-    by_kind: dict[str, list[int]] = {}
-    for i in range(len(spec.nodes)):
-        by_kind.setdefault(node_kind(spec, i), []).append(i)
-    by_kind = merge_kinds(by_kind)  # as plan_components lays them out
-    boundaries = 0
-    matmul = 0.0
-    for kind, nodes in by_kind.items():
-        if kind == "Direct":
-            continue  # no rows: the Dot reading them counts its terms below
-        if kind in ("MatMul", "MatPair"):
-            for i in nodes:
-                boundaries += mat_topology_cost(spec, i)
-                if kind == "MatMul":
-                    mp = spec.matmuls()[i]
-                    matmul += MATMUL_PRODUCT_UNITS * mp.k * mp.n + MATMUL_PERIOD_UNITS * mp.k
-            continue
-        segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
-        if kind in ("Known", "PrivateInput"):
-            boundaries += 4 * len(segs)
-        else:  # the bound plan_components checks against topology.MAX_SPARSE_ENTRIES
-            boundaries += topology_cost(spec, segs, min(2, len(spec.nodes[nodes[0]].srcs)), spec.nodes[nodes[0]].op in GROUPED)
-            boundaries += 2 * len(segs) if kind in MERGED_KINDS else 0
-    known_rows = sum(-(-spec.nodes[i].numel // KNOWN_LANES) for i in by_kind.get("Known", []))
-    # a Dot row that takes its weights from the verifier's terms: one term like a known row's (the
-    # two QM31 products of the running fraction dominate; its values are combined in one pass)
-    known_rows += sum(rows_of(spec, i) for kind, nodes in by_kind.items() if kind.startswith("DotW") for i in nodes)
+def graph_work(plan: GraphPlan) -> dict[str, float]:
+    """Work units of a graph statement, from its plan (the shapes alone: nothing is enumerated)."""
+    spec = plan.spec
+    matmul = sum(MATMUL_PRODUCT_UNITS * mp.k * mp.n + MATMUL_PERIOD_UNITS * mp.k for mp in plan.matmuls.values())
     steps = sum(len(steps) for node in spec.nodes for _, _, steps in node.srcs)
+    # a known row, or a Dot row that takes its weights from the verifier's terms: one term each (the
+    # two QM31 products of the running fraction dominate; its values are combined in one pass)
+    outputs = sum(len(o.src_indices) for o in spec.outputs)
     return {
-        "LogUp public terms": float(KNOWN_ROW_UNITS * known_rows + OUTPUT_TERM_UNITS * sum(len(o.src_indices) for o in spec.outputs)),
-        "topology": float(BOUNDARY_UNITS * boundaries),
+        "LogUp public terms": float(KNOWN_ROW_UNITS * plan.public_rows() + OUTPUT_TERM_UNITS * outputs),
+        "topology": float(BOUNDARY_UNITS * plan.boundary_bound),
         "matrix product weights": matmul,
         "nodes": float(NODE_UNITS * len(spec.nodes) + STEP_UNITS * steps),
         "output maps": OUTPUT_SOURCE_UNITS * sum(spec.nodes[o.node].numel for o in spec.outputs),

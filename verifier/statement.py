@@ -12,16 +12,18 @@ output maps, without the publisher's labels.
 from __future__ import annotations
 
 import hashlib
-import struct
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from .air.examples import fibonacci_air, square_lookup_air
-from .air.framework import Air, AirDefinitionError, RelationElements, check_entry_bound
+from .air.framework import AirDefinitionError, check_entry_bound
+from .claim import Statement, statement_bytes
 from .config import PcsConfig
 from .errors import FormatError, StatementError
-from .fields import QM31
 from .formats import SETTINGS_MAGIC, FORMAT_VERSION, Reader, Writer, read_config, read_header, write_config
+from .graph.settings import instantiate, model_digest, read_graph, write_graph
+from .graph.statement import graph_statement
+from .graph.symbols import symbol_values
 
 KIND_AIR = 1
 KIND_GRAPH = 2
@@ -51,24 +53,8 @@ class Settings:
     def model_digest(self) -> bytes:
         """The model's identity, independent of the publisher's labels and of the proof config."""
         if self.kind == KIND_GRAPH:
-            from .graph.summary import model_digest
-
             return model_digest(self.template if self.template is not None else self.body)
         return self.digest
-
-
-@dataclass
-class Statement:
-    """What the verifier checks a STARK proof against, built from settings + public values."""
-
-    air: Air
-    statement_bytes: bytes
-    public_sum: Callable[[dict[str, RelationElements]], QM31] | None = None
-    outputs: dict[str, Any] = field(default_factory=dict)
-    inputs: dict[str, Any] = field(default_factory=dict)
-    description: str = ""
-    public_terms: int = 0  # LogUp fractions the verifier adds itself (security accounting)
-    training: dict[str, Any] | None = None  # a training step's statement (verifier/graph/training.py)
 
 
 def encode_settings(kind: int, config: PcsConfig, body: Any) -> bytes:
@@ -84,8 +70,6 @@ def encode_settings(kind: int, config: PcsConfig, body: Any) -> bytes:
             w.string(k)
             w.u32(v)
     elif kind == KIND_GRAPH:
-        from .graph.settings import write_graph
-
         write_graph(w, body)
     else:
         raise ValueError(f"unknown settings kind {kind}")
@@ -105,8 +89,6 @@ def read_settings(data: bytes) -> Settings:
             params[key] = r.u32(f"air param {key}")
         body: Any = ExampleAirSpec(name, params)
     elif kind == KIND_GRAPH:
-        from .graph.settings import read_graph
-
         body = read_graph(r)
     else:
         raise r.fail("statement kind", f"unknown kind {kind}")
@@ -122,18 +104,8 @@ def bind_symbols(settings: Settings, public: list[list[int]]) -> Settings:
     body = settings.body
     if settings.kind != KIND_GRAPH or not body.is_template:
         return settings
-    from .graph.settings import instantiate
-    from .graph.symbols import symbol_values
-
     concrete = instantiate(body, symbol_values(body.symbols, public))
     return Settings(settings.kind, settings.config, concrete, settings.raw, template=body)
-
-
-def statement_bytes(digest: bytes, public_values: list[list[int]]) -> bytes:
-    parts = [digest, struct.pack("<I", len(public_values))]
-    for vals in public_values:
-        parts.append(struct.pack(f"<I{len(vals)}I", len(vals), *vals))
-    return b"".join(parts)
 
 
 _EXAMPLE_PARAMS = {
@@ -176,8 +148,6 @@ def build_statement(settings: Settings, public: list[list[int]]) -> Statement:
     if settings.kind == KIND_AIR:
         st = _example_statement(settings, public)
     else:
-        from .graph.statement import graph_statement
-
         st = graph_statement(settings, public)
     check_entry_bound(st.air, st.public_terms)
     return st

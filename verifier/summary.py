@@ -8,6 +8,7 @@ from typing import Any
 
 from .config import preset_label
 from .formats import read_proof_file
+from .graph.summary import graph_summary
 from .numeric import from_field
 from .statement import KIND_AIR, KIND_NAMES, read_settings
 
@@ -36,8 +37,6 @@ def settings_summary(data: bytes) -> dict[str, Any]:
             "edges": [],
         }
     else:
-        from .graph.summary import graph_summary
-
         out.update(graph_summary(s.body))
     return out
 

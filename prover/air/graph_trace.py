@@ -15,10 +15,12 @@ import numpy as np
 from ...verifier.fields import P
 from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, RANGE, RANGE16, WEIGHTS, limb_names
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
-from ...verifier.graph.statement import MERGED_KINDS, ComponentPlan, build_graph_air, range_tables
-from ...verifier.graph.matmul import HI_BITS, HI_BOUND, S_BITS
+from ...verifier.graph.plan import MERGED_KINDS, ComponentPlan
+from ...verifier.graph.planner import plan_graph
+from ...verifier.graph.statement import build_graph_air, range_tables
+from ...verifier.graph.components import HI_BITS, HI_BOUND, S_BITS
 from ...verifier.graph.topology import (
-    KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases, row_order_view,
+    KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases,
 )
 from ...verifier.graph.tables import table_rows, table_start
 from ...verifier.numeric import (
@@ -40,10 +42,10 @@ class TraceError(NumericError):
 def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
     """node id -> how many times each of its elements is read (by ops and by outputs): the
     multiplicities a producing row yields its element with (a witness the verifier never needs).
-    Reads a Dot makes in whole known rows (spec.chunked()) are not element reads: chunk_fanouts."""
-    chunked = spec.chunked() if spec is not None else set()
-    matmuls = spec.matmuls() if spec is not None else {}
-    pairs = spec.pairs() if spec is not None else {}
+    Reads a Dot makes in whole known rows (the plan's chunked reads) are not element reads: chunk_fanouts."""
+    chunked = plan_graph(spec).chunked if spec is not None else set()
+    matmuls = plan_graph(spec).matmuls if spec is not None else {}
+    pairs = plan_graph(spec).pairs if spec is not None else {}
     counts = {n.id: np.zeros(n.numel, dtype=I64) for n in graph.nodes()}
     for node in graph.nodes():
         for k, (src, view) in enumerate(node.srcs):
@@ -95,11 +97,11 @@ def chunk_fanouts(spec: GraphSpec) -> dict[int, np.ndarray]:
     """known node id -> how many Dot rows read each of its known rows whole (the `cm` multiplicity
     its row yields the chunk with)."""
     out: dict[int, np.ndarray] = {}
-    for i, k in sorted(spec.chunked()):
+    for i, k in sorted(plan_graph(spec).chunked):
         src = spec.nodes[i].srcs[k][0]
-        offset, valid = _affine_rows(row_order_view(spec, i, k), spec.rows_of(i))
+        offset, valid = _affine_rows(plan_graph(spec).row_view(i, k), plan_graph(spec).rows_of(i))
         rows = -(-spec.nodes[src].numel // KNOWN_LANES)
-        lanes = spec.lanes(i)  # a row reads lanes / KNOWN_LANES known rows, from its offset on
+        lanes = plan_graph(spec).lanes[i]  # a row reads lanes / KNOWN_LANES known rows, from its offset on
         starts = offset[valid] // KNOWN_LANES
         counts = sum(np.bincount(starts + c, minlength=rows) for c in range(lanes // KNOWN_LANES))
         out[src] = out.get(src, np.zeros(rows, dtype=I64)) + counts
@@ -201,7 +203,7 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
             topo["q"][sl] = int(spec.nodes[seg.node].op == MERGED_KINDS[plan.kind][1])
         base = bases[seg.node]
         if reduce:
-            length = row_order_view(spec, seg.node, 0).sizes[-1]
+            length = plan_graph(spec).row_view(seg.node, 0).sizes[-1]
             groups = local // length
             last = local % length == length - 1
             topo["addr"][sl] = base + groups
@@ -212,7 +214,7 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
         if op in CONTRACT and len(node.srcs) == 3:
             _bias_rows(spec, rows, seg, node, base_of=bases, values=values, n_rows=n_rows)
         for k, (src, view) in enumerate(node.srcs[:n_in]):
-            v = row_order_view(spec, seg.node, k)
+            v = plan_graph(spec).row_view(seg.node, k)
             offset, valid = _affine_rows(v, seg.rows)
             src_idx = view.src_indices() if not reduce else view.src_indices()[_reduce_order(view, node.axis)]
             step = dot_lane_stride(spec, seg.node, k) if op in CONTRACT else 0
@@ -588,7 +590,7 @@ def _limb_lanes(cols: dict[str, np.ndarray], prefix: str, vals: np.ndarray, n_ro
 
 def _mat_reads(spec: GraphSpec, graph: Any, nid: int, values: dict[int, np.ndarray] | None) -> tuple[Any, ...]:
     """(source, row offsets, row validity, A (lanes, rows) or None) of a MatIn's reads."""
-    mp = spec.matmuls()[nid]
+    mp = plan_graph(spec).matmuls[nid]
     node = graph.node(nid)
     src, view = node.srcs[mp.a_input]
     offset, valid, lane_offsets = _lane_reads(
@@ -624,7 +626,7 @@ def _mat_in_columns(
     n_local = (1 << plan.component.log_size) // plan.component.stride
     per_node = []
     for nid in plan.nodes:
-        mp = spec.matmuls()[nid]
+        mp = plan_graph(spec).matmuls[nid]
         topo = {name: np.zeros(n_local, dtype=I64) for name in plan.component.topology_columns()}
         rows = mp.in_rows
         src, offset, valid, a = _mat_reads(spec, graph, nid, values)
@@ -641,7 +643,7 @@ def _mat_in_columns(
 
 def _pair_reads(spec: GraphSpec, graph: Any, nid: int, values: dict[int, np.ndarray] | None) -> list[tuple[Any, ...]]:
     """Per operand of a MatPair: (source, row offsets, lane step, its values (lanes, rows) or None)."""
-    pp = spec.pairs()[nid]
+    pp = plan_graph(spec).pairs[nid]
     node = graph.node(nid)
     out = []
     for k, (view_a, step, lanes) in enumerate(((pp.a_view, pp.a_step, pp.la), (pp.b_view, pp.b_step, pp.lb))):
@@ -660,7 +662,7 @@ def _pair_columns(
     bases = node_bases(spec)
     per_node = []
     for nid in plan.nodes:
-        pp = spec.pairs()[nid]
+        pp = plan_graph(spec).pairs[nid]
         topo = {name: np.zeros(n_local, dtype=I64) for name in plan.component.topology_columns()}
         cols: dict[str, np.ndarray] = {}
         topo["is_real"][: pp.pair_rows] = 1
@@ -677,12 +679,12 @@ def _pair_columns(
 def _product_operands(spec: GraphSpec, graph: Any, nid: int, values: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """A (batch, M, K) and W (batch, K, N) of a checked product, in MatOut row order, from the
     values its MatIn or MatPair holds."""
-    if nid in spec.pairs():
-        pp = spec.pairs()[nid]
+    if nid in plan_graph(spec).pairs:
+        pp = plan_graph(spec).pairs[nid]
         (_, _, _, a), (_, _, _, b) = _pair_reads(spec, graph, nid, values)  # rows (k, b, t) x lanes
         return (a.T.reshape(pp.k, pp.bn, pp.m_size).transpose(1, 2, 0),
                 b.T.reshape(pp.k, pp.bn, pp.n).transpose(1, 0, 2))
-    mp = spec.matmuls()[nid]
+    mp = plan_graph(spec).matmuls[nid]
     a = _mat_reads(spec, graph, nid, values)[3]
     # row t < K / L of group m holds k = tL + j (the rest of the group reads nothing)
     a3 = a.T.reshape(mp.m, 1 << mp.period_log, mp.lanes)[:, : mp.k // mp.lanes].reshape(1, mp.m, mp.k)
@@ -707,7 +709,7 @@ def _mat_out_columns(
     outs = []
     for seg in plan.segments:
         nid, r0, rows = seg.node, seg.start, seg.rows
-        mp = spec.matmuls().get(nid) or spec.pairs()[nid]
+        mp = plan_graph(spec).matmuls.get(nid) or plan_graph(spec).pairs[nid]
         here = slice(r0, r0 + rows)
         out_offset, _ = _affine_rows(mp.out_view, rows)
         outs.append(out_offset)

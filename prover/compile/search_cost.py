@@ -12,8 +12,7 @@ from functools import lru_cache
 from luminair.verifier.fields import P
 from luminair.verifier.graph.components import COMPONENT_ORDER, make_component
 from luminair.verifier.graph.plan import MIN_LOG_SIZE
-from luminair.verifier.graph.statement import SPLIT_MIN_PART, SPLIT_MIN_WASTE
-from luminair.verifier.graph.summary import component_cells
+from luminair.verifier.graph.plan import SPLIT_MIN_PART, SPLIT_MIN_WASTE, component_cells
 from luminair.verifier.graph.topology import DOT_LANE_CHOICES
 from luminair.verifier.numeric import DOT_ACC_BOUND, VALUE_BITS
 

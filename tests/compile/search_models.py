@@ -11,7 +11,8 @@ import numpy as np
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover.air.graph_trace import build_spec
 from luminair.prover.graph.model_file import load_model, read_input_json
-from luminair.verifier.graph.statement import plan_components
+from luminair.verifier.graph.planner import plan_graph
+from luminair.verifier.graph.statement import build_components
 from luminair.verifier.graph.summary import plan_cells
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -97,4 +98,4 @@ def compiled(build: Callable[[], tuple[Graph, dict[str, Any]]], search: bool) ->
 def committed_cells(graph: Graph) -> int:
     """Committed trace cells of the proof of this compiled graph (the real component layout)."""
     spec = build_spec(graph)
-    return sum(plan_cells(spec, p)["cells"] for p in plan_components(spec))
+    return sum(plan_cells(plan_graph(spec), p)["cells"] for p in build_components(plan_graph(spec)))

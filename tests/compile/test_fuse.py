@@ -7,6 +7,7 @@ from luminair.prover import FuseOpCompiler, GenericCompiler, Graph, Op, StwoComp
 from luminair.prover import graph as G
 from luminair.prover.air.graph_trace import build_spec
 from luminair.prover.graph.error_bound import error_bound
+from luminair.verifier.graph.planner import plan_graph
 
 
 def _ops(cx):
@@ -15,7 +16,7 @@ def _ops(cx):
 
 def _lanes(cx):
     spec = build_spec(cx)
-    return [spec.lanes(i) for i, n in enumerate(spec.nodes) if n.op == "Dot"]
+    return [plan_graph(spec).lanes[i] for i, n in enumerate(spec.nodes) if n.op == "Dot"]
 
 
 def test_every_matmul_of_an_mlp_becomes_one_dot(rng, dots_only):
@@ -126,10 +127,9 @@ def test_a_convolution_fuses_and_matches_its_float_reference(rng):
 
 
 def _kinds(cx):
-    from luminair.verifier.graph.statement import node_kind
 
     spec = build_spec(cx)
-    return [node_kind(spec, i) for i, n in enumerate(spec.nodes) if n.op in ("Dot", "Constant")]
+    return [plan_graph(spec).kinds[i] for i, n in enumerate(spec.nodes) if n.op in ("Dot", "Constant")]
 
 
 K_DOT = 1072
@@ -142,7 +142,7 @@ def dots_only(monkeypatch):
     from luminair.prover.compile import fuse
     from luminair.verifier.graph import matmul
 
-    monkeypatch.setattr(matmul, "mat_plan", lambda spec, index: None)
+    monkeypatch.setattr(matmul, "mat_plan", lambda spec, index, lanes: None)
     monkeypatch.setattr(fuse, "_freivalds_serves", lambda graph, dot, k: False)  # so Dots are padded again
 
 
@@ -221,7 +221,6 @@ def test_a_convolution_the_freivalds_check_serves_is_not_padded_and_pools_need_n
     most, so the padded copy of the windows would only add rows. A 2x2 pool of stride 2 takes its
     windows as a view (a slice and a split of each axis): one copy (merging the window's two axes
     for the reduction) where overlapping windows need three."""
-    from luminair.verifier.graph.statement import node_kind
 
     cx = Graph()
     x = cx.input("x", (1, 3, 16, 16))
@@ -231,7 +230,7 @@ def test_a_convolution_the_freivalds_check_serves_is_not_padded_and_pools_need_n
     cx.compile(GenericCompiler(), stwo)
     assert "Dot padded" not in stwo.fused
     spec = build_spec(cx)
-    kinds = [node_kind(spec, i) for i in range(len(spec.nodes))]
+    kinds = [plan_graph(spec).kinds[i] for i in range(len(spec.nodes))]
     assert kinds.count("MatMul") == 1
     pool = next(i for i, n in enumerate(spec.nodes) if n.op == "MaxReduce")
     copy = spec.nodes[spec.nodes[pool].srcs[0][0]]

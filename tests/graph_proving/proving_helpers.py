@@ -142,7 +142,7 @@ def forge_instance_constants(cx: Graph, trace: Trace, settings: Settings, deltas
     for k, d in deltas.items():
         plan = settings.plans[k]
         seg = plan.segments[0]
-        mp = settings.spec.matmuls().get(seg.node) or settings.spec.pairs()[seg.node]
+        mp = settings.plan.matmuls.get(seg.node) or settings.plan.pairs[seg.node]
         offset, _ = gt._affine_rows(mp.out_view, seg.rows)
         edits.setdefault(seg.node, {})[int(offset[0])] = d
     values: dict[int, np.ndarray] = {}

@@ -12,6 +12,7 @@ from luminair.prover.air.graph_trace import accumulate_dot
 from luminair.prover.graph.error_bound import error_bound
 from luminair.verifier.fields import P
 from luminair.verifier.numeric import DOT_ACC_BOUND
+from luminair.verifier.graph.planner import plan_graph
 
 from proving_helpers import check, forge, prove_graph
 
@@ -26,7 +27,7 @@ def dots_only():
     from luminair.verifier.graph import matmul
 
     patch = pytest.MonkeyPatch()
-    patch.setattr(matmul, "mat_plan", lambda spec, index: None)
+    patch.setattr(matmul, "mat_plan", lambda spec, index, lanes: None)
     patch.setattr(fuse, "_freivalds_serves", lambda graph, dot, k: False)  # so Dots are padded again
     yield
     patch.undo()
@@ -328,7 +329,7 @@ def test_chunked_reads_need_enough_rows_and_whole_aligned_known_rows():
         cx = Graph()
         build(cx)
         cx.compile(GenericCompiler(), StwoCompiler())
-        return build_spec(cx).chunked()
+        return plan_graph(build_spec(cx)).chunked
 
     w = np.random.default_rng(3).uniform(-0.5, 0.5, (512, 512))
     big = chunked(lambda g: (g.input("x", (1, 512)) @ g.constant(w, "w")).output("y"))
@@ -360,7 +361,7 @@ def test_a_short_reduction_is_padded_to_whole_rows_exactly():
     padded = _conv()
     spec = build_spec(padded)
     (d,) = [i for i, n in enumerate(spec.nodes) if n.op == "Dot"]
-    assert spec.lanes(d) == 16 and len(spec.nodes[d].srcs) == 3
+    assert plan_graph(spec).lanes[d] == 16 and len(spec.nodes[d].srcs) == 3
     assert spec.nodes[d].srcs[0][1][-1] == 32  # the materialized windows, padded
     exact = padded.run(CONV_FEED, exact=True)["y"]
     import luminair.prover.compile.fuse as fuse
@@ -371,7 +372,7 @@ def test_a_short_reduction_is_padded_to_whole_rows_exactly():
         unpadded = _conv()
     finally:
         fuse._padded_length = original
-    assert [n.op for n in unpadded.nodes() if n.op.value == "Dot"] and build_spec(unpadded).lanes(
+    assert [n.op for n in unpadded.nodes() if n.op.value == "Dot"] and plan_graph(build_spec(unpadded)).lanes.__getitem__(
         [n.id for n in unpadded.nodes() if n.op.value == "Dot"][0]) == 1
     np.testing.assert_array_equal(exact, unpadded.run(CONV_FEED, exact=True)["y"])
     settings, trace, proof = prove_graph(padded, CONV_FEED)

@@ -17,7 +17,7 @@ import pytest
 
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.verifier.graph import mat_plans
-from luminair.verifier.graph import statement as graph_statement
+from luminair.verifier.graph import plan as graph_plan
 from proving_helpers import check, forge_instance_constants, matout_instances, prove_graph
 
 RNG = np.random.default_rng(24)
@@ -111,8 +111,8 @@ def many_instances():
     the planner allows (the splitting and merging thresholds lowered, for the prover and the
     verifier alike: a publisher-shaped layout)."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(graph_statement, "SPLIT_MIN_WASTE", 1)
-        mp.setattr(graph_statement, "SPLIT_MIN_PART", 1)
+        mp.setattr(graph_plan, "SPLIT_MIN_WASTE", 1)
+        mp.setattr(graph_plan, "SPLIT_MIN_PART", 1)
         mp.setattr(mat_plans, "COLUMN_CELLS", -(1 << 40))  # variants never merged
         cx = Graph()
         x = cx.input("x", (4, 16))
@@ -137,8 +137,8 @@ def test_random_constant_errors_across_instances_are_rejected(many_instances):
     assert any(settings.plans[k].component.split_w for k in ks) and any(settings.plans[k].component.bias for k in ks)
     rng = np.random.default_rng(9)
     with pytest.MonkeyPatch.context() as mp:  # the verifier derives the same layout
-        mp.setattr(graph_statement, "SPLIT_MIN_WASTE", 1)
-        mp.setattr(graph_statement, "SPLIT_MIN_PART", 1)
+        mp.setattr(graph_plan, "SPLIT_MIN_WASTE", 1)
+        mp.setattr(graph_plan, "SPLIT_MIN_PART", 1)
         mp.setattr(mat_plans, "COLUMN_CELLS", -(1 << 40))
         assert check(settings, forge_instance_constants(cx, trace, settings, {})).success
         for trial in range(6):

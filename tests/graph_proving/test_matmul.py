@@ -14,6 +14,7 @@ from luminair.prover.air.graph_trace import _affine_rows, main_columns
 from luminair.verifier.graph import matmul
 from luminair.verifier.graph.matmul import mat_plan
 from luminair.verifier.statement import build_statement
+from luminair.verifier.graph.planner import plan_graph
 
 from proving_helpers import check, forge, prove_exact, prove_graph
 
@@ -47,7 +48,7 @@ def case():
     assert check(settings, proof).success
     kinds = [p.kind for p in settings.plans]
     assert "MatIn" in kinds and "MatOut" in kinds and not any(k.startswith("Dot") for k in kinds)
-    mp = settings.spec.matmuls()[settings.plans[kinds.index("MatOut")].nodes[0]]
+    mp = settings.plan.matmuls[settings.plans[kinds.index("MatOut")].nodes[0]]
     assert (mp.lanes, mp.period_log, mp.m, mp.n) == (2, 6, 4, 6)  # K = 96: 48 rows of 2, padded to 2^6
     return cx, settings, trace, kinds.index("MatIn"), kinds.index("MatOut")
 
@@ -125,7 +126,7 @@ def test_a_wrong_high_limb_sum_is_rejected(case):
 def test_a_skipped_term_is_rejected(case):
     """out[1, 2] computed without k = 0: S_lo and S_hi both miss a[1, 0] w[0, 2]."""
     cx, settings, trace, ki, ko = case
-    mp = settings.spec.matmuls()[settings.plans[ko].nodes[0]]
+    mp = settings.plan.matmuls[settings.plans[ko].nodes[0]]
     w = np.round(W * (1 << settings.spec.scale_bits)).astype(np.int64)
 
     def edit(mi, cols):
@@ -158,7 +159,7 @@ def test_a_limb_split_outside_its_range_is_rejected(case):
     """a = lo + 256 hi with lo = a_lo + 256 and hi = a_hi - 1: the same value, the sums computed
     from that split consistently, but lo is not an 8-bit value (range8)."""
     cx, settings, trace, ki, ko = case
-    mp = settings.spec.matmuls()[settings.plans[ko].nodes[0]]
+    mp = settings.plan.matmuls[settings.plans[ko].nodes[0]]
     w = np.round(W * (1 << settings.spec.scale_bits)).astype(np.int64)
 
     def edit(mi, cols):
@@ -188,7 +189,7 @@ def test_an_accumulator_past_its_range_is_rejected(case):
 def test_an_input_value_other_than_the_graphs_is_rejected(case):
     """MatIn reads x[0, 0] + 1 (and the sums follow it): the data flow does not balance."""
     cx, settings, trace, ki, ko = case
-    mp = settings.spec.matmuls()[settings.plans[ko].nodes[0]]
+    mp = settings.plan.matmuls[settings.plans[ko].nodes[0]]
     w = np.round(W * (1 << settings.spec.scale_bits)).astype(np.int64)
 
     def edit(mi, cols):
@@ -397,8 +398,8 @@ def test_products_the_check_cannot_serve_stay_dots():
 
     spec = build_spec(cx)
     dots = [i for i, n in enumerate(spec.nodes) if n.op == "Dot"]
-    assert len(dots) == 3 and len(spec.pairs()) == 1 and len(spec.matmuls()) == 1
-    (mp,) = spec.matmuls().values()
+    assert len(dots) == 3 and len(plan_graph(spec).pairs) == 1 and len(plan_graph(spec).matmuls) == 1
+    (mp,) = plan_graph(spec).matmuls.values()
     assert (mp.k, mp.lanes, mp.period_log) == (1072, 2, 10)
 
     def plan(m, k, n, w):
@@ -406,7 +407,8 @@ def test_products_the_check_cannot_serve_stay_dots():
         (g.input("x", (m, k)) @ g.constant(np.full((k, n), w), "w")).output("y")
         g.compile(GenericCompiler(), StwoCompiler())
         spec = build_spec(g)
-        return mat_plan(spec, next(i for i, node in enumerate(spec.nodes) if node.op == "Dot"))
+        i = next(i for i, node in enumerate(spec.nodes) if node.op == "Dot")
+        return mat_plan(spec, i, plan_graph(spec).lanes[i])
 
     # the weights' bound: K 255 max|W| + 2^28 must stay below P
     assert plan(16, 256, 16, 7.9) is not None  # 256 * 255 * 7.9 * 2^10 + 2^28 < P: served
@@ -414,7 +416,7 @@ def test_products_the_check_cannot_serve_stay_dots():
     small = Graph()  # a short reduction: served, though a Dot's cells would be fewer
     (small.input("x", (1, 16)) @ small.constant(np.full((16, 4), 0.5), "w")).output("y")
     small.compile(GenericCompiler(), StwoCompiler())
-    assert build_spec(small).matmuls()
+    assert plan_graph(build_spec(small)).matmuls
 
 
 def test_the_freivalds_term_is_reported(case):
@@ -458,7 +460,7 @@ def public_case():
     # both operands in limbs, no Dot; the gradient (no bias) shares the MatOut with a bias
     assert "matoutbw" in names and "matoutw" not in names, names
     assert "matin2.n3+1" in names  # both products' A sides in one MatIn (their row counts differ)
-    plans = settings.spec.matmuls()
+    plans = settings.plan.matmuls
     assert (plans[3].a_input, plans[3].w_public, plans[5].a_input) == (0, True, 1)
     exact = cx.run(feed, exact=True)
     np.testing.assert_array_equal(np.array(res.outputs["g"]["values"]), exact["g"].reshape(-1))
@@ -491,7 +493,7 @@ def _forge_split(case, edit, expect_check, n_public_inputs=2):
         _limbs(cols, "out", 16, cols["out"] + (1 << 15))
         _limbs(cols, "rem", s, cols["rem"])
         for seg in settings.plans[ko].segments:  # MatOut rows in the product's order (out_view)
-            mp = settings.spec.matmuls().get(seg.node) or settings.spec.pairs()[seg.node]
+            mp = settings.plan.matmuls.get(seg.node) or settings.plan.pairs[seg.node]
             offsets, _ = _affine_rows(mp.out_view, seg.rows)
             claimed = public[n_public_inputs + outputs.index(seg.node)]
             for offset, v in zip(offsets, cols["out"][seg.start : seg.start + seg.rows]):
@@ -553,7 +555,7 @@ def merged_case():
     names = [p.component.name for p in settings.plans]
     assert names.count("matoutbw") == 1 and not any(n in names for n in ("matout", "matoutb", "matoutw")), names
     ko = names.index("matoutbw")
-    (seg,) = [seg for seg in settings.plans[ko].segments if not settings.spec.matmuls()[seg.node].w_public]
+    (seg,) = [seg for seg in settings.plans[ko].segments if not settings.plan.matmuls[seg.node].w_public]
     return (cx, settings, trace, None, ko), seg
 
 
@@ -615,7 +617,7 @@ def uneven_case():
     settings, trace = prove_exact(cx, feed, ("y", "u"))
     (k,) = [k for k, p in enumerate(settings.plans) if p.kind == "MatIn"]
     plan = settings.plans[k]
-    shapes = [(settings.spec.matmuls()[i].in_rows, settings.spec.matmuls()[i].period_log) for i in plan.nodes]
+    shapes = [(settings.plan.matmuls[i].in_rows, settings.plan.matmuls[i].period_log) for i in plan.nodes]
     assert plan.component.stride == 2 and sorted(shapes) == [(64, 5), (256, 6)], shapes
     short = next(i for i, (rows, _) in enumerate(shapes) if rows == 64)
     return cx, settings, trace, k, short
@@ -740,10 +742,10 @@ def test_zeroed_running_sums_are_rejected(pair_case, monkeypatch):
 @pytest.mark.parametrize("shape", [(4, 96, 6), (300, 8, 5), (1, 784, 128), (64, 10, 3)])
 def test_the_work_estimate_bounds_the_boundary_rows(shape):
     """budget.graph_work counts a checked product's boundary rows from its shapes before any is
-    listed: never fewer than plan_components lists."""
+    listed: never fewer than build_components lists."""
     from luminair.prover.air.graph_trace import build_spec
     from luminair.verifier.graph.mat_plans import mat_topology_cost
-    from luminair.verifier.graph.statement import plan_components
+    from luminair.verifier.graph.statement import build_components
 
     m, k, n = shape
     rng = np.random.default_rng(9)
@@ -753,12 +755,12 @@ def test_the_work_estimate_bounds_the_boundary_rows(shape):
     (cx.input("x", (m, k)) @ cx.constant(rng.uniform(-1, 1, (k, n)), "w")).output("y")
     cx.compile(GenericCompiler(), StwoCompiler())
     spec = build_spec(cx)
-    plans = plan_components(spec)
-    for i in [*spec.matmuls(), *spec.pairs()]:
+    plans = build_components(plan_graph(spec))
+    for i in [*plan_graph(spec).matmuls, *plan_graph(spec).pairs]:
         listed = sum(len(col) for p in plans if p.nodes == [i] and p.kind.startswith("Mat")
                      for col in p.component.sparse_columns.values())
-        assert 0 < listed <= mat_topology_cost(spec, i)
-    assert spec.pairs()
+        assert 0 < listed <= mat_topology_cost(spec, plan_graph(spec).product(i), i in plan_graph(spec).pairs)
+    assert plan_graph(spec).pairs
 
 
 def test_a_bias_other_than_the_graphs_is_rejected(case):

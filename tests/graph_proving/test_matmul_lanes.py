@@ -31,7 +31,7 @@ def _one_lane_case():
 def test_a_one_lane_product_proves_and_a_value_it_did_not_read_is_rejected():
     cx, settings, trace = _one_lane_case()
     k = component_index(settings, "MatIn")
-    assert settings.plans[k].component.name.startswith("matin1.") and settings.spec.matmuls()[2].lanes == 1
+    assert settings.plans[k].component.name.startswith("matin1.") and settings.plan.matmuls[2].lanes == 1
 
     assert check(settings, forge(cx, trace, settings, lambda main: None)).success  # the forger's baseline
 

@@ -11,9 +11,10 @@ from luminair.prover.proving import table_trees
 from luminair.prover.stark.prove import commit_preprocessed, prove_stark
 from luminair.verifier.fields import P
 from luminair.verifier.formats import ProofFile
-from luminair.verifier.graph import statement
+from luminair.verifier.graph import planner, statement
 from luminair.verifier.graph.components import HALF, RANGE16_MIN_LOG, limb_names
 from luminair.verifier.statement import build_statement
+from luminair.verifier.graph.planner import plan_graph
 from proving_helpers import check, component_index, forge, prove_exact, prove_graph
 
 RNG = np.random.default_rng(16)
@@ -22,7 +23,7 @@ TABLE = "table.range16"
 
 @pytest.fixture
 def wide(monkeypatch):
-    monkeypatch.setattr(statement, "RANGE16_MIN_LOG", 0)
+    monkeypatch.setattr(planner, "RANGE16_MIN_LOG", 0)
 
 
 def _mul_add():
@@ -49,14 +50,14 @@ def test_a_graph_as_tall_as_the_table_takes_16_bit_limbs():
     x = cx.input("x", (1 << RANGE16_MIN_LOG,))
     (x + x).output("y")
     cx.compile(GenericCompiler(), StwoCompiler())
-    plans = statement.plan_components(build_spec(cx))
+    plans = statement.build_components(plan_graph(build_spec(cx)))
     add = plans[[p.kind for p in plans].index("Add")].component
     assert add.limb_bits == 16 and "out_l0" in add.main_columns and "out_l1" not in add.main_columns
     small = Graph()
     y = small.input("x", (1 << (RANGE16_MIN_LOG - 2),))
     (y + y).output("y")
     small.compile(GenericCompiler(), StwoCompiler())
-    plans = statement.plan_components(build_spec(small))
+    plans = statement.build_components(plan_graph(build_spec(small)))
     assert all(p.component.limb_bits == 8 for p in plans)  # the table would be its tallest component
 
 
@@ -70,7 +71,7 @@ def test_an_honest_wide_proof_attests_what_the_narrow_one_does(wide, monkeypatch
     assert [c for c in mul.main_columns if "_l" in c] == ["out_l0", "rem_l0"]
     assert list(settings.topology[f"{TABLE}.value"]) == list(range(1 << 16))
     wide_out = check(settings, prove_graph(cx, feed, settings=settings)[2]).outputs["y"]["values"]
-    monkeypatch.setattr(statement, "RANGE16_MIN_LOG", RANGE16_MIN_LOG)
+    monkeypatch.setattr(planner, "RANGE16_MIN_LOG", RANGE16_MIN_LOG)
     narrow, _, proof = prove_graph(cx, feed)
     assert narrow.plans[component_index(narrow, "Mul")].component.limb_bits == 8
     assert check(narrow, proof).outputs["y"]["values"] == wide_out
@@ -131,7 +132,7 @@ def test_the_table_values_are_pinned_by_the_verifier(width, monkeypatch):
     out-of-range lookup: the LogUp sum balances, the column's difference constraint does not
     (range16 in a graph as tall as its table, range8 in a small one)."""
     if width == 16:
-        monkeypatch.setattr(statement, "RANGE16_MIN_LOG", 0)
+        monkeypatch.setattr(planner, "RANGE16_MIN_LOG", 0)
     table = f"table.range{width}"
     cx = Graph()
     a, b = cx.input("a", (4, 4)), cx.input("b", (4, 4))

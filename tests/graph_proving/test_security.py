@@ -10,6 +10,7 @@ from luminair.verifier.errors import ConfigError
 from luminair.verifier.formats import read_proof_file
 from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.verifier.security import soundness_terms, union_bits
+from luminair.verifier.graph.planner import plan_graph
 from proving_helpers import prove_graph
 
 
@@ -140,7 +141,7 @@ def test_the_examples_reach_96_bits_by_the_union_bound_at_the_default_preset(exa
     from luminair.prover.onnx import load_onnx
     from luminair.prover.proving import choose_config
     from luminair.verifier.config import at_blowup
-    from luminair.verifier.graph.statement import build_graph_air, public_term_count
+    from luminair.verifier.graph.statement import build_graph_air
 
     cx = load_onnx(Path(__file__).resolve().parents[2] / "examples" / example / "network.onnx")
     cx.compile(GenericCompiler(), StwoCompiler())
@@ -148,7 +149,7 @@ def test_the_examples_reach_96_bits_by_the_union_bound_at_the_default_preset(exa
     cfg = choose_config(spec, "default")
     assert cfg == at_blowup(PRESETS["default"], cfg.log_blowup) and cfg.security_bits == 97
     air, plans = build_graph_air(spec, cfg.log_blowup)
-    terms = soundness_terms(cfg, air, public_term_count(spec, plans))
+    terms = soundness_terms(cfg, air, plan_graph(spec).public_terms())
     assert 96 <= union_bits(terms) < min(terms.values())
 
 
@@ -180,12 +181,11 @@ def test_a_relation_at_the_entry_bound_is_refused_by_the_verifier_and_the_prover
     relation plus the public terms, verify refuses it by name, and gen_settings refuses to make it."""
     from luminair.prover.proving import ProverError
     from luminair.verifier.air import framework
-    from luminair.verifier.graph.statement import public_term_count
 
     settings, proof = default_proof
     counts = settings.air.entry_counts()
     rel = max(counts, key=counts.get)
-    limit = counts[rel] + public_term_count(settings.spec, settings.plans)
+    limit = counts[rel] + settings.plan.public_terms()
     monkeypatch.setattr(framework, "MAX_RELATION_ENTRIES", limit + 1)
     assert verify(proof.data, settings.data).success
     monkeypatch.setattr(framework, "MAX_RELATION_ENTRIES", limit)

@@ -9,6 +9,7 @@ from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.verifier import verify
 from luminair.verifier.formats import read_proof_file
 from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
+from luminair.verifier.graph.planner import plan_graph
 
 from proving_helpers import check, prove_graph
 
@@ -152,7 +153,7 @@ def test_a_topology_over_the_verifier_budget_is_refused_before_any_work():
     # refused by the file-level work budget (verifier/budget.py) or, past it, by the topology's own
     assert r.check in ("work budget", "malformed file") and "budget" in r.error_message, r.error_message
     from luminair.verifier.errors import FormatError
-    from luminair.verifier.graph.statement import plan_components
+    from luminair.verifier.graph.statement import build_components
 
     with pytest.raises(FormatError, match="work budget"):
-        plan_components(read_settings(settings).body)
+        build_components(plan_graph(read_settings(settings).body))

@@ -1,12 +1,12 @@
 """A kind whose padding would waste many rows is split into several component instances, by the
-verifier's own rule (statement.split_parts); proofs of split graphs verify and are checked as
+verifier's own rule (plan.split_parts); proofs of split graphs verify and are checked as
 strictly as any other."""
 
 import numpy as np
 
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
-from luminair.verifier.graph import statement
-from luminair.verifier.graph.statement import split_parts
+from luminair.verifier.graph import plan as statement
+from luminair.verifier.graph.plan import split_parts
 
 from proving_helpers import check, forge, prove_graph
 

@@ -24,13 +24,14 @@ Rows past the real ones (padding) hold valid dummy computations and take part in
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..air.framework import (
     HEADS, AirDefinitionError, Component, GeometricColumn, RunningColumn, constrain_geometric, constrain_running,
 )
 from ..fields import P, QM31
-from ..numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_BITS
+from ..numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_BITS, erf_saturation, nonzero_start
 from .topology import DOT_LANE_CHOICES, KNOWN_LANES
 
 DATA = "data"
@@ -46,6 +47,10 @@ RANGE16 = "range16"
 RANGE16_MIN_LOG = 16
 WeightColumns = Callable[[dict[str, QM31]], dict[str, tuple[int, list[QM31]]]]  # challenges -> MatIn's periodic columns
 HALF = 1 << (VALUE_BITS - 1)  # 2^15: shifts a 16-bit signed value to [0, 2^16)
+# MatOut's limb sums (graph/matmul.py): |S_hi| < 2^22; S_lo + 2^28 and the total + 2^28 in [0, 2^29)
+HI_BOUND = 1 << 22
+S_BITS = 29
+HI_BITS = 23
 
 
 def limb_names(prefix: str, bits: int, width: int = 8) -> list[str]:
@@ -99,6 +104,12 @@ class GraphComponent(Component):
         self.sparse_columns: dict[str, dict[int, int]] = {}
         self.anchors: dict[str, int] = {}
         self.main_columns = self.op_columns + range_limbs(self.ranges)
+
+    def set_topology(self, patterns: dict[str, Any]) -> None:
+        """Every topology column's sparse difference column and anchor, from its ColumnPattern
+        (verifier/graph/topology.py)."""
+        for col in self.topology_kinds():
+            self.sparse_columns[f"d.{col}"], self.anchors[col] = patterns[col].sparse()
 
     def use_limbs(self, width: int) -> None:
         """Range-check with limbs of `width` bits (8 or 16: RANGE16_MIN_LOG)."""
@@ -352,8 +363,6 @@ class Exp2Component(GraphComponent):
     ranges = (("under", 16),)
 
     def evaluate_op(self, ev: Any) -> None:
-        from ..numeric import nonzero_start
-
         table = self.tables[0]
         x, y, c = ev.main("x"), ev.main("y"), ev.main("c")
         self.consume(ev, 0, x)
@@ -384,8 +393,6 @@ class ErfComponent(GraphComponent):
     ranges = (("under", 16), ("over", 16))
 
     def evaluate_op(self, ev: Any) -> None:
-        from ..numeric import erf_saturation
-
         h, one = erf_saturation(self.s), 1 << self.s
         x, y, lo, hi = ev.main("x"), ev.main("y"), ev.main("lo"), ev.main("hi")
         self.consume(ev, 0, x)
@@ -417,8 +424,6 @@ class ExpErfComponent(MergedKindsComponent):
     ranges = (("under", 16), ("over", 16))
 
     def evaluate_op(self, ev: Any) -> None:
-        from ..numeric import erf_saturation, nonzero_start
-
         h, one, start = erf_saturation(self.s), 1 << self.s, nonzero_start("exp", self.s)
         x, y, lo, hi = ev.main("x"), ev.main("y"), ev.main("lo"), ev.main("hi")
         q = self.t(ev, "q")
@@ -791,16 +796,37 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
     "SumMaxReduce": SumMaxReduceComponent,
 }
 
-# Component order in the AIR: fixed, independent of the graph.
-DOT_KINDS = tuple(
-    f"Dot{w}{lanes}{b}{c}{d}" for w in ("", "W") for lanes in DOT_LANE_CHOICES for b in ("", "B")
-    for c in ("", "C") for d in ("", "D")
-    if (not (c or d) or lanes % KNOWN_LANES == 0) and not (w and d)
-)  # W: weights taken directly (topology.direct_weight_reads); B: with a bias input; C: operand 0 in
-#    whole known rows (topology.chunked_reads)
+@dataclass(frozen=True)
+class DotVariant:
+    """What the planner decided for a Dot (verifier/graph/planner.py): weights read directly from
+    the verifier's terms (topology.direct_weight_reads), products a row, a bias input, and which
+    operands are read in whole known rows (topology.chunked_reads)."""
+
+    direct: bool
+    lanes: int
+    bias: bool
+    chunked_a: bool = False
+    chunked_b: bool = False
+
+    @property
+    def key(self) -> str:
+        """The kind's name ("DotW8B"): its place in COMPONENT_ORDER."""
+        return (f"Dot{'W' if self.direct else ''}{self.lanes}{'B' if self.bias else ''}"
+                f"{'C' if self.chunked_a else ''}{'D' if self.chunked_b else ''}")
+
+
+# Component order in the AIR: fixed, independent of the graph. A chunked read takes whole known
+# rows (lanes a multiple of KNOWN_LANES); direct weights are never chunked.
+DOT_VARIANTS = {
+    v.key: v
+    for v in (DotVariant(w, lanes, b, c, d) for w in (False, True) for lanes in DOT_LANE_CHOICES for b in (False, True)
+              for c in (False, True) for d in (False, True))
+    if (not (v.chunked_a or v.chunked_b) or v.lanes % KNOWN_LANES == 0) and not (v.direct and v.chunked_b)
+}
 COMPONENT_ORDER = (
     "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
-    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "SumMaxReduce", "Relu", "Exp", "Erf", "ExpErf", *DOT_KINDS,
+    "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "SumMaxReduce", "Relu", "Exp", "Erf", "ExpErf",
+    *DOT_VARIANTS,
 )  # fmt: skip
 
 
@@ -809,10 +835,9 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
         return KnownComponent(log_size, scale_bits)
     if kind == "PrivateInput":
         return PrivateInputComponent(log_size, scale_bits)
-    if kind in DOT_KINDS:
-        lanes = int("".join(ch for ch in kind if ch.isdigit()))
-        tail = kind[3:]
-        return DotComponent(log_size, scale_bits, lanes, tail.startswith("W"), "B" in tail, ("C" in tail, "D" in tail))
+    v = DOT_VARIANTS.get(kind)
+    if v is not None:
+        return DotComponent(log_size, scale_bits, v.lanes, v.direct, v.bias, (v.chunked_a, v.chunked_b))
     return OP_COMPONENTS[kind](log_size, scale_bits)
 
 
@@ -894,8 +919,6 @@ class MatOutComponent(GraphComponent):
     term is -mu u r (S_ll + lambda S_hl + lambda2 S_lh + lambda lambda2 S_hh)."""
 
     def __init__(self, log_size: int, scale_bits: int, tag: str, bias: bool, split_w: bool = False) -> None:
-        from .matmul import HI_BITS, S_BITS
-
         self.bias = bias
         self.split_w = split_w
         self.n_inputs = 1 if bias else 0
@@ -930,8 +953,6 @@ class MatOutComponent(GraphComponent):
         return kinds
 
     def evaluate_op(self, ev: Any) -> None:
-        from .matmul import HI_BITS, HI_BOUND, S_BITS
-
         for name, col in self.aux_columns.items():
             assert isinstance(col, GeometricColumn)
             constrain_geometric(ev, name, col)

@@ -1,88 +1,94 @@
 """The components of the Freivalds-checked matrix products (graph/matmul.py): MatIn and MatOut for
-known weights, MatPair and MatOut for two computed operands, with their topology derived from the
-graph like every other component's, and the bound on their boundary rows for the work budget."""
+known weights, MatPair and MatOut for two computed operands. The planner (graph/planner.py) groups
+the products into instances with the functions here (variant_instances, operand_instances); the
+builders below derive each instance's topology from the graph like every other component's."""
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import StatementError
 from ..air.framework import HEADS
 from ..fields import QM31, QONE, QZERO, q_pow
 from ..numeric import from_field
-from .plan import ComponentPlan, log_size_of, set_topology
+from .components import MatInComponent, MatOutComponent, MatPairComponent, mat_challenges
+from .matmul import MatPlan, PairPlan, weight_rows, weight_vector
+from .plan import ComponentPlan, Instance, component_cells, log_size_of, padded_rows, split_parts
 from .spec import GraphSpec
 from .topology import ColumnPattern, Segment, layout_segments, node_bases, view_columns, view_cost
 
+if TYPE_CHECKING:  # (the planner groups the products with the functions here)
+    from .planner import GraphPlan
 
-def mat_topology_cost(spec: GraphSpec, index: int) -> int:
-    """An upper bound on the boundary rows mat_component_plans derives for a Freivalds-checked
-    product, from its shapes alone (budget.graph_work; plan_components checks the real count); 8 of
-    them for where its rows meet another node's in the MatOut they share."""
-    if index in spec.pairs():
-        pp = spec.pairs()[index]
+
+def mat_topology_cost(spec: GraphSpec, mp: Any, is_pair: bool) -> int:
+    """An upper bound on the boundary rows the builders derive for a Freivalds-checked product
+    (a MatPlan or PairPlan), from its shapes alone (what the work budget charges); 8 of them for
+    where its rows meet another node's in the MatOut they share."""
+    if is_pair:
+        pp = mp
         cost = 16 + view_cost(pp.a_view, pp.pair_rows) + view_cost(pp.b_view, pp.pair_rows)
-        cost += 3 * (_padded_rows(pp.pair_rows) // pp.groups_rows) + pp.k + 4  # first, last, kstart
-        mp = pp
+        cost += 3 * (padded_rows(pp.pair_rows) // pp.groups_rows) + pp.k + 4  # first, last, kstart
     else:
-        mp = spec.matmuls()[index]
-        cost = 16 + view_cost(mp.a_view, mp.in_rows) + (_padded_rows(mp.in_rows) >> mp.period_log)  # first
+        cost = 16 + view_cost(mp.a_view, mp.in_rows) + (padded_rows(mp.in_rows) >> mp.period_log)  # first
     cost += view_cost(mp.out_view, mp.out_rows) + mp.m + 2 + 8
     if mp.bias is not None:
         cost += view_cost(mp.bias, mp.out_rows)
     return cost
 
 
-def _padded_rows(rows: int) -> int:
-    return 1 << log_size_of(rows)
-
-
-def mat_component_plans(spec: GraphSpec, indices: list[int]) -> list[ComponentPlan]:
-    """The components of the checked products `indices` (graph order): the MatIn and MatPair
-    components, each holding the nodes of one MatOut, one width and one row count (and period),
-    interleaved;
-    then the MatOut instances their outputs share, one per variant (bias, public weights), split
-    like the op kinds when padding would waste much (statement.split_parts)."""
-    from .components import MatOutComponent
-    from .statement import split_parts
-
+def mat_variant_instances(
+    spec: GraphSpec, products: Mapping[int, Any], indices: list[int]
+) -> list[tuple[tuple[bool, bool], list[int]]]:
+    """The checked products' variants (bias, weights in limbs), some merged (_merged_variants):
+    ((bias, split_w), the nodes in graph order) per MatOut variant."""
     variants: dict[tuple[bool, bool], list[int]] = {}
     for i in indices:
-        mp = _product(spec, i)
+        mp = products[i]
         variants.setdefault((mp.bias is not None, mp.w_public), []).append(i)
-    share: dict[int, tuple[str, int]] = {}  # node -> (its MatOut's tag, the groups before its own)
-    outs = []
-    for (bias, split_w), nodes in _merged_variants(spec, variants):
-        done = 0
-        for part, count in enumerate(split_parts([_product(spec, i).out_rows for i in nodes])):
-            members, done = nodes[done : done + count], done + count
-            tag = MatOutComponent.tag(bias, split_w, part)
-            groups = 0
-            for i in members:
-                share[i] = (tag, groups)
-                groups += _product(spec, i).out_rows // _product(spec, i).n
-            outs.append(_mat_out_plan(spec, members, tag, bias, split_w))
+    return _merged_variants(spec, products, variants)
+
+
+def operand_instances(
+    spec: GraphSpec, matmuls: Mapping[int, MatPlan], pairs: Mapping[int, PairPlan], indices: list[int],
+    share: dict[int, tuple[str, int]],
+) -> list[Instance]:
+    """The MatIn and MatPair instances: the nodes of one MatOut (`share`: node -> its MatOut's tag
+    and the groups before its own), one width and one row count (and period), interleaved."""
     operands: dict[tuple, list[int]] = {}
     for i in indices:
-        if i in spec.matmuls():
-            mp = spec.matmuls()[i]
+        if i in matmuls:
+            mp = matmuls[i]
             key: tuple = ("MatIn", share[i][0], mp.w_public, mp.lanes)
         else:
-            pp = spec.pairs()[i]
+            pp = pairs[i]
             key = ("MatPair", share[i][0], pp.la, pp.lb, log_size_of(pp.pair_rows))
         operands.setdefault(key, []).append(i)
-    plans = []
+    out = []
     for key, nodes in operands.items():
-        node_groups = _mat_in_groups(spec, nodes) if key[0] == "MatIn" else [
+        kind, tag = key[0], key[1]
+        groups = _mat_in_groups(matmuls, nodes) if kind == "MatIn" else [
             nodes[at : at + MAX_INTERLEAVED] for at in range(0, len(nodes), MAX_INTERLEAVED)]
-        for group in node_groups:
-            offsets = [share[i][1] for i in group]
-            plans.append((_mat_in_plan if key[0] == "MatIn" else _pair_plan)(spec, group, key[1], offsets))
-    return plans + outs
+        for group in groups:
+            s = 1 << (len(group) - 1).bit_length()
+            if kind == "MatIn":
+                mps = [matmuls[i] for i in group]
+                local_log = max(log_size_of(mp.in_rows) for mp in mps)  # every node's slot: the largest
+                name = f"matin{mps[0].lanes}.n{group[0]}"
+                rows, split_w = sum(mp.in_rows for mp in mps), mps[0].w_public
+            else:
+                pps = [pairs[i] for i in group]
+                local_log = log_size_of(pps[0].pair_rows)
+                name = f"matpair{pps[0].la}x{pps[0].lb}.n{group[0]}"
+                rows, split_w = sum(pp.pair_rows for pp in pps), True
+            name += f"+{len(group) - 1}" if len(group) > 1 else ""
+            out.append(Instance(kind, name, tuple(group), rows, local_log + s.bit_length() - 1, 0, tag=tag,
+                                offsets=tuple(share[i][1] for i in group), split_w=split_w))
+    return out
 
 
-def _mat_in_groups(spec: GraphSpec, nodes: list[int]) -> list[list[int]]:
+def _mat_in_groups(matmuls: Mapping[int, MatPlan], nodes: list[int]) -> list[list[int]]:
     """The MatIn components of products with one MatOut and one lane count: nodes of one row count
     and period together (up to MAX_INTERLEAVED), then a group joins the one before it (largest
     slots first) where that saves more than COLUMN_CELLS rows (a node's slot takes the largest
@@ -90,25 +96,25 @@ def _mat_in_groups(spec: GraphSpec, nodes: list[int]) -> list[list[int]]:
     ones repeated) and the periodic column stays as long as the budget pays for."""
 
     def rows(group: list[int]) -> int:
-        local = max(_padded_rows(spec.matmuls()[i].in_rows) for i in group)
+        local = max(padded_rows(matmuls[i].in_rows) for i in group)
         return (1 << (len(group) - 1).bit_length()) * local
 
     def periodic_fits(group: list[int]) -> bool:
         # the verifier evaluates v over S 2^p values a lane, which the work budget pays for through
         # the nodes' K (budget.graph_work): a group stays within 4 sum K, as one of a single shape
         # does (2^p < 2 K / L, S < 2 nodes)
-        mps = [spec.matmuls()[i] for i in group]
+        mps = [matmuls[i] for i in group]
         values = (1 << (len(group) - 1).bit_length()) * (1 << max(mp.period_log for mp in mps)) * mps[0].lanes
         return values <= 4 * sum(mp.k for mp in mps)
 
     by_shape: dict[tuple[int, int], list[int]] = {}
     for i in nodes:
-        mp = spec.matmuls()[i]
+        mp = matmuls[i]
         by_shape.setdefault((log_size_of(mp.in_rows), mp.period_log), []).append(i)
     groups = [g[at : at + MAX_INTERLEAVED] for g in by_shape.values() for at in range(0, len(g), MAX_INTERLEAVED)]
     # one pass, largest slots first, each group joining the one before when that pays: linear in
     # the groups (a hostile settings.bin may hold hundreds of shapes; the verifier runs this too)
-    groups.sort(key=lambda g: (-max(_padded_rows(spec.matmuls()[i].in_rows) for i in g), g[0]))
+    groups.sort(key=lambda g: (-max(padded_rows(matmuls[i].in_rows) for i in g), g[0]))
     out: list[list[int]] = []
     for group in groups:
         if out:
@@ -127,24 +133,24 @@ def _mat_in_groups(spec: GraphSpec, nodes: list[int]) -> list[list[int]]:
 COLUMN_CELLS = 1 << 15
 
 
-def _merged_variants(spec: GraphSpec, variants: dict[tuple[bool, bool], list[int]]) -> list[tuple[tuple[bool, bool], list[int]]]:
+def _merged_variants(
+    spec: GraphSpec, products: Mapping[int, Any], variants: dict[tuple[bool, bool], list[int]]
+) -> list[tuple[tuple[bool, bool], list[int]]]:
     """The MatOut instances of the variants (bias, public weights in limbs), some merged: a MatOut
     with a bias serves products without one (bias 0, read nowhere) and one with four limb sums
     serves products of whole weights (the W-high sums 0, which their MatIn's terms, free of lambda2,
     force). Of every grouping (at most four variants), the one of least cells + COLUMN_CELLS x
     columns; nodes keep graph order within an instance."""
-    from .statement import split_parts
-
     keys = sorted(variants)
 
     def cost(group: list[tuple[bool, bool]]) -> tuple[tuple[bool, bool], int]:
         variant = (any(b for b, _ in group), any(w for _, w in group))
         nodes = sorted(i for key in group for i in variants[key])
-        rows = [_product(spec, i).out_rows for i in nodes]
+        rows = [products[i].out_rows for i in nodes]
         parts = split_parts(rows)
         padded, done = 0, 0
         for count in parts:
-            padded += _padded_rows(sum(rows[done : done + count]))
+            padded += padded_rows(sum(rows[done : done + count]))
             done += count
         width = _mat_out_width(spec.scale_bits, *variant)
         return variant, width * (padded + COLUMN_CELLS * len(parts))
@@ -181,9 +187,6 @@ def _partitions(items: list[Any]) -> list[list[list[Any]]]:
 @lru_cache(maxsize=None)
 def _mat_out_width(scale_bits: int, bias: bool, split_w: bool) -> int:
     """Committed columns of a MatOut row of one variant."""
-    from .components import MatOutComponent
-    from .summary import component_cells
-
     comp = MatOutComponent(4, scale_bits, "w", bias, split_w)
     empty: dict[int, int] = {}
     comp.sparse_columns = {f"d.{col}": empty for col in comp.topology_columns()} | {"first": empty}
@@ -192,10 +195,6 @@ def _mat_out_width(scale_bits: int, bias: bool, split_w: bool) -> int:
 
 
 MAX_INTERLEAVED = 32  # nodes a MatIn or MatPair component holds at most
-
-
-def _product(spec: GraphSpec, index: int) -> Any:
-    return spec.matmuls().get(index) or spec.pairs()[index]
 
 
 def _interleave(comp: Any, per_node: list[dict[str, ColumnPattern]]) -> None:
@@ -228,14 +227,12 @@ def _heads(challenges: dict[str, QM31], mu: str, offsets: list[int], s: int) -> 
     return s.bit_length() - 1, [q_pow(challenges[mu], o) for o in offsets] + [QONE] * (s - len(offsets))
 
 
-def _mat_in_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]) -> ComponentPlan:
+def build_mat_in(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
     """The MatIn component of Freivalds-checked products that share a MatOut, their rows
     interleaved (graph/matmul.py), with the topology derived from the graph like every other
     component's."""
-    from .components import MatInComponent, mat_challenges
-    from .matmul import weight_rows, weight_vector
-
-    mps = [spec.matmuls()[i] for i in nodes]
+    spec, nodes, tag, offsets = plan.spec, list(inst.nodes), inst.tag, list(inst.offsets)
+    mps = [plan.matmuls[i] for i in nodes]
     lanes, split_w = mps[0].lanes, mps[0].w_public
     names = mat_challenges(tag, split_w)
     local_log = max(log_size_of(mp.in_rows) for mp in mps)  # every node's slot: the largest
@@ -247,7 +244,7 @@ def _mat_in_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]
     def node_v(index: int, mp: Any, challenges: dict[str, QM31]) -> list[QM31]:
         w_node = spec.nodes[index].srcs[1 - mp.a_input][0]
         if mp.w_public:  # the proof's public values, bound by graph_statement
-            public = spec.__dict__.get("_public_values", {}).get(w_node)
+            public = plan.public_values.get(w_node)
             if public is None:
                 raise StatementError(f"node {index}: its weights are a public input with no values bound")
             w = weight_rows(spec, mp, [from_field(v) for v in public])
@@ -285,46 +282,44 @@ def _mat_in_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]
     # each node's groups start every 2^p_i rows of its own (padded) rows; past them, none (its
     # padding to the slot adds nothing and keeps its counter)
     comp.sparse_columns["first"] = _strided(
-        [{r: 1 for r in range(0, _padded_rows(mp.in_rows), 1 << mp.period_log)} for mp in mps], s)
+        [{r: 1 for r in range(0, padded_rows(mp.in_rows), 1 << mp.period_log)} for mp in mps], s)
     segs = [Segment(index, i, mp.in_rows) for i, (index, mp) in enumerate(zip(nodes, mps))]  # start: the slot
-    return ComponentPlan("MatIn", list(nodes), sum(mp.in_rows for mp in mps), comp, segs)
+    return ComponentPlan("MatIn", list(nodes), sum(mp.in_rows for mp in mps), comp, segs, inst)
 
 
-def _mat_out_plan(spec: GraphSpec, indices: list[int], tag: str, bias: bool, split_w: bool) -> ComponentPlan:
+def build_mat_out(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
     """MatOut: one row per output element of each checked product (MatPlan or PairPlan), the nodes'
     rows one after another."""
-    from .components import MatOutComponent
-
+    spec, indices, tag, bias = plan.spec, list(inst.nodes), inst.tag, inst.bias
     bases = node_bases(spec)
-    segs = layout_segments(spec, indices, lambda i: _product(spec, i).out_rows)
+    segs = layout_segments(indices, lambda i: plan.product(i).out_rows)
     total = sum(seg.rows for seg in segs)
-    comp_out = MatOutComponent(log_size_of(total), spec.scale_bits, tag, bias, split_w)
+    comp_out = MatOutComponent(log_size_of(total), spec.scale_bits, tag, bias, inst.split_w)
     n_out = 1 << comp_out.log_size
     pats = {"is_real": ColumnPattern("step", n_out), "addr": ColumnPattern("affine", n_out)}
     if bias:
         pats["in0_addr"], pats["in0_real"] = ColumnPattern("affine", n_out), ColumnPattern("step", n_out)
     first: dict[int, int] = {}
     for seg in segs:
-        mp = _product(spec, seg.node)
+        mp = plan.product(seg.node)
         pats["is_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
         view_columns(mp.out_view, bases[seg.node], seg.rows, n_out, seg.start, pats["addr"])
         if mp.bias is not None:
             src = spec.nodes[seg.node].srcs[2][0]
             view_columns(mp.bias, bases[src], seg.rows, n_out, seg.start, pats["in0_addr"], pats["in0_real"])
         first.update((r, 1) for r in range(seg.start, seg.start + seg.rows, mp.n))
-    set_topology(comp_out, pats)
+    comp_out.set_topology(pats)
     if total < n_out:
         first[total] = 1  # the padding rows: one more group
     comp_out.sparse_columns["first"] = first
-    return ComponentPlan("MatOut", list(indices), total, comp_out, segs)
+    return ComponentPlan("MatOut", list(indices), total, comp_out, segs, inst)
 
 
-def _pair_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]) -> ComponentPlan:
+def build_mat_pair(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
     """The MatPair component of Freivalds-checked products of two computed operands that share a
     MatOut, their rows interleaved."""
-    from .components import MatPairComponent, mat_challenges
-
-    pps = [spec.pairs()[i] for i in nodes]
+    spec, nodes, tag, offsets = plan.spec, list(inst.nodes), inst.tag, list(inst.offsets)
+    pps = [plan.pairs[i] for i in nodes]
     local_log = log_size_of(pps[0].pair_rows)
     n_local = 1 << local_log
     s = 1 << (len(nodes) - 1).bit_length()
@@ -359,4 +354,7 @@ def _pair_plan(spec: GraphSpec, nodes: list[int], tag: str, offsets: list[int]) 
     comp.sparse_columns["kstart"] = _strided(kstarts, s)
     comp.sparse_columns["last"] = _strided(lasts, s)
     segs = [Segment(index, i, pp.pair_rows) for i, (index, pp) in enumerate(zip(nodes, pps))]  # start: the slot
-    return ComponentPlan("MatPair", list(nodes), sum(pp.pair_rows for pp in pps), comp, segs)
+    return ComponentPlan("MatPair", list(nodes), sum(pp.pair_rows for pp in pps), comp, segs, inst)
+
+
+MAT_BUILDERS = {"MatIn": build_mat_in, "MatPair": build_mat_pair, "MatOut": build_mat_out}

@@ -40,10 +40,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import mul
-from typing import Any
+from typing import Any, Mapping
 
 from ..fields import QM31, P, q_add, q_mul
 from ..numeric import DOT_ACC_BOUND
+from .components import HI_BOUND
 from .spec import CONTRACT, GraphSpec
 from .topology import AffineView, ViewError, affine_view
 
@@ -60,9 +61,6 @@ MAT_ROWS = 1 << 14
 MAT_SMALL_ROWS = 1 << 12
 MAX_PERIOD_LOG = 20
 LO_BITS = 8  # a = lo + 2^8 hi
-HI_BOUND = 1 << 22  # |S_hi| < 2^22
-S_BITS = 29  # S_lo + 2^28 and the total + 2^28 in [0, 2^29)
-HI_BITS = 23
 MAX_N = 1 << 18  # weight_vector's packed sums stay exact
 
 
@@ -146,8 +144,9 @@ def known_weights_fit(k: int, max_w: int) -> bool:
     return k * 255 * max_w + DOT_ACC_BOUND < P and k * 128 * max_w + HI_BOUND < P
 
 
-def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
-    """The MatIn / MatOut plan of a Dot node, or None if it is proven as a Dot."""
+def mat_plan(spec: GraphSpec, index: int, dot_lanes: int) -> MatPlan | None:
+    """The MatIn / MatOut plan of a Dot node, or None if it is proven as a Dot (of `dot_lanes`
+    lanes, whose cells the check must beat)."""
     node = spec.nodes[index]
     if node.op not in CONTRACT:
         return None
@@ -190,7 +189,7 @@ def mat_plan(spec: GraphSpec, index: int) -> MatPlan | None:
         if not known_weights_fit(k, max(max(values), -min(values))):
             return None
     n = _prod([av.sizes[d] for d in n_axes])
-    if not freivalds_pays(m, n, k, spec.lanes(index), public):
+    if not freivalds_pays(m, n, k, dot_lanes, public):
         return None
     a_view = AffineView(
         [av.sizes[d] for d in m_axes] + [1 << p],
@@ -257,13 +256,9 @@ def _output_views(node: Any, sizes: list[int], axis: int, order: list[int]) -> t
     return out_view, bv.permute(tuple(pos[d] for d in order))
 
 
-def mat_plans(spec: GraphSpec) -> dict[int, MatPlan]:
-    return _every_plan(spec, mat_plan)
-
-
-def _every_plan(spec: GraphSpec, plan_of: Any) -> dict[int, Any]:
-    """node -> its plan, for every node `plan_of(spec, node)` gives one."""
-    plans = {i: plan_of(spec, i) for i in range(len(spec.nodes))}
+def mat_plans(spec: GraphSpec, lanes: Mapping[int, int]) -> dict[int, MatPlan]:
+    """Dot node -> its MatPlan, for the Dots the check serves (`lanes`: every Dot's lanes)."""
+    plans = {i: mat_plan(spec, i, n) for i, n in lanes.items()}
     return {i: plan for i, plan in plans.items() if plan is not None}
 
 
@@ -359,9 +354,10 @@ def pair_cells(plan_rows: int, la: int, lb: int, out_rows: int) -> int:
     return _padded(plan_rows) * (8 * (la + lb) + 30) + _padded(out_rows) * 110
 
 
-def pair_plan(spec: GraphSpec, index: int) -> PairPlan | None:
+def pair_plan(spec: GraphSpec, index: int, dot_lanes: int) -> PairPlan | None:
+    """The MatPair / MatOut plan of a Dot of two computed operands, or None (a Dot of `dot_lanes`)."""
     node = spec.nodes[index]
-    if node.op not in CONTRACT or index in spec.matmuls():
+    if node.op not in CONTRACT:
         return None
     try:
         av = affine_view(node.srcs[0][1], node.srcs[0][2])
@@ -395,7 +391,7 @@ def pair_plan(spec: GraphSpec, index: int) -> PairPlan | None:
     if la > MAX_MAT_LANES or lb > MAX_MAT_LANES or n > MAX_N:
         return None
     bn = _prod([av.sizes[d] for d in b_axes])
-    if pair_cells(k * bn * r, la, lb, bn * m * n) >= dot_cells(bn * m * n * k, spec.lanes(index)):
+    if pair_cells(k * bn * r, la, lb, bn * m * n) >= dot_cells(bn * m * n * k, dot_lanes):
         return None
     a_view = AffineView([k] + [av.sizes[d] for d in b_axes] + [r],
                         [av.strides[axis]] + [av.strides[d] for d in b_axes] + [av.strides[ma] * la],
@@ -411,5 +407,7 @@ def pair_plan(spec: GraphSpec, index: int) -> PairPlan | None:
                     bias, bn, m, n, ma, na)
 
 
-def pair_plans(spec: GraphSpec) -> dict[int, PairPlan]:
-    return _every_plan(spec, pair_plan)
+def pair_plans(spec: GraphSpec, lanes: Mapping[int, int], matmuls: set[int]) -> dict[int, PairPlan]:
+    """Dot node -> its PairPlan, for the Dots not checked against a known operand (`matmuls`)."""
+    plans = {i: pair_plan(spec, i, n) for i, n in lanes.items() if i not in matmuls}
+    return {i: plan for i, plan in plans.items() if plan is not None}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import struct
 
 from ..errors import FormatError
@@ -356,3 +357,11 @@ def pieces_indices(pieces: list[AffineView]) -> list[int]:
     for v in reversed(pieces[:-1]):
         idx = _map_back(v, idx)
     return idx
+
+
+def model_digest(spec: GraphSpec) -> bytes:
+    """The model's identity: BLAKE2s of the graph body without the publisher's labels (title,
+    description, node names): graph, views, weights, numeric format, input/output names and maps."""
+    w = Writer()
+    write_graph(w, spec, labels=False)
+    return hashlib.blake2s(b"luminair model v2" + w.bytes()).digest()

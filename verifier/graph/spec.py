@@ -1,9 +1,9 @@
-"""The model as data: what settings.bin says about the graph (verifier side, no numpy)."""
+"""The model as data: what settings.bin says about the graph (verifier side, no numpy). Everything
+derived from it (how it becomes AIR components) is the planner's: verifier/graph/planner.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 # Op names mirror luminair.prover.graph.ops.Op values; the code is the position in this tuple.
 OPS = (
@@ -105,59 +105,6 @@ class GraphSpec:
     @property
     def is_template(self) -> bool:
         return bool(self.symbols)
-
-    def rows_of(self, index: int) -> int:
-        """Trace rows a node occupies in its component (Dot: one row per chunk of `lanes`)."""
-        node = self.nodes[index]
-        if node.op in REDUCE:
-            return _numel(view_shape(node.srcs[0][1], node.srcs[0][2]))
-        if node.op in CONTRACT:
-            return _numel(view_shape(node.srcs[0][1], node.srcs[0][2])) // self.lanes(index)
-        return node.numel
-
-    def direct_weights(self) -> dict[int, int]:
-        """Dot node -> the constant it reads directly (each weight once, by nothing else): derived
-        from the graph, never stored (topology.direct_weight_reads)."""
-        if "_direct" not in self.__dict__:
-            from .topology import direct_weight_reads
-
-            self.__dict__["_direct"] = direct_weight_reads(self)
-        return self.__dict__["_direct"]
-
-    def matmuls(self) -> dict[int, Any]:
-        """Dot node -> its MatPlan, for the Dots proven with a Freivalds check (graph/matmul.py):
-        derived from the graph and weights, never stored."""
-        if "_matmuls" not in self.__dict__:
-            from .matmul import mat_plans
-
-            self.__dict__["_matmuls"] = mat_plans(self)
-        return self.__dict__["_matmuls"]
-
-    def pairs(self) -> dict[int, Any]:
-        """Dot node -> its PairPlan, for the products of two computed operands proven with a
-        Freivalds check (graph/matmul.py): derived, never stored."""
-        if "_pairs" not in self.__dict__:
-            from .matmul import pair_plans
-
-            self.__dict__["_pairs"] = pair_plans(self)
-        return self.__dict__["_pairs"]
-
-    def chunked(self) -> set[tuple[int, int]]:
-        """(Dot node, operand) pairs read in whole known rows (topology.chunked_reads): derived."""
-        if "_chunked" not in self.__dict__:
-            from .topology import chunked_reads
-
-            self.__dict__["_chunked"] = chunked_reads(self)
-        return self.__dict__["_chunked"]
-
-    def lanes(self, index: int) -> int:
-        """Products one Dot row accumulates: derived from the graph and weights, never stored."""
-        cache = self.__dict__.setdefault("_lanes", {})
-        if index not in cache:
-            from .topology import dot_lanes
-
-            cache[index] = dot_lanes(self, index)
-        return cache[index]
 
 
 def is_identity_map(spec: GraphSpec, out: OutputSpec) -> bool:

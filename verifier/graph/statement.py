@@ -8,150 +8,44 @@ from operator import mul
 from typing import TYPE_CHECKING
 
 from ..air.framework import Air, AirDefinitionError, PreprocessedColumn, PreprocessedTree, RelationElements
+from ..claim import Statement, statement_bytes
 from ..errors import FormatError, StatementError
 from ..fields import QM31, QONE, QZERO, P, q_add, q_inv, q_mul, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
-from .components import (
-    COMPONENT_ORDER,
-    DATA,
-    KNOWN,
-    WEIGHTS,
-    RANGE16_MIN_LOG,
-    FunctionTableComponent,
-    RangeTableComponent,
-    make_component,
-)
+from .components import DATA, KNOWN, WEIGHTS, FunctionTableComponent, RangeTableComponent, make_component
+from .mat_plans import MAT_BUILDERS
+from .plan import MERGED_KINDS, ComponentPlan, Instance
+from .planner import GraphPlan, plan_graph
 from .spec import CONTRACT, GROUPED, GraphSpec, is_identity_map
 from .tables import TABLE_ORDER, table_columns, table_log_size
 from .training import raw_values, training_statement
 from .topology import (
-    KNOWN_LANES,
-    ColumnPattern,
-    direct_weight_rows,
-    MAX_SPARSE_ENTRIES,
-    rowless_constants,
-    known_topology,
-    layout_segments,
-    node_bases,
-    op_topology,
-    reduce_groups,
-    topology_cost,
-    value_topology,
+    KNOWN_LANES, MAX_SPARSE_ENTRIES, ColumnPattern, direct_weight_rows, known_topology, layout_segments, node_bases, op_topology,
+    reduce_groups, value_topology,
 )
 
-from .mat_plans import mat_component_plans
-from .plan import ComponentPlan, log_size_of
-
-if TYPE_CHECKING:  # statement.py imports this module
-    from ..statement import Settings, Statement
-
-def node_kind(spec: GraphSpec, index: int) -> str:
-    """The component a node's rows go to."""
-    node = spec.nodes[index]
-    if node.op == "Constant" and index in rowless_constants(spec):
-        return "Direct"  # no rows: its readers take the weights from the verifier's own terms
-    if index in spec.matmuls():
-        return "MatMul"  # a MatIn of its own and a share of a MatOut (graph/matmul.py)
-    if index in spec.pairs():
-        return "MatPair"  # a MatPair of its own and a share of a MatOut
-    if node.op == "Constant" or (node.op == "Input" and not node.private):
-        return "Known"
-    if node.op == "Input":
-        return "PrivateInput"
-    if node.op in CONTRACT:
-        direct = "W" if index in spec.direct_weights() else ""
-        chunked = ("C" if (index, 0) in spec.chunked() else "") + ("D" if (index, 1) in spec.chunked() else "")
-        return f"{node.op}{direct}{spec.lanes(index)}{'B' if len(node.srcs) == 3 else ''}{chunked}"
-    return node.op
+if TYPE_CHECKING:  # (verifier/statement.py builds statements through this module)
+    from ..statement import Settings
 
 
-def rows_of(spec: GraphSpec, index: int) -> int:
-    """Trace rows a node occupies in its component."""
-    if node_kind(spec, index) == "Known":
-        return -(-spec.nodes[index].numel // KNOWN_LANES)
-    return spec.rows_of(index)
-
-
-# A component's rows are padded to a power of two. A kind whose rows would waste more padding than
-# this is split into several components (instances), so large models do not pay up to 2x.
-SPLIT_MIN_WASTE = 1 << 16
-SPLIT_MIN_PART = 1 << 14
-
-
-def split_parts(rows: list[int]) -> list[int]:
-    """How many consecutive nodes (of rows[i] rows each) go into each instance of one kind. The
-    rows still to place form one instance unless its padding would waste SPLIT_MIN_WASTE rows or
-    more (or fewer than SPLIT_MIN_PART rows remain); else the next instance takes nodes up to the
-    largest power of two not above those rows (a node larger than that goes alone) and the rule
-    applies again to the rest. Every instance costs its columns in every query's openings, so a
-    rest that pads cheaply stays one instance."""
-    total = sum(rows)
-    parts, i, remaining = [], 0, total
-    while i < len(rows):
-        waste = (1 << log_size_of(remaining)) - remaining
-        if waste < SPLIT_MIN_WASTE or remaining < SPLIT_MIN_PART:
-            parts.append(len(rows) - i)
-            break
-        cap = 1 << (remaining.bit_length() - 1)
-        n, taken = 0, 0
-        while i + n < len(rows) and (n == 0 or taken + rows[i + n] <= cap):
-            taken += rows[i + n]
-            n += 1
-        parts.append(n)
-        i += n
-        remaining -= taken
-    padded, i = 0, 0
-    for n in parts:
-        padded += 1 << log_size_of(sum(rows[i : i + n]))
-        i += n
-    return parts if (1 << log_size_of(total)) - padded >= SPLIT_MIN_WASTE else [len(rows)]
-
-
-# Kinds that share one component when a graph has all of them (a selector column tells the rows
-# apart): each component's columns are opened at every query, and these are small and alike
-MERGED_KINDS = {"RecipSqrt": ("Recip", "Sqrt"), "ExpErf": ("Exp", "Erf"), "SumMaxReduce": ("SumReduce", "MaxReduce")}
-
-
-def merge_kinds(by_kind: dict[str, list[int]]) -> dict[str, list[int]]:
-    """`by_kind` (kind -> nodes) with the kinds of MERGED_KINDS joined where all are present."""
-    out = dict(by_kind)
-    for merged, parts in MERGED_KINDS.items():
-        if all(p in out for p in parts):
-            out[merged] = sorted(i for p in parts for i in out.pop(p))
-    return out
-
-
-def plan_components(spec: GraphSpec) -> list[ComponentPlan]:
-    """Which nodes each component holds, in the fixed component order (a kind split into instances
-    "<name>", "<name>.1", ... when padding would waste much: split_parts), with every topology
-    column derived from the graph (prover and verifier)."""
-    by_kind: dict[str, list[int]] = {}
-    for i in range(len(spec.nodes)):
-        by_kind.setdefault(node_kind(spec, i), []).append(i)
-    by_kind = merge_kinds(by_kind)
-    plans = []
+def build_components(plan: GraphPlan) -> list[ComponentPlan]:
+    """Every planned instance as a component, its topology derived from the graph (prover and
+    verifier), its range checks in the plan's limb width. Refused before any of that work if the
+    boundary rows' bound passes MAX_SPARSE_ENTRIES (what the work budget charges for, first)."""
     n_sparse = 0
-    for kind in COMPONENT_ORDER:
-        all_nodes = by_kind.get(kind)
-        if not all_nodes:
-            continue
-        start = 0
-        for part, count in enumerate(split_parts([rows_of(spec, i) for i in all_nodes])):
-            nodes = all_nodes[start : start + count]
-            start += count
-            plan, n_sparse = _plan(spec, kind, nodes, part, n_sparse)
-            plans.append(plan)
-    for plan in mat_component_plans(spec, sorted(by_kind.get("MatMul", []) + by_kind.get("MatPair", []))):
-        n_sparse += sum(len(col) for col in plan.component.sparse_columns.values())
-        plans.append(plan)
+    for inst in plan.instances:
+        n_sparse += inst.boundary_bound
         if n_sparse > MAX_SPARSE_ENTRIES:
+            where = f"the {inst.kind} nodes" if inst.kind not in MAT_BUILDERS else f"the matrix product nodes {list(inst.nodes)}"
             raise FormatError(
                 f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
-                f"(at the matrix product nodes {plan.nodes}), above the verifier's work budget"
+                f"(at {where}), above the verifier's work budget"
             )
-    if max((p.component.log_size for p in plans), default=0) >= RANGE16_MIN_LOG:
-        for plan in plans:
-            plan.component.use_limbs(16)
+    plans = [MAT_BUILDERS[inst.kind](plan, inst) if inst.kind in MAT_BUILDERS else _build_op(plan, inst)
+             for inst in plan.instances]
+    if plan.limb_bits != 8:
+        for p in plans:
+            p.component.use_limbs(plan.limb_bits)
     return plans
 
 
@@ -160,43 +54,30 @@ def range_tables(components: list) -> set[str]:
     return set().union(*(c.range_tables() for c in components))
 
 
-def _plan(spec: GraphSpec, kind: str, nodes: list[int], part: int, n_sparse: int) -> tuple[ComponentPlan, int]:
-    """One component instance holding `nodes`, and the boundary rows counted so far."""
-    segs = layout_segments(spec, nodes, lambda i: rows_of(spec, i))
-    rows = sum(seg.rows for seg in segs)
+def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
+    """One op component instance: its nodes' rows one after another, then padding."""
+    spec, kind = plan.spec, inst.kind
+    nodes = list(inst.nodes)
+    segs = layout_segments(nodes, plan.rows_of)
     op = spec.nodes[nodes[0]].op
-    if kind in ("Known", "PrivateInput"):
-        n_sparse += 4 * len(segs)
-    else:
-        n_sparse += topology_cost(spec, segs, min(2, len(spec.nodes[nodes[0]].srcs)), op in GROUPED)
-        n_sparse += 2 * len(segs) if kind in MERGED_KINDS else 0  # the selector's boundaries
-    if n_sparse > MAX_SPARSE_ENTRIES:
-        raise FormatError(
-            f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
-            f"(at the {kind} nodes), above the verifier's work budget"
-        )
-    comp = make_component(kind, log_size_of(rows), spec.scale_bits)
-    if part:
-        comp.name = f"{comp.name}.{part}"
+    comp = make_component(kind, inst.log_size, spec.scale_bits)
+    comp.name = inst.name
     n_rows = 1 << comp.log_size
     if kind == "Known":
         patterns = known_topology(spec, segs, n_rows)
     elif kind == "PrivateInput":
         patterns = value_topology(spec, segs, n_rows)
     else:
-        patterns = op_topology(spec, segs, n_rows, comp.n_inputs, op in GROUPED, op in CONTRACT)
+        patterns = op_topology(spec, segs, n_rows, comp.n_inputs, op in GROUPED, plan.lanes, op in CONTRACT)
     if kind in MERGED_KINDS:  # q: 1 on the rows of the second kind's nodes
         patterns["q"] = ColumnPattern("step", n_rows)
         for seg in segs:
             if spec.nodes[seg.node].op == MERGED_KINDS[kind][1]:
                 patterns["q"].add(seg.start, seg.rows, lambda _l: 1, [0])
-    kinds = comp.topology_kinds()
-    for col, pattern in patterns.items():
-        if col in kinds:
-            comp.sparse_columns[f"d.{col}"], comp.anchors[col] = pattern.sparse()
+    comp.set_topology(patterns)
     if op in GROUPED:
-        comp.sparse_columns["first"], comp.sparse_columns["last"] = reduce_groups(spec, segs, n_rows)
-    return ComponentPlan(kind, nodes, rows, comp, segs), n_sparse
+        comp.sparse_columns["first"], comp.sparse_columns["last"] = reduce_groups(spec, segs, n_rows, plan.lanes)
+    return ComponentPlan(kind, nodes, inst.rows, comp, segs, inst)
 
 
 def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[ComponentPlan]]:
@@ -204,14 +85,15 @@ def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[Compone
     prover proves many times against one settings.bin; nothing downstream changes them)."""
     cache = spec.__dict__.setdefault("_air", {})
     if log_blowup not in cache:
-        cache[log_blowup] = _build_graph_air(spec, log_blowup)
+        cache[log_blowup] = _build_graph_air(plan_graph(spec))
     return cache[log_blowup]
 
 
-def _build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[ComponentPlan]]:
-    plans = plan_components(spec)
-    if not any(p.kind not in ("Known", "PrivateInput") for p in plans):
+def _build_graph_air(plan: GraphPlan) -> tuple[Air, list[ComponentPlan]]:
+    spec = plan.spec
+    if not any(inst.kind not in ("Known", "PrivateInput") for inst in plan.instances):
         raise FormatError("settings.bin: the graph has no computation to prove")
+    plans = build_components(plan)
     components: list = [p.component for p in plans]
     # the range tables' values are topology columns: listed with the plans'
     components += [RangeTableComponent(bits) for bits in (8, 16) if f"range{bits}" in range_tables(components)]
@@ -262,17 +144,8 @@ def _decode(vals: list[int], what: str, scale: int) -> list[float]:
     return out
 
 
-def public_term_count(spec: GraphSpec, plans: list[ComponentPlan]) -> int:
-    """The LogUp fractions the verifier adds itself: one per known or direct-weight row and one per
-    output element."""
-    n = sum(seg.rows for p in plans if p.kind == "Known" or p.kind.startswith("DotW") for seg in p.segments)
-    return n + sum(len(out.src_indices) for out in spec.outputs)
-
-
-def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement":
+def graph_statement(settings: "Settings", public: list[list[int]]) -> Statement:
     """The AIR, statement bytes, public LogUp terms and decoded public values of a graph proof."""
-    from ..statement import Statement, statement_bytes
-
     spec: GraphSpec = settings.body
     if spec.is_template:
         raise StatementError("a graph with symbolic dimensions is proven for symbol values (bind_symbols first)")
@@ -311,7 +184,9 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
     )
     # a Freivalds-checked product whose weights are a public input computes its periodic columns from
     # this proof's values (the AIR is built once per settings.bin; its shape never depends on them)
-    spec.__dict__["_public_values"] = {inp.node: vals for inp, vals in zip(pub_inputs, public)}
+    graph_plan = plan_graph(spec)
+    graph_plan.public_values.clear()
+    graph_plan.public_values.update({inp.node: vals for inp, vals in zip(pub_inputs, public)})
     try:
         air, plans = build_graph_air(spec, settings.config.log_blowup)
     except AirDefinitionError as e:
@@ -344,11 +219,12 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
         weights = elements.get(WEIGHTS)
         if weights is not None:
             for plan in plans:
-                if not plan.kind.startswith("DotW"):
+                variant = plan.instance.variant
+                if variant is None or not variant.direct:
                     continue
-                combine_w = _Combiner(weights, 1 + spec.lanes(plan.nodes[0]))
+                combine_w = _Combiner(weights, 1 + variant.lanes)
                 for seg in plan.segments:
-                    for addr, vals in direct_weight_rows(spec, seg.node, seg.rows, bases):
+                    for addr, vals in direct_weight_rows(spec, seg.node, seg.rows, bases, variant.lanes):
                         d = combine_w([addr, *vals])
                         num = q_add(q_mul(num, d), den)  # + 1 / d
                         den = q_mul(den, d)
@@ -370,7 +246,7 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
     desc = f"graph of {len(spec.nodes)} nodes ({n_ops} proven ops), {len(air.components)} AIR components"
     if spec.bound:
         desc += " at " + ", ".join(f"{k}={v}" for k, v in spec.bound.items())
-    n_terms = public_term_count(spec, plans)
+    n_terms = graph_plan.public_terms()
     if training is not None:
         desc = f"training step {training['step']} ({desc})"
     return Statement(air, statement_bytes(settings.digest, all_public), public_sum, outputs, inputs, desc, n_terms,

@@ -5,58 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from ..numeric import NumericFormat
+from .components import make_component
+from .plan import component_cells, log_size_of
+from .planner import GraphPlan, plan_graph
+from .settings import instantiate, model_digest
 from .spec import GraphSpec, is_identity_map
-from .statement import plan_components
+from .statement import build_components
+from .symbols import describe_dims
 
 
-def model_digest(spec: GraphSpec) -> bytes:
-    """The model's identity: BLAKE2s of the graph body without the publisher's labels (title,
-    description, node names): graph, views, weights, numeric format, input/output names and maps."""
-    import hashlib
-
-    from ..formats import Writer
-    from .settings import write_graph
-
-    w = Writer()
-    write_graph(w, spec, labels=False)
-    return hashlib.blake2s(b"luminair model v2" + w.bytes()).digest()
-
-
-def component_cells(comp: Any) -> dict[str, int]:
-    """Committed cells of one component's trace: padded rows times its main, topology and LogUp
-    interaction columns (the table components are not counted)."""
-    from ..air.framework import component_info
-
-    info = component_info(comp)
-    columns = {
-        "main_columns": len(comp.main_columns),
-        "topology_columns": len(comp.topology_columns()) if hasattr(comp, "topology_columns") else 0,
-        "interaction_columns": 4 * (info.n_batches + len(comp.aux_columns)),
-    }
-    return {**columns, "cells": (1 << comp.log_size) * sum(columns.values())}
-
-
-def air_cells(air: Any) -> int:
-    """Committed cells of every component's trace, the tables' included (what a preset's blowup is
-    sized by: verifier/config.preset_config)."""
-    return sum(component_cells(comp)["cells"] for comp in air.components)
-
-
-def plan_cells(spec: GraphSpec, plan: Any, plans: list[Any] | None = None) -> dict[str, int]:
+def plan_cells(graph: GraphPlan, plan: Any, plans: list[Any] | None = None) -> dict[str, int]:
     """component_cells of a planned component; for a fused one also `primitive_cells`, what its
     primitive decomposition would have committed for the same nodes, in components of their own:
     a Dot one Mul and one SumReduce row per product (and an Add row per output with a bias), a
     Relu one LessThan and one Mul row per element. Given all the `plans`, a MatOut (Freivalds-checked
     products) also carries `product_cells`, its own cells and those of the MatIn and MatPair
     components of its nodes, against which the primitives compare."""
-    from .plan import log_size_of as _log_size
-
+    spec = graph.spec
     out = component_cells(plan.component)
     rows: dict[str, int] = {}
     if plan.kind == "MatOut":
         rows = {"Mul": 0, "SumReduce": 0}
         for node in plan.nodes:
-            mp = spec.matmuls().get(node) or spec.pairs()[node]
+            mp = graph.product(node)
             rows["Mul"] += mp.out_rows * mp.k
             rows["SumReduce"] += mp.out_rows * mp.k
             if mp.bias is not None:
@@ -66,20 +37,18 @@ def plan_cells(spec: GraphSpec, plan: Any, plans: list[Any] | None = None) -> di
                         and p.component.challenges[0] == plan.component.challenges[0]]
             out["product_cells"] = out["cells"] + sum(component_cells(p.component)["cells"] for p in partners)
     elif plan.kind.startswith("Dot"):
-        products = sum(spec.rows_of(n) * spec.lanes(n) for n in plan.nodes)
+        products = sum(graph.rows_of(n) * graph.lanes[n] for n in plan.nodes)
         rows = {"Mul": products, "SumReduce": products}
         if plan.component.bias:
             rows["Add"] = sum(spec.nodes[n].numel for n in plan.nodes)
     elif plan.kind == "Relu":
         rows = {"LessThan": plan.rows, "Mul": plan.rows}
     if rows:
-        out["primitive_cells"] = sum(_cells_of(kind, _log_size(n), spec.scale_bits) for kind, n in rows.items())
+        out["primitive_cells"] = sum(_cells_of(kind, log_size_of(n), spec.scale_bits) for kind, n in rows.items())
     return out
 
 
 def _cells_of(kind: str, log_size: int, scale_bits: int) -> int:
-    from .components import make_component
-
     comp = make_component(kind, log_size, scale_bits)
     # the column counts do not depend on the sparse columns' values, only on their names
     empty: dict[int, int] = {}
@@ -106,7 +75,8 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
                       "private": node.private if node.op == "Input" else None})
         for src, _, _ in node.srcs:
             edges.append([src, i])
-    plans = plan_components(spec)
+    graph = plan_graph(spec)
+    plans = build_components(graph)
     fmt = NumericFormat(spec.scale_bits)
     return {
         "title": spec.title,
@@ -127,7 +97,7 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
         ],
         "components": [
             {"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, "log_size": p.component.log_size,
-             **plan_cells(spec, p, plans)}
+             **plan_cells(graph, p, plans)}
             for p in plans
         ],
         "weights": sum(n.numel for n in spec.nodes if n.op == "Constant"),
@@ -137,9 +107,6 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
 def _template_summary(template: GraphSpec) -> dict[str, Any]:
     """A graph with symbolic dimensions: its shapes as expressions, its components and cells at the
     symbols' lower bounds (labelled so)."""
-    from .settings import instantiate
-    from .symbols import describe_dims
-
     at = tuple(s.lo for s in template.symbols)
     out = graph_summary(instantiate(template, at))
     sym, exprs = template.symbols, template.exprs

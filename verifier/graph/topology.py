@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Any, Callable, Mapping
 
 from ..errors import FormatError
 from ..fields import P
@@ -198,9 +199,10 @@ def node_bases(spec: GraphSpec) -> list[int]:
 # --- rows of one node ------------------------------------------------------------------------------
 
 
-def row_order_view(spec: GraphSpec, node_index: int, k: int) -> AffineView:
+def row_order_view(spec: GraphSpec, node_index: int, k: int, lanes: int = 1) -> AffineView:
     """Input k of a node as an affine view in the node's row order (reductions: the reduced axis
-    moved innermost, so a group of consecutive rows makes one output element)."""
+    moved innermost, so a group of consecutive rows makes one output element; a Dot of `lanes`
+    products a row reads one chunk of the reduced axis a row)."""
     node = spec.nodes[node_index]
     _, src_shape, steps = node.srcs[k]
     try:
@@ -212,7 +214,6 @@ def row_order_view(spec: GraphSpec, node_index: int, k: int) -> AffineView:
         order = tuple(a for a in range(len(v.sizes)) if a != axis) + (axis,)
         v = v.permute(order)
     if node.op in CONTRACT:  # the reduced axis split into (chunks, lanes): a row reads one chunk
-        lanes = spec.lanes(node_index)
         lo, hi = v.masks[-1]
         v = AffineView(
             v.sizes[:-1] + [v.sizes[-1] // lanes], v.strides[:-1] + [v.strides[-1] * lanes], v.offset,
@@ -272,7 +273,7 @@ def _is_bijection(v: AffineView, numel: int) -> bool:
     return expect == numel
 
 
-def direct_weight_reads(spec: GraphSpec) -> dict[int, int]:
+def direct_weight_reads(spec: GraphSpec, checked: set[int]) -> dict[int, int]:
     """Dot nodes whose second operand is a constant read by that Dot alone, each element exactly
     once: such a Dot takes its weights straight from the verifier's own terms (one tuple a row, no
     known rows, no per-lane reads), so the verifier's work stays one term per chunk of weights."""
@@ -283,9 +284,8 @@ def direct_weight_reads(spec: GraphSpec) -> dict[int, int]:
     for out in spec.outputs:
         readers[out.node] = readers.get(out.node, 0) + 1
     direct = {}
-    matmuls = spec.matmuls()
     for i, node in enumerate(spec.nodes):
-        if node.op not in CONTRACT or i in matmuls or i in spec.pairs():
+        if node.op not in CONTRACT or i in checked:  # (a Freivalds-checked product holds no Dot rows)
             continue
         c, src_shape, steps = node.srcs[1]
         if spec.nodes[c].op != "Constant" or readers.get(c) != 1:
@@ -299,12 +299,11 @@ def direct_weight_reads(spec: GraphSpec) -> dict[int, int]:
     return direct
 
 
-def rowless_constants(spec: GraphSpec) -> set[int]:
-    """Constants no trace row holds: read directly by one Dot (direct_weight_reads), or read only
-    as the weights of Freivalds-checked products (graph/matmul.py: the verifier uses their values
-    itself)."""
-    out = set(spec.direct_weights().values())
-    matmuls = spec.matmuls()
+def rowless_constants(spec: GraphSpec, direct: Mapping[int, int], matmuls: Mapping[int, Any]) -> set[int]:
+    """Constants no trace row holds: read directly by one Dot (`direct`), or read only as the
+    weights of Freivalds-checked products (`matmuls`, graph/matmul.py: the verifier uses their
+    values itself)."""
+    out = set(direct.values())
     readers: dict[int, list[tuple[int, int]]] = {}
     for i, node in enumerate(spec.nodes):
         for k, (src, _, _) in enumerate(node.srcs):
@@ -317,15 +316,15 @@ def rowless_constants(spec: GraphSpec) -> set[int]:
     return out
 
 
-def direct_weight_rows(spec: GraphSpec, node_index: int, rows: int, bases: list[int]):  # noqa: ANN201
+def direct_weight_rows(spec: GraphSpec, node_index: int, rows: int, bases: list[int], lanes: int):  # noqa: ANN201
     """(address, weights mod P) of every row of a Dot that reads its weights directly: row t reads
     the constant at offset(t) + j * lane stride for lane j (the row order of topology columns)."""
     node = spec.nodes[node_index]
     c = node.srcs[1][0]
     values = [x % P for x in spec.nodes[c].values or []]
-    v = row_order_view(spec, node_index, 1)
+    v = row_order_view(spec, node_index, 1, lanes)
     step = dot_lane_stride(spec, node_index, 1)
-    span = step * (spec.lanes(node_index) - 1) + 1
+    span = step * (lanes - 1) + 1
     base = bases[c]
     offsets = row_offsets(v)
     if len(offsets) != rows:
@@ -352,27 +351,27 @@ def bias_view(spec: GraphSpec, node_index: int) -> AffineView:
         raise FormatError(f"settings.bin: node {node_index} input 2: {e}; the AIR needs affine views") from None
 
 
-def chunked_reads(spec: GraphSpec) -> set[tuple[int, int]]:
+def chunked_reads(
+    spec: GraphSpec, lanes: Mapping[int, int], checked: set[int], rowless: set[int], rows_of: Callable[[int], int],
+) -> set[tuple[int, int]]:
     """(Dot node, operand) pairs read in whole known rows: a public input or constant (held by the
     known component, KNOWN_LANES to a row) read contiguously, a multiple of KNOWN_LANES lanes a row,
     every row starting on a known row's boundary, in at least CHUNK_MIN_ROWS rows. Such a Dot
     consumes one (address, KNOWN_LANES values) tuple per known row it reads, which the known row
     yields whole, instead of one entry per value."""
-    direct = rowless_constants(spec)
 
-    def known(n: int) -> bool:  # held by the known component (statement.node_kind's "Known")
+    def known(n: int) -> bool:  # held by the known component (planner.node_kind's "Known")
         src = spec.nodes[n]
-        return (src.op == "Constant" and n not in direct) or (src.op == "Input" and not src.private)
+        return (src.op == "Constant" and n not in rowless) or (src.op == "Input" and not src.private)
 
     out = set()
-    matmuls = spec.matmuls()
     for i, node in enumerate(spec.nodes):
-        if node.op not in CONTRACT or i in matmuls or i in spec.pairs() or spec.lanes(i) % KNOWN_LANES or spec.rows_of(i) < CHUNK_MIN_ROWS:
+        if node.op not in CONTRACT or i in checked or lanes[i] % KNOWN_LANES or rows_of(i) < CHUNK_MIN_ROWS:
             continue
         for k in (0, 1):
             if not known(node.srcs[k][0]) or dot_lane_stride(spec, i, k) != 1:
                 continue
-            v = row_order_view(spec, i, k)
+            v = row_order_view(spec, i, k, lanes[i])
             if v.offset % KNOWN_LANES == 0 and all(s % KNOWN_LANES == 0 for d, s in zip(v.sizes, v.strides) if d > 1):
                 out.add((i, k))
     return out
@@ -435,23 +434,25 @@ def _mask_change_count(v: AffineView) -> int:
     return count
 
 
-def topology_cost(spec: GraphSpec, segs: list["Segment"], n_inputs: int, grouped: bool) -> int:
+def topology_cost(spec: GraphSpec, segs: list["Segment"], n_inputs: int, grouped: bool, lanes: Mapping[int, int]) -> int:
     """An upper bound on the boundary rows op_topology will enumerate, computed from the shapes
     alone, so a graph over the verifier's budget is refused before any of that work is done."""
     cost = 0
     for seg in segs:
         cost += 4
+        n_lanes = lanes.get(seg.node, 1)
         for k in range(n_inputs):
-            v = row_order_view(spec, seg.node, k)
+            v = row_order_view(spec, seg.node, k, n_lanes)
             cost += 2 * (seg.rows // _run_length(v) + 1)
             if v.masked():
                 cost += _mask_change_count(v)
+        group = max(1, row_order_view(spec, seg.node, 0, n_lanes).sizes[-1]) if grouped else 1
         if grouped:
-            cost += 3 * (seg.rows // max(1, row_order_view(spec, seg.node, 0).sizes[-1]) + 1)
+            cost += 3 * (seg.rows // group + 1)
         if spec.nodes[seg.node].op in CONTRACT:
             cost += 2 * n_inputs
             if len(spec.nodes[seg.node].srcs) == 3:  # the bias address: one candidate a group
-                cost += seg.rows // max(1, row_order_view(spec, seg.node, 0).sizes[-1]) + 1
+                cost += seg.rows // group + 1
     return cost
 
 
@@ -537,7 +538,8 @@ class ColumnPattern:
         return out, value(0) % P
 
 
-def layout_segments(spec: GraphSpec, nodes: list[int], rows_of) -> list[Segment]:  # noqa: ANN001
+def layout_segments(nodes: list[int], rows_of: Callable[[int], int]) -> list[Segment]:
+    """The nodes' rows one after another, in the order given."""
     segs, r = [], 0
     for n in nodes:
         count = rows_of(n)
@@ -547,28 +549,30 @@ def layout_segments(spec: GraphSpec, nodes: list[int], rows_of) -> list[Segment]
 
 
 def op_topology(
-    spec: GraphSpec, segs: list[Segment], n_rows: int, n_inputs: int, grouped: bool, lanes: bool = False
+    spec: GraphSpec, segs: list[Segment], n_rows: int, n_inputs: int, grouped: bool, lanes: Mapping[int, int],
+    steps: bool = False,
 ) -> dict[str, ColumnPattern]:
     """Topology columns of an op component: addr, is_real, and per input in{k}_addr, in{k}_real
-    (and in{k}_step, the address step between lanes, for Dot). (Grouped ops: also the sparse group
-    starts/ends, see reduce_groups.)"""
+    (and, with `steps`, in{k}_step, the address step between a Dot's lanes). (Grouped ops: also the
+    sparse group starts/ends, see reduce_groups.)"""
     bases = node_bases(spec)
     cols = {"addr": ColumnPattern("step" if grouped else "affine", n_rows), "is_real": ColumnPattern("step", n_rows)}
     for k in range(n_inputs):
         cols[f"in{k}_addr"] = ColumnPattern("affine", n_rows)
         cols[f"in{k}_real"] = ColumnPattern("step", n_rows)
-        if lanes:
+        if steps:
             cols[f"in{k}_step"] = ColumnPattern("step", n_rows)
     for seg in segs:
         node = spec.nodes[seg.node]
         base = bases[seg.node]
         cols["is_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
-        if lanes:
+        n_lanes = lanes.get(seg.node, 1)
+        if steps:
             for k in range(n_inputs):
                 step = dot_lane_stride(spec, seg.node, k)
                 cols[f"in{k}_step"].add(seg.start, seg.rows, lambda _l, st=step: st, [0])
             if len(node.srcs) == 3:  # the bias: the address of the group's output element's term
-                length = row_order_view(spec, seg.node, 0).sizes[-1]
+                length = row_order_view(spec, seg.node, 0, n_lanes).sizes[-1]
                 vb = bias_view(spec, seg.node)
                 bb = bases[node.srcs[2][0]]
                 pattern = cols.setdefault("in2_addr", ColumnPattern("step", n_rows))
@@ -577,12 +581,12 @@ def op_topology(
                     _run_starts(seg.rows, length),
                 )
         if grouped:
-            length = row_order_view(spec, seg.node, 0).sizes[-1]
+            length = row_order_view(spec, seg.node, 0, n_lanes).sizes[-1]
             cols["addr"].add(seg.start, seg.rows, lambda l, b=base, L=length: b + l // L, _run_starts(seg.rows, length))
         else:
             cols["addr"].add(seg.start, seg.rows, lambda l, b=base: b + l, [0])
         for k in range(n_inputs):
-            v = row_order_view(spec, seg.node, k)
+            v = row_order_view(spec, seg.node, k, n_lanes)
             src_base = bases[node.srcs[k][0]]
             cols[f"in{k}_addr"].add(
                 seg.start, seg.rows, lambda l, v=v, b=src_base: _address(v, b, l), _run_starts(seg.rows, _run_length(v))
@@ -616,13 +620,15 @@ def view_cost(view: AffineView, rows: int) -> int:
     return 2 * (rows // _run_length(view) + 1) + (_mask_change_count(view) if view.masked() else 0)
 
 
-def reduce_groups(spec: GraphSpec, segs: list[Segment], n_rows: int) -> tuple[dict[int, int], dict[int, int]]:
+def reduce_groups(
+    spec: GraphSpec, segs: list[Segment], n_rows: int, lanes: Mapping[int, int]
+) -> tuple[dict[int, int], dict[int, int]]:
     """Sparse is_first / is_last of a reduction component: 1 at the first and last row of every
     group (one output element); the padding rows form one more group, which yields nothing."""
     first: dict[int, int] = {}
     last: dict[int, int] = {}
     for seg in segs:
-        length = row_order_view(spec, seg.node, 0).sizes[-1]
+        length = row_order_view(spec, seg.node, 0, lanes.get(seg.node, 1)).sizes[-1]
         for s in range(seg.start, seg.start + seg.rows, length):
             first[s] = 1
             last[s + length - 1] = 1

@@ -1,0 +1,210 @@
+"""plan_graph(spec) -> GraphPlan: every decision that turns a graph into AIR components, made once,
+in one order, each from the graph and the decisions above it. Nothing here is stored in
+settings.bin: the verifier derives the plan from the graph and weights, and the prover, the work
+budget, the summary and the search compiler's cost model read the same plan.
+
+    lanes     products a Dot row holds                      the views, the operands' bounds
+    matmuls   Dots checked with Freivalds against a known   lanes (a Dot's cells to beat)
+              operand (graph/matmul.py)
+    pairs     Dots of two computed operands, checked too    lanes, matmuls
+    direct    Dots that read a constant straight from the   matmuls, pairs
+              verifier's terms
+    rowless   constants no trace row holds                  direct, matmuls
+    chunked   known operands a Dot reads in whole rows      lanes, matmuls, pairs, rowless
+    kinds     each node's component kind                    all of the above
+    instances the AIR's components: kinds merged, split     kinds; the products' variants
+              into instances, the products' MatIn, MatPair
+              and MatOut components
+    limb_bits range-check limbs: 16 bits once a component   instances
+              has 2^16 rows, else 8
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from .components import COMPONENT_ORDER, DOT_VARIANTS, RANGE16_MIN_LOG, DotVariant, MatOutComponent, make_component
+from .mat_plans import mat_topology_cost, mat_variant_instances, operand_instances
+from .matmul import MatPlan, PairPlan, mat_plans, pair_plans
+from .plan import MERGED_KINDS, Instance, log_size_of, merge_kinds, split_parts
+from .spec import CONTRACT, GROUPED, REDUCE, GraphSpec, view_shape
+from .topology import (
+    KNOWN_LANES, AffineView, Segment, chunked_reads, direct_weight_reads, dot_lanes,
+    layout_segments, row_order_view, rowless_constants, topology_cost,
+)
+
+
+@dataclass(frozen=True)
+class GraphPlan:
+    spec: GraphSpec
+    lanes: Mapping[int, int]
+    matmuls: Mapping[int, MatPlan]
+    pairs: Mapping[int, PairPlan]
+    direct: Mapping[int, int]  # Dot node -> the constant it reads directly
+    rowless: frozenset[int]
+    chunked: frozenset[tuple[int, int]]  # (Dot node, operand)
+    kinds: tuple[str, ...]  # per node: "Known", "PrivateInput", "Direct" (no rows), "MatMul", "MatPair", an op kind
+    instances: tuple[Instance, ...]  # in AIR order (the tables come after them)
+    limb_bits: int
+    # a checked product's public weights: each proof's values, bound by graph/statement.py before
+    # its periodic columns are evaluated (the plan and the AIR serve every proof of one settings.bin)
+    public_values: dict[int, list[int]] = field(default_factory=dict)
+
+    def rows_of(self, index: int) -> int:
+        return rows_of(self.spec, index, self.lanes.get(index, 1), self.kinds[index])
+
+    def row_view(self, index: int, k: int) -> AffineView:
+        """Input k of a node in its row order (topology.row_order_view, with the node's lanes)."""
+        return row_order_view(self.spec, index, k, self.lanes.get(index, 1))
+
+    def product(self, index: int) -> MatPlan | PairPlan:
+        return self.matmuls.get(index) or self.pairs[index]
+
+    # --- the cost view -------------------------------------------------------------------------
+
+    @property
+    def trace_rows(self) -> int:
+        """Rows the components commit (padded), the tables excluded."""
+        return sum(inst.padded_rows for inst in self.instances)
+
+    @property
+    def boundary_bound(self) -> int:
+        """An upper bound on the boundary rows of every component's topology (the work budget's
+        topology charge: each is derived and evaluated at the out-of-domain point)."""
+        return sum(inst.boundary_bound for inst in self.instances)
+
+    def public_rows(self) -> int:
+        """Rows whose LogUp term the verifier adds itself from the files: known rows (weights and
+        public inputs) and the rows of Dots that take their weights straight from its terms."""
+        return sum(inst.rows for inst in self.instances if inst.kind == "Known" or (inst.variant and inst.variant.direct))
+
+    def public_terms(self) -> int:
+        """The LogUp fractions the verifier adds itself: a public row's each, and one per output element."""
+        return self.public_rows() + sum(len(out.src_indices) for out in self.spec.outputs)
+
+
+def plan_graph(spec: GraphSpec) -> GraphPlan:
+    """The plan of a graph (made once per spec: a derived cache, never part of the data)."""
+    cached = spec.__dict__.get("_plan")
+    if cached is None:
+        cached = spec.__dict__["_plan"] = _plan(spec)
+    return cached
+
+
+def _plan(spec: GraphSpec) -> GraphPlan:
+    dots = [i for i, node in enumerate(spec.nodes) if node.op in CONTRACT]
+    lanes = {i: dot_lanes(spec, i) for i in dots}
+    matmuls = mat_plans(spec, lanes)
+    pairs = pair_plans(spec, lanes, set(matmuls))
+    checked = set(matmuls) | set(pairs)
+    direct = direct_weight_reads(spec, checked)
+    rowless = rowless_constants(spec, direct, matmuls)
+    chunked = chunked_reads(spec, lanes, checked, rowless, lambda i: rows_of(spec, i, lanes[i], "Dot"))
+    kinds = tuple(node_kind(spec, i, lanes, matmuls, pairs, direct, rowless, chunked) for i in range(len(spec.nodes)))
+    instances = _op_instances(spec, kinds, lanes) + _product_instances(spec, kinds, matmuls, pairs)
+    limb_bits = 16 if max((inst.log_size for inst in instances), default=0) >= RANGE16_MIN_LOG else 8
+    return GraphPlan(spec, lanes, matmuls, pairs, direct, frozenset(rowless), frozenset(chunked), kinds,
+                     tuple(instances), limb_bits)
+
+
+def node_kind(spec: GraphSpec, index: int, lanes: Mapping[int, int], matmuls: Mapping[int, Any],
+              pairs: Mapping[int, Any], direct: Mapping[int, int], rowless: set[int],
+              chunked: set[tuple[int, int]]) -> str:
+    """The component a node's rows go to."""
+    node = spec.nodes[index]
+    if node.op == "Constant" and index in rowless:
+        return "Direct"  # no rows: its readers take the weights from the verifier's own terms
+    if index in matmuls:
+        return "MatMul"  # a MatIn of its own and a share of a MatOut (graph/matmul.py)
+    if index in pairs:
+        return "MatPair"  # a MatPair of its own and a share of a MatOut
+    if node.op == "Constant" or (node.op == "Input" and not node.private):
+        return "Known"
+    if node.op == "Input":
+        return "PrivateInput"
+    if node.op in CONTRACT:
+        return DotVariant(index in direct, lanes[index], len(node.srcs) == 3, (index, 0) in chunked,
+                          (index, 1) in chunked).key
+    return node.op
+
+
+def rows_of(spec: GraphSpec, index: int, lanes: int, kind: str) -> int:
+    """Trace rows a node occupies in its component: a known row holds KNOWN_LANES elements, a
+    reduction a row per input element, a Dot a row per chunk of `lanes` products."""
+    node = spec.nodes[index]
+    if kind == "Known":
+        return -(-node.numel // KNOWN_LANES)
+    if node.op in REDUCE or node.op in CONTRACT:
+        return _numel(view_shape(node.srcs[0][1], node.srcs[0][2])) // (lanes if node.op in CONTRACT else 1)
+    return node.numel
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, int]) -> list[Instance]:
+    """The op kinds' components in the fixed component order, a kind split into instances
+    ("<name>", "<name>.1", ...) where padding would waste much (plan.split_parts)."""
+    by_kind: dict[str, list[int]] = {}
+    for i, kind in enumerate(kinds):
+        by_kind.setdefault(kind, []).append(i)
+    by_kind = merge_kinds(by_kind)
+    out: list[Instance] = []
+    for kind in COMPONENT_ORDER:
+        nodes = by_kind.get(kind)
+        if not nodes:
+            continue
+        rows = {i: rows_of(spec, i, lanes.get(i, 1), kinds[i]) for i in nodes}
+        start = 0
+        for part, count in enumerate(split_parts([rows[i] for i in nodes])):
+            members = nodes[start : start + count]
+            start += count
+            segs = layout_segments(members, rows.__getitem__)
+            bound = _op_boundary_bound(spec, kind, segs, lanes)
+            total = sum(seg.rows for seg in segs)
+            name = make_component(kind, 4, spec.scale_bits).name + (f".{part}" if part else "")
+            out.append(Instance(kind, name, tuple(members), total, log_size_of(total), bound, DOT_VARIANTS.get(kind)))
+    return out
+
+
+def _op_boundary_bound(spec: GraphSpec, kind: str, segs: list[Segment], lanes: Mapping[int, int]) -> int:
+    if kind in ("Known", "PrivateInput"):
+        return 4 * len(segs)
+    op = spec.nodes[segs[0].node].op
+    bound = topology_cost(spec, segs, min(2, len(spec.nodes[segs[0].node].srcs)), op in GROUPED, lanes)
+    return bound + (2 * len(segs) if kind in MERGED_KINDS else 0)  # the selector's boundaries
+
+
+def _product_instances(spec: GraphSpec, kinds: tuple[str, ...], matmuls: Mapping[int, MatPlan],
+                       pairs: Mapping[int, PairPlan]) -> list[Instance]:
+    """The checked products' components: MatIn and MatPair groups (graph/mat_plans.py), then the
+    MatOut instances they share, one per variant (bias, weights in limbs), split like the op kinds."""
+    indices = [i for i, kind in enumerate(kinds) if kind in ("MatMul", "MatPair")]
+    if not indices:
+        return []
+    products: dict[int, MatPlan | PairPlan] = {**matmuls, **pairs}
+    outs: list[Instance] = []
+    share: dict[int, tuple[str, int]] = {}  # node -> (its MatOut's tag, the groups before its own)
+    for (bias, split_w), nodes in mat_variant_instances(spec, products, indices):
+        done = 0
+        for part, count in enumerate(split_parts([products[i].out_rows for i in nodes])):
+            members, done = nodes[done : done + count], done + count
+            tag = MatOutComponent.tag(bias, split_w, part)
+            groups = 0
+            for i in members:
+                share[i] = (tag, groups)
+                groups += products[i].out_rows // products[i].n
+            rows = sum(products[i].out_rows for i in members)
+            outs.append(Instance("MatOut", tag, tuple(members), rows, log_size_of(rows), 0, tag=tag, bias=bias,
+                                 split_w=split_w))
+    operands = operand_instances(spec, matmuls, pairs, indices, share)
+    out = operands + outs
+    bounds = {i: mat_topology_cost(spec, products[i], i in pairs) for i in indices}
+    # each product's bound counts its MatIn or MatPair rows and its share of the MatOut
+    return [inst if inst.kind == "MatOut" else replace(inst, boundary_bound=sum(bounds[i] for i in inst.nodes))
+            for inst in out]
