@@ -166,7 +166,8 @@ class Importer:
             raise OnnxImportError(f"{node.describe()}: input {what} ({name!r}) must be a constant")
         return v
 
-    def add_inputs(self, input_shapes: Mapping[str, Sequence[int]] | None, private: Sequence[str]) -> None:
+    def add_inputs(self, input_shapes: Mapping[str, Sequence[int]] | None, private: Sequence[str],
+                   resize: bool = False) -> None:
         inits = {i.name for i in self.model.graph.initializer}
         given = dict(input_shapes or {})
         names = []
@@ -192,8 +193,9 @@ class Importer:
             dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
             if vi.name in given:
                 shape = tuple(int(d) for d in given[vi.name])
-                if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
-                    raise OnnxImportError(f"input {vi.name!r}: given shape {shape} does not match the model's {dims}")
+                if len(shape) != len(dims) or not resize and any(d is not None and d != s for d, s in zip(dims, shape)):
+                    hint = "" if len(shape) != len(dims) else " (resize_inputs=True changes static dimensions too)"
+                    raise OnnxImportError(f"input {vi.name!r}: given shape {shape} does not match the model's {dims}{hint}")
             else:
                 shape = tuple(1 if d is None else d for d in dims)  # symbolic dims (batch) default to 1
             with _origin.fixed_origin(f"ONNX input {vi.name!r}"):
@@ -271,12 +273,17 @@ def load_onnx(
     numeric_format: NumericFormat | None = None,
     scale_bits: int | None = None,
     private_inputs: Sequence[str] = (),
+    resize_inputs: bool = False,
+    outputs: Sequence[str] | None = None,
 ) -> Graph:
     """Import an ONNX model as a Graph whose inputs and outputs keep their ONNX names.
 
-    ``input_shapes`` fixes symbolic dimensions (by default each symbolic dimension is 1);
-    ``private_inputs`` names inputs to mark private. Raises UnsupportedOnnxError listing every
-    unsupported node at once, or OnnxImportError naming the node that cannot be converted."""
+    ``input_shapes`` fixes symbolic dimensions (by default each symbolic dimension is 1), and with
+    ``resize_inputs`` static ones too (a fully convolutional model at another image size);
+    ``private_inputs`` names inputs to mark private; ``outputs`` names the ONNX tensors to output
+    instead of the graph's outputs (a model cut before its last ops, e.g. at its logits). Raises
+    UnsupportedOnnxError listing every unsupported node at once, or OnnxImportError naming the node
+    that cannot be converted."""
     m = _load(model)
     bad = _unsupported(m)
     if bad:
@@ -285,10 +292,16 @@ def load_onnx(
     im = Importer(m, graph)
     for init in m.graph.initializer:
         im.values[init.name] = im.to_numpy(init)
-    im.add_inputs(input_shapes, private_inputs)
+    im.add_inputs(input_shapes, private_inputs, resize_inputs)
+    names = [o.name for o in m.graph.output] if outputs is None else list(outputs)
+    produced = {o for n in m.graph.node for o in n.output} | set(im.values)
+    unknown = [n for n in names if n not in produced]
+    if unknown:
+        raise OnnxImportError(f"outputs names tensor(s) {unknown} that no node of the model produces")
     for i, n in enumerate(m.graph.node):
         im.convert(n, i)
-    for out in m.graph.output:
-        t = im.tensor(out.name)
-        t.output(out.name)
+    for name in names:
+        im.tensor(name).output(name)
+    if outputs is not None:
+        graph.remove_unused()  # the nodes after the chosen outputs
     return graph
