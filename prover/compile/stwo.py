@@ -70,17 +70,21 @@ def materialize_views(graph: Graph) -> bool:
     return graph.transform(rewrite)
 
 
+class FormatCapError(CompileError):
+    """A node whose tensor, or the view it reads, is larger than the proof format holds."""
+
+
 def _check_caps(node) -> None:  # noqa: ANN001 - a graph Node
     """The proof format's caps on a tensor (settings.MAX_NUMEL) and on the view an op reads
     (spec.MAX_VIEW_NUMEL), checked here so that the refusal names the node and its origin."""
     where = f"node {node.id} ({node.label()}, {node.origin or 'no origin'})"
     remedy = "use a smaller input (or split the layer)"
     if node.numel > MAX_NUMEL:
-        raise CompileError(f"{where}: its {node.shape} holds {node.numel} elements, more than a tensor of the proof "
+        raise FormatCapError(f"{where}: its {node.shape} holds {node.numel} elements, more than a tensor of the proof "
                            f"format may ({MAX_NUMEL} = 2^{MAX_NUMEL.bit_length() - 1}); {remedy}")
     for i, (_, view) in enumerate(node.srcs):
         if view.numel > MAX_VIEW_NUMEL:
-            raise CompileError(f"{where}: input {i} is read through a view of {view.shape} ({view.numel} elements), "
+            raise FormatCapError(f"{where}: input {i} is read through a view of {view.shape} ({view.numel} elements), "
                                f"more than a view of the proof format may hold ({MAX_VIEW_NUMEL} = "
                                f"2^{MAX_VIEW_NUMEL.bit_length() - 1}); {remedy}")
 

@@ -20,7 +20,7 @@ END = "<!-- /onnx-op-table -->"
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
@@ -36,7 +36,7 @@ def table(results: list[Result]) -> str:
         e = OPS[name]
         cases = using.get(name, [])
         seen = f"{sum(r.status == MATCHED for r in cases)} / {len(cases)}" if cases else "-"
-        rows.append(f"| {name} | {_cell(e.meaning)} | {_cell(e.bound)} | {seen} |")
+        rows.append(f"| {name} | {cell(e.meaning)} | {cell(e.bound)} | {seen} |")
     return "\n".join(rows)
 
 
