@@ -150,3 +150,7 @@ def tile(x: GraphTensor, repeats: Sequence[int]) -> GraphTensor:
         t = t.unsqueeze(axis).broadcast_to(shape[:axis] + (r,) + shape[axis:])
         t = t.reshape(shape[:axis] + (r * shape[axis],) + shape[axis + 1:])
     return t
+
+
+# the 2-D layers lived here before hl_conv.py; callers that import them from this module keep working
+from .hl_conv import avg_pool2d, conv2d, max_pool2d  # noqa: E402,F401

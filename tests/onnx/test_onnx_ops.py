@@ -11,6 +11,7 @@ from onnx_helpers import check_against_ort, make_model
 
 from luminair.prover import Op
 from luminair.prover.onnx import SUPPORTED_OPS
+from luminair.prover.onnx.table import OPS
 
 N = helper.make_node
 
@@ -209,6 +210,11 @@ CASES.update({
                                    N("Min", ["a", "b"], ["mn"]), N("Mean", ["a", "b", "c"], ["me"])],
                                   {"a": [2, 3], "b": [3], "c": [2, 1]},
                                   {"s": [2, 3], "mx": [2, 3], "mn": [2, 3], "me": [2, 3]}),
+    "Sum_Max_Min_nary_exact": case([N("Sum", ["a", "b"], ["s"]), N("Max", ["a", "b", "c"], ["mx"]),
+                                    N("Min", ["s", "c"], ["y"])], {"a": [2, 3], "b": [3], "c": [2, 1]},
+                                   {"mx": [2, 3], "y": [2, 3]}),
+    "ReduceMin_L1_exact": case([N("ReduceMin", ["x"], ["mn"], axes=[0]), N("ReduceL1", ["x"], ["l1"], axes=[1])],
+                               {"x": [3, 4]}, {"mn": [1, 4], "l1": [3, 1]}),
     "Expand": case([N("Expand", ["x", "s"], ["y"])], {"x": [3, 1]}, {"y": [2, 3, 4]}, {"s": np.array([2, 1, 4], np.int64)}),
     "Tile": case([N("Tile", ["x", "r"], ["y"])], {"x": [2, 3]}, {"y": [4, 9]}, {"r": np.array([2, 3], np.int64)}),
     "InstanceNormalization": case([N("InstanceNormalization", ["x", "s", "b"], ["y"], epsilon=1e-3)],
@@ -308,3 +314,36 @@ def test_neg_inf_fill_needs_a_softmax_reader():
                    {"m": np.eye(2, dtype=bool), "ninf": np.array(-np.inf, np.float32)})
     with pytest.raises(OnnxImportError, match="ONNX Where node 'fill': a non-finite constant"):
         load_onnx(m)
+
+
+def _on_grid(a, one=1024.0):
+    return np.floor(np.asarray(a, dtype=np.float64) * one + 0.5) / one if np.asarray(a).dtype.kind == "f" else a
+
+
+EXACT_CASES = [name for name, c in CASES.items()
+               if all(OPS[n.op_type].bound.startswith("exact (") for n in c["nodes"])]
+
+
+@pytest.mark.parametrize("name", EXACT_CASES)
+def test_ops_the_table_calls_exact_are_exact_on_fixed_point_inputs(name):
+    """For inputs and weights that are fixed-point values, an op the op table states as exact gives
+    the float64 result bit for bit (no rounding anywhere), e.g. views, masks, comparisons, max."""
+    c = CASES[name]
+    inits = {k: _on_grid(v) for k, v in c["inits"].items()}
+    model = make_model(c["nodes"], c["inputs"], c["outputs"], {k: np.asarray(v).astype(np.asarray(c["inits"][k]).dtype)
+                                                               for k, v in inits.items()}, c["opset"])
+    _, feed = build(name)
+    feed = {k: _on_grid(v) for k, v in feed.items()}
+    from luminair.prover.onnx import load_onnx
+
+    cx = load_onnx(model)
+    exact, floats = cx.run(feed, exact=True), cx.run(feed)
+    for k in floats:
+        np.testing.assert_array_equal(exact[k], floats[k], err_msg=f"{name}: {k}")
+
+
+def test_exact_cases_cover_the_exact_ops():
+    stated = {name for name, e in OPS.items() if e.bound.startswith("exact (")}
+    covered = {n.op_type for name in EXACT_CASES for n in CASES[name]["nodes"]}
+    static_only = {"Constant", "ConstantOfShape", "Range", "NonZero", "OneHot", "EyeLike", "Size", "Shape"}
+    assert stated - static_only <= covered, sorted(stated - static_only - covered)
