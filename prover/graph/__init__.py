@@ -21,7 +21,7 @@ from .errors import BoundsError, CompileError, GraphError, InputError, ShapeErro
 from .graph import Graph, run_compilers
 from .hl_conv import avg_pool, avg_pool2d, conv, conv2d, conv_transpose, flip, lrn, max_pool, max_pool2d, pad
 from .hl_math import (
-    abs, celu, clip, cos, div, elu, eq, erf, exp, gelu, ge, gt, hard_sigmoid, hard_swish, le, leaky_relu, log,
+    abs, ceil, celu, clip, cos, div, elu, eq, erf, exp, floor, gelu, ge, gt, hard_sigmoid, hard_swish, le, leaky_relu, log,
     logical_and, logical_not, logical_or, logical_xor, lt, maximum, minimum, mul_const, ne, neg, pow, pow_tensor,
     prelu, relu, rsqrt, select, selu, shrink, sigmoid, sign, softplus, softsign, square, sub, tanh, trunc, where,
 )
@@ -36,8 +36,8 @@ from .shape import ShapeTracker
 __all__ = [
     "BoundsError", "CompileError", "Graph", "GraphError", "GraphTensor", "GroupOp", "InputError", "Node",
     "Op", "ShapeError", "ShapeTracker", "run_compilers",
-    "abs", "argmax", "argmin", "avg_pool", "avg_pool2d", "celu", "clip", "concat", "conv", "conv2d",
-    "conv_transpose", "cos", "div", "elu", "eq", "erf", "exp", "flip", "gather", "ge", "gelu", "gt", "hard_sigmoid",
+    "abs", "argmax", "argmin", "avg_pool", "avg_pool2d", "ceil", "celu", "clip", "concat", "conv", "conv2d",
+    "conv_transpose", "cos", "div", "elu", "eq", "erf", "exp", "flip", "floor", "gather", "ge", "gelu", "gt", "hard_sigmoid",
     "hard_swish", "instance_norm", "layer_norm", "layer_norm_wide", "le", "leaky_relu", "linear", "log",
     "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "lrn", "lt", "matmul", "max",
     "max_pool", "max_pool2d", "maximum", "mean", "min", "minimum", "mul_const", "ne", "neg", "pad", "pow",

@@ -294,9 +294,10 @@ def relu(x: GraphTensor) -> GraphTensor:
 
 @hl_op("leaky_relu")
 def leaky_relu(x: GraphTensor, alpha: float = 0.01) -> GraphTensor:
-    """x * (x > 0) + alpha * (x * (x < 0)): exact for x >= 0, one rounding for x < 0."""
+    """x * (x > 0) + alpha * (x * (x < 0)): exact for x >= 0; for x < 0 alpha is applied by
+    mul_const (a small alpha keeps its relative precision: 0.01 is not 10/1024)."""
     pos, negm = _signs(x)
-    return x * pos + (x * negm) * float(alpha)
+    return x * pos + mul_const(x * negm, float(alpha))
 
 
 def _neg_abs(x: GraphTensor, pos: GraphTensor, negm: GraphTensor) -> GraphTensor:
@@ -413,6 +414,19 @@ def pow_tensor(x: GraphTensor, y: Any) -> GraphTensor:
     """x^y = exp2(y * log2(x)) for x > 0 (the log2 table refuses x <= 0 with the element); y a
     tensor or a non-integer number (integers: pow, any sign of x)."""
     return (x.log2() * y).exp2()
+
+
+@hl_op("floor")
+def floor(x: GraphTensor) -> GraphTensor:
+    """x - (x mod 1) (floor Mod by 1.0: exact)."""
+    return x - (x % 1.0)
+
+
+@hl_op("ceil")
+def ceil(x: GraphTensor) -> GraphTensor:
+    """floor(x) + (x mod 1 > 0): exact."""
+    m = x % 1.0
+    return (x - m) + (m._lift(0.0) < m)
 
 
 @hl_op("trunc")

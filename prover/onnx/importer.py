@@ -119,14 +119,13 @@ def unsupported_nodes(model: Any) -> list[tuple[str, str, list[tuple[str, tuple 
 
 
 def _unsupported(m: onnx.ModelProto) -> list[tuple[tuple[str, str, list], str]]:
-    shapes = _known_shapes(m)
     static = static_names(m)
+    refused = [(i, n, why) for i, n in enumerate(m.graph.node) if (why := _refusal(n, static)) is not None]
+    shapes = _known_shapes(m) if refused else {}  # shape inference only to describe the refused nodes
     bad = []
-    for i, n in enumerate(m.graph.node):
-        why = _refusal(n, static)
-        if why is not None:
-            op = n.op_type if _default_domain(n) else f"{n.domain}.{n.op_type}"
-            bad.append(((op, n.name or f"#{i}", [(x, shapes.get(x)) for x in n.input if x]), why))
+    for i, n, why in refused:
+        op = n.op_type if _default_domain(n) else f"{n.domain}.{n.op_type}"
+        bad.append(((op, n.name or f"#{i}", [(x, shapes.get(x)) for x in n.input if x]), why))
     return bad
 
 

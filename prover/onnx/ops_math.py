@@ -13,7 +13,7 @@ from luminair.prover import graph as G
 
 from .errors import OnnxImportError
 from .ops_common import binary, legacy_broadcast, optional_input, static_float, unary, variadic
-from .table import EXACT, ONE_ROUNDING, Value, handler, register
+from .table import EXACT, FULL, ONE_ROUNDING, Value, handler, register
 
 if TYPE_CHECKING:
     from .importer import Importer, OnnxNode
@@ -27,18 +27,20 @@ register("Div", binary(G.div, static_rhs=True),
          "a * recip(b); by a constant: a * (1/b) (mul_const keeps the constant's relative precision)",
          "by a constant: eps/2 per multiply step; by a tensor: recip floors (< eps), then one rounding: "
          "|a| e_recip + eps/2, e_recip <= eps + e_b / (|b| (|b| - e_b))")
-register("Neg", unary(G.neg), "x * -1", EXACT)
-register("Abs", unary(G.abs), "x * sign(x) (two comparisons)", EXACT)
-register("Sign", unary(G.sign), "(x > 0) - (x < 0)", EXACT)
-register("Reciprocal", unary(lambda t: t.recip()), "Recip (floor of 2^2s / x)", "eps (floor)")
-register("Sqrt", unary(lambda t: t.sqrt()), "Sqrt (floor of the integer root)", "eps (floor)")
+register("Neg", unary(G.neg), "x * -1", EXACT, (-31.999, 31.999))
+register("Abs", unary(G.abs), "x * sign(x) (two comparisons)", EXACT, (-31.999, 31.999))
+register("Sign", unary(G.sign), "(x > 0) - (x < 0)", EXACT, FULL)
+register("Reciprocal", unary(lambda t: t.recip()), "Recip (floor of 2^2s / x)", "eps (floor)", (0.0313, 31.999))
+register("Sqrt", unary(lambda t: t.sqrt()), "Sqrt (floor of the integer root)", "eps (floor)", (0.0, 31.999))
 register("Exp", unary(G.exp), "exp2(x) * exp2(x (log2 e - 1)) (fused: one exp table)",
-         "2 eps/2 + e^x (2^(eps/2) - 1) (two tables); fused: eps/2")
-register("Log", unary(G.log), "log2(x) * ln 2 (log2 table; x >= one raw unit)", "eps/2 (table) + eps/2 (product)")
-register("Sin", unary(lambda t: t.sin()), "Sin table", "eps/2")
-register("Cos", unary(G.cos), "sin(x + pi/2)", "eps/2 + the rounding of pi/2 (eps/2)")
-register("Floor", unary(lambda t: t - (t % 1.0)), "x - (x mod 1) (floor Mod by 1.0)", EXACT)
-register("Ceil", unary(lambda t: G.neg(G.neg(t) - (G.neg(t) % 1.0))), "-floor(-x)", EXACT)
+         "2 eps/2 + e^x (2^(eps/2) - 1) (two tables); fused: eps/2", (-32.0, 3.465))
+register("Log", unary(G.log), "log2(x) * ln 2 (log2 table; x >= one raw unit)",
+         "eps/2 ln 2 (table) + eps/2 (product) + |log2 x| |ln 2 - q(ln 2)| (the constant's quantization, <= eps/2)",
+         (2.0 ** -10, 31.999))
+register("Sin", unary(lambda t: t.sin()), "Sin table", "eps/2", (-31.999, 31.999))
+register("Cos", unary(G.cos), "sin(x + pi/2)", "eps/2 + the rounding of pi/2 (eps/2)", (-32.0, 30.4))
+register("Floor", unary(G.floor), "x - (x mod 1) (floor Mod by 1.0)", EXACT, FULL)
+register("Ceil", unary(G.ceil), "floor(x) + (x mod 1 > 0)", EXACT, (-32.0, 30.999))
 
 
 @handler("Pow", meaning="integer exponent: repeated squaring (any sign of x); 0.5: Sqrt; otherwise exp2(y log2 x) "
@@ -75,37 +77,42 @@ def _clip(im: "Importer", node: "OnnxNode") -> list[Value]:
 
 # -- activations ---------------------------------------------------------------------------------
 
-register("Relu", unary(G.relu), "x * (0 < x) (fused: one comparison)", EXACT)
+register("Relu", unary(G.relu), "x * (0 < x) (fused: one comparison)", EXACT, FULL)
 register("Sigmoid", unary(G.sigmoid), "(x > 0 ? 1 : e) * recip(1 + e), e = exp(-|x|)",
-         "a few eps (exp tables, a floor, two products)")
+         "a few eps (exp tables, a floor, two products)", FULL)
 register("Tanh", unary(G.tanh), "sign(x) (1 - e) recip(1 + e), e = exp(-|x|)^2",
-         "a few eps (exp tables, a floor, three products)")
+         "a few eps (exp tables, a floor, three products)", FULL)
 register("Erf", unary(G.erf), "Abramowitz-Stegun 7.1.26 on |x| clamped to 4 (fused: one erf table)",
-         "fused: eps/2; unfused: the series' 1.5e-7 plus about 10 eps")
-register("Softplus", unary(G.softplus), "relu(x) + ln(1 + exp(-|x|))", "eps/2 (exp) + eps (log2 and ln 2)")
-register("Softsign", unary(G.softsign), "x * recip(1 + |x|)", "eps + eps/2")
-register("HardSwish", unary(G.hard_swish), "x * clip(x / 6 + 1/2, 0, 1)", "eps/2 (x/6) |x| + eps/2")
-register("Mish", unary(lambda t: t * G.tanh(G.softplus(t))), "x * tanh(softplus(x))", "a few eps, times |x|")
+         "fused: eps/2; unfused: the series' 1.5e-7 plus about 10 eps", FULL)
+register("Softplus", unary(G.softplus), "relu(x) + ln(1 + exp(-|x|))", "eps/2 (exp) + eps (log2 and ln 2)",
+         (-32.0, 31.0))
+register("Softsign", unary(G.softsign), "x * recip(1 + |x|)", "|x| eps (recip's floor) + eps/2", (-30.999, 30.999))
+register("HardSwish", unary(G.hard_swish), "x * clip(x / 6 + 1/2, 0, 1)", "eps/2 (x/6) |x| + eps/2", FULL)
+register("Mish", unary(lambda t: t * G.tanh(G.softplus(t))), "x * tanh(softplus(x))", "a few eps, times |x|",
+         (-32.0, 31.0))
 
 
-@handler("LeakyRelu", meaning="x (x > 0) + alpha x (x < 0)", bound="exact for x >= 0; eps/2 for x < 0")
+@handler("LeakyRelu", meaning="x (x > 0) + alpha x (x < 0) (alpha by mul_const: its relative precision kept)",
+         bound="exact for x >= 0; x < 0: eps/2 per multiply step + |alpha x| 2^-(s+1) (alpha's quantization)", sweep=FULL)
 def _leaky_relu(im: "Importer", node: "OnnxNode") -> list[Value]:
     return [G.leaky_relu(im.tensor(node.inputs[0]), float(node.attrs.get("alpha", 0.01)))]
 
 
-@handler("Elu", meaning="x (x > 0) + alpha (exp(x (x < 0)) - 1)", bound="exact for x >= 0; alpha eps + eps/2 for x < 0")
+@handler("Elu", meaning="x (x > 0) + alpha (exp(x (x < 0)) - 1)", bound="exact for x >= 0; alpha eps + eps/2 for x < 0",
+         sweep=FULL)
 def _elu(im: "Importer", node: "OnnxNode") -> list[Value]:
     return [G.elu(im.tensor(node.inputs[0]), float(node.attrs.get("alpha", 1.0)))]
 
 
-@handler("Selu", meaning="gamma * elu(x, alpha)", bound="gamma (elu's bound) + eps/2")
+@handler("Selu", meaning="gamma * elu(x, alpha)",
+         bound="gamma (elu's bound) + eps/2 + |elu| |gamma - q(gamma)| (the constant's quantization)", sweep=(-32.0, 30.4))
 def _selu(im: "Importer", node: "OnnxNode") -> list[Value]:
     a = node.attrs
     return [G.selu(im.tensor(node.inputs[0]), float(a.get("alpha", 1.67326319217681884765625)),
                    float(a.get("gamma", 1.05070102214813232421875)))]
 
 
-@handler("Celu", meaning="alpha * elu(x / alpha)", bound="exact for x >= 0; alpha eps + eps for x < 0")
+@handler("Celu", meaning="alpha * elu(x / alpha)", bound="exact for x >= 0; alpha eps + eps for x < 0", sweep=FULL)
 def _celu(im: "Importer", node: "OnnxNode") -> list[Value]:
     return [G.celu(im.tensor(node.inputs[0]), float(node.attrs.get("alpha", 1.0)))]
 
@@ -120,19 +127,19 @@ def _prelu(im: "Importer", node: "OnnxNode") -> list[Value]:
     return [G.prelu(x, slope)]
 
 
-@handler("ThresholdedRelu", meaning="x * (x > alpha)", bound=EXACT)
+@handler("ThresholdedRelu", meaning="x * (x > alpha)", bound=EXACT, sweep=FULL)
 def _thresholded_relu(im: "Importer", node: "OnnxNode") -> list[Value]:
     x = im.tensor(node.inputs[0])
     return [x * G.gt(x, float(node.attrs.get("alpha", 1.0)))]
 
 
-@handler("HardSigmoid", meaning="clip(alpha x + beta, 0, 1)", bound="eps/2 per multiply step of alpha x")
+@handler("HardSigmoid", meaning="clip(alpha x + beta, 0, 1)", bound="eps/2 per multiply step of alpha x", sweep=FULL)
 def _hard_sigmoid(im: "Importer", node: "OnnxNode") -> list[Value]:
     a = node.attrs
     return [G.hard_sigmoid(im.tensor(node.inputs[0]), float(a.get("alpha", 0.2)), float(a.get("beta", 0.5)))]
 
 
-@handler("Shrink", meaning="(x + bias) (x < -lambd) + (x - bias) (x > lambd)", bound=EXACT)
+@handler("Shrink", meaning="(x + bias) (x < -lambd) + (x - bias) (x > lambd)", bound=EXACT, sweep=FULL)
 def _shrink(im: "Importer", node: "OnnxNode") -> list[Value]:
     a = node.attrs
     return [G.shrink(im.tensor(node.inputs[0]), float(a.get("lambd", 0.5)), float(a.get("bias", 0.0)))]

@@ -12,7 +12,7 @@ from luminair.prover.graph import GraphTensor
 
 from .errors import OnnxImportError
 from .ops_common import legacy_broadcast, norm_axis, optional_input, text_attr
-from .table import EXACT, Value, handler
+from .table import EXACT, FULL, Value, handler
 
 if TYPE_CHECKING:
     from .importer import Importer, OnnxNode
@@ -263,7 +263,7 @@ def _log_softmax(im: "Importer", node: "OnnxNode") -> list[Value]:
 
 
 @handler("Gelu", meaning='approximate="none": x (1 + erf(x / sqrt 2)) / 2; "tanh": x sigmoid(z(x)) (G.gelu)',
-         bound="erf's or sigmoid's bound times |x|, plus eps/2 per product")
+         bound="erf's or sigmoid's bound times |x|, plus eps/2 per product", sweep=FULL)
 def _gelu(im: "Importer", node: "OnnxNode") -> list[Value]:
     x = im.tensor(node.inputs[0])
     approx = text_attr(node, "approximate", "none")

@@ -32,34 +32,42 @@ FOLDED = "exact (computed at import on static values)"
 
 @dataclass(frozen=True)
 class OpEntry:
-    """One ONNX op: its handler, what it becomes, and its error bound against float."""
+    """One ONNX op: its handler, what it becomes, and its error bound against float. ``sweep``
+    (unary elementwise ops): the real interval op_table runs every fixed-point input of, at the
+    default scale, for the measured worst error beside the stated bound."""
 
     name: str
     handler: Handler
     meaning: str
     bound: str
+    sweep: tuple[float, float] | None = None
 
 
 OPS: dict[str, OpEntry] = {}
 HANDLERS: dict[str, Handler] = {}
 
 
-def register(names: str | tuple[str, ...], fn: Handler, meaning: str, bound: str) -> Handler:
+def register(names: str | tuple[str, ...], fn: Handler, meaning: str, bound: str,
+             sweep: tuple[float, float] | None = None) -> Handler:
     for name in (names,) if isinstance(names, str) else names:
         if name in OPS:
             raise ValueError(f"ONNX op {name} registered twice")
-        OPS[name] = OpEntry(name, fn, meaning, bound)
+        OPS[name] = OpEntry(name, fn, meaning, bound, sweep)
         HANDLERS[name] = fn
     return fn
 
 
-def handler(*names: str, meaning: str, bound: str) -> Callable[[Handler], Handler]:
+def handler(*names: str, meaning: str, bound: str, sweep: tuple[float, float] | None = None
+            ) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of the ONNX ops ``names``."""
 
     def deco(fn: Handler) -> Handler:
-        return register(names, fn, meaning, bound)
+        return register(names, fn, meaning, bound, sweep)
 
     return deco
+
+
+FULL = (-32.0, 31.999)  # every 16-bit value at scale 2^10
 
 
 # Ops whose inputs or outputs are sequences, maps, optionals or strings: no tensor semantics in a

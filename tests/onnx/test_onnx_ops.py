@@ -347,3 +347,16 @@ def test_exact_cases_cover_the_exact_ops():
     covered = {n.op_type for name in EXACT_CASES for n in CASES[name]["nodes"]}
     static_only = {"Constant", "ConstantOfShape", "Range", "NonZero", "OneHot", "EyeLike", "Size", "Shape"}
     assert stated - static_only <= covered, sorted(stated - static_only - covered)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in OPS.items() if e.sweep))
+def test_unary_ops_stay_within_their_derived_bound_on_every_fixed_point_input(name):
+    """README's op table shows, per unary op, the derived bound and the measured worst error over
+    every fixed-point input of an interval at scale 2^10 (op_table.sweep raises if an input's
+    error is beyond its bound); the exact ones measure 0."""
+    from luminair.prover.onnx.op_table import sweep
+
+    bound, worst = sweep(OPS[name])
+    assert worst <= bound
+    if OPS[name].bound.startswith("exact ("):
+        assert worst == 0.0
