@@ -4,7 +4,6 @@ two Freivalds instances (format 9 accepted it) is shown as rejected, with the ch
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect

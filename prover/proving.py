@@ -21,7 +21,7 @@ import numpy as np
 
 from ..verifier.air.framework import check_entry_bound
 from ..verifier.config import (
-    DEFAULT_MIN_SECURITY_BITS, MAX_QUERIES, PRESETS, SIZED_PRESETS, PcsConfig, preset_config, preset_label,
+    DEFAULT_MIN_SECURITY_BITS, MAX_QUERIES, PRESETS, SIZED_PRESETS, PcsConfig, preset_config,
 )
 from ..verifier.errors import EntryBoundError
 from ..verifier.fields import P
@@ -55,6 +55,15 @@ class Settings:
     @property
     def config(self) -> PcsConfig:
         return self.parsed.config
+
+    @property
+    def security_bits(self) -> int:
+        """What the verifier reports for this model's proofs: the union bound of every soundness
+        term of its AIR and config (verifier/security.py)."""
+        return union_security_bits(soundness_terms(self.config, self.air, public_term_count(self.spec, self.plans)))
+
+    def describe_security(self) -> str:
+        return f"{self.security_bits} bits by the union bound (FRI term {self.config.describe()})"
 
     @property
     def model_digest(self) -> str:
@@ -357,5 +366,3 @@ def prove(
     return Proof(data, trace.outputs, stats)
 
 
-def describe_config(cfg: PcsConfig) -> str:
-    return f"{cfg.security_bits} bits{preset_label(cfg)}"
