@@ -369,14 +369,16 @@ def parse_symbols(specs: list[str]) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, int]], model_bytes: bytes | None,
+def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, int]] | None, model_bytes: bytes | None,
                        input_data: dict[str, Any], options: dict[str, Any], title: str, description: str) -> tuple:
     """A model with symbolic dimensions: its one settings.bin (the same for every value of the
-    symbols) bound to the values the input implies. (graph, settings, inputs, float outputs, times,
-    the search compiler's report at these values)"""
+    symbols) bound to the values the input implies. `symbols` None: an ONNX model's dynamic axes,
+    each over SymbolicModel's default range. (graph, settings, inputs, float outputs, times, the
+    search compiler's report at these values)"""
     from luminair.prover.graph.model_file import load_python_builder, read_symbolic_input
     from luminair.prover.symbolic import SymbolicError, SymbolicModel, shape_inputs, symbol_values_from_inputs
 
+    flag = "--symbol" if symbols else "dynamic axes (give ranges with --symbol NAME=LO:HI)"
     t0 = time.perf_counter()
     try:
         if model_bytes is not None:
@@ -391,10 +393,17 @@ def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, i
                                           description=description)
         raw_inputs = read_symbolic_input(input_data, sym_settings.parsed.body)
         values = symbol_values_from_inputs(sym_settings.parsed.body, raw_inputs)
+        for s in sym_settings.symbols:
+            if not s.lo <= values[s.name] <= s.hi:
+                raise UsageError(
+                    f"the input gives {s.name}={values[s.name]}, outside the range [{s.lo}, {s.hi}] the settings "
+                    f"declare{'' if symbols else ' (the default range, narrowed to what this graph allows)'}; "
+                    f"prove with --symbol {s.name}=LO:HI holding it"
+                )
         settings, graph = sym_settings.bind(values)
         settings_s = time.perf_counter() - t
     except SymbolicError as e:
-        raise UsageError(f"--symbol: {e}") from None
+        raise UsageError(f"{flag}: {e}") from None
     inputs = shape_inputs(graph, raw_inputs)
     float_out = model.graph_at(values).run(inputs)  # the float64 reference of the model at these values
     return graph, settings, inputs, float_out, load_s, settings_s, model.search_report
@@ -427,9 +436,15 @@ def cmd_prove(args: argparse.Namespace) -> int:
         options["scale_bits"] = args.scale_bits
     if args.private:
         options["private_inputs"] = tuple(args.private)
-    if symbols:
+    if not symbols and model_bytes is not None:
+        from luminair.prover.symbolic import onnx_dynamic_axes
+
+        dynamic = onnx_dynamic_axes(_read_onnx(model_bytes, args.model))  # dim_params become symbols
+    else:
+        dynamic = []
+    if symbols or dynamic:
         graph, settings, inputs, float_out, load_s, settings_s, search = _symbolic_instance(
-            args, symbols, model_bytes, input_data, options, title, description
+            args, symbols or None, model_bytes, input_data, options, title, description
         )
         t = time.perf_counter()
         trace = gen_trace(graph, inputs)
