@@ -7,10 +7,11 @@ from luminair.verifier.numeric import NumericFormat
 
 from .compile import FuseOpCompiler, GenericCompiler, Looped, SearchCompiler, StwoCompiler
 from .graph import (
-    BoundsError, CompileError, Graph, GraphError, GraphTensor, GroupOp, InputError, Node, Op, ShapeError,
-    ShapeTracker, concat, where,
+    BoundsError, CompileError, GraphError, GraphTensor, GroupOp, InputError, Node, Op, ShapeError, ShapeTracker,
+    concat, where,
 )
 from .graph.model_file import load_model, load_python_model, read_input_json
+from .proving import Graph
 
 __all__ = [
     "BoundsError", "CompileError", "GenericCompiler", "Graph", "GraphError", "GraphTensor", "GroupOp",

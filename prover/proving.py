@@ -26,15 +26,16 @@ from ..verifier.config import (
 from ..verifier.errors import EntryBoundError
 from ..verifier.fields import P
 from ..verifier.formats import ProofFile
-from ..verifier.graph.spec import GraphSpec
-from ..verifier.graph.plan import ComponentPlan
+from ..verifier.graph.plan import ComponentPlan, air_cells
 from ..verifier.graph.planner import GraphPlan, plan_graph
+from ..verifier.graph.spec import GraphSpec
 from ..verifier.graph.statement import build_graph_air
-from ..verifier.graph.plan import air_cells
 from ..verifier.security import security_bits as union_security_bits
 from ..verifier.security import soundness_terms, union_bits, weakest
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
 from .air.graph_trace import build_spec, main_columns, table_columns, topology_columns
+from .compile.stwo import StwoCompiler
+from .graph.graph import Graph as GraphFrontend
 from .stark.pcs_prover import CommittedTree
 from .stark.prove import ProveStats, ProverError, commit_preprocessed, prepare_sparse_columns, prove_stark
 
@@ -268,8 +269,6 @@ def reach_union_bound(cfg: PcsConfig, spec: GraphSpec, target: int) -> PcsConfig
 
 def _ensure_compiled(graph: Any) -> None:
     if getattr(graph, "stwo_plan", None) is None:
-        from .compile.stwo import StwoCompiler
-
         StwoCompiler().compile(graph)
 
 
@@ -373,3 +372,18 @@ def prove(
     return Proof(data, trace.outputs, stats)
 
 
+class Graph(GraphFrontend):
+    """The graph users build and prove (luminair.prover.Graph): the frontend (prover/graph/graph.py:
+    inputs, constants, ops, run, compile, grad) with the proving flow above as methods."""
+
+    def gen_settings(self, **kwargs: Any) -> Settings:
+        """The model's statement / verifying key (settings.bin): gen_settings above."""
+        return gen_settings(self, **kwargs)
+
+    def gen_trace(self, inputs: Mapping[str, Any]) -> Trace:
+        """An exact run of the graph on `inputs`, ready to prove."""
+        return gen_trace(self, inputs)
+
+    def prove(self, trace: Trace, settings: Settings, **kwargs: Any) -> Proof:
+        """A proof (proof.bin) that `trace` is a run of this model as stated by `settings`."""
+        return prove(self, trace, settings, **kwargs)

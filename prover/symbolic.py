@@ -30,7 +30,7 @@ from ..verifier.graph.spec import GraphSpec, NodeSpec, OutputSpec, view_shape
 from ..verifier.graph.statement import build_graph_air
 from ..verifier.graph.symbols import MAX_EXPONENT, MAX_SYMBOL_VALUE, Poly, Symbol, ref
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, bind_symbols, encode_settings, read_settings
-from .graph import Graph
+from .proving import Graph
 from .graph.graph import SYMBOL_VALUES
 from .graph.errors import GraphError, InputError
 from .graph.ops import Op

@@ -23,7 +23,7 @@ Each estimate is an upper bound of what the current code does, calibrated on CPy
 * LogUp public terms: one per row of the known component (4 weights or public inputs) and one per
   output element, each a QM31 combination and a share of one batch inversion;
 * topology: the boundary rows of every view (where an address run starts or a padding mask
-  changes; verifier/graph/topology.py topology_cost, the bound plan_components also checks
+  changes; verifier/graph/topology.py topology_cost, the bound build_components also checks
   against MAX_SPARSE_ENTRIES), each derived and evaluated at the out-of-domain point;
 * nodes: a fixed cost per node and per view step of its inputs; output maps: one pass over each
   output's source node;

@@ -16,29 +16,22 @@ import numpy as np
 
 from luminair.verifier.numeric import NumericFormat
 
+from . import display
 from . import execute as ex
 from . import origin as _origin
 from .errors import CompileError, GraphError, InputError
 from .node import Node, check_node
 from .ops import Op
 from .shape import ShapeTracker
+from .autograd import grad
+from .tensor import GraphTensor
+from .tensor_base import as_array
 
 Replacement = tuple[Node, ShapeTracker]
 
 # The values of symbolic dimensions while a SymbolicModel builds its graph for one instance
 # (prover/symbolic.py): an input's named dimension, e.g. ("batch", 784), takes its value here.
 SYMBOL_VALUES: ContextVar[Mapping[str, int] | None] = ContextVar("luminair_symbol_values", default=None)
-
-
-def as_array(value: Any, what: str) -> np.ndarray:
-    """Anything array-like (numpy, lists, scalars, torch tensors by duck typing) -> float64 array."""
-    if hasattr(value, "detach") and hasattr(value, "cpu") and hasattr(value, "numpy"):
-        value = value.detach().cpu().numpy()  # a torch tensor, without importing torch
-    try:
-        arr = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise GraphError(f"{what}: cannot read {type(value).__name__} as a numeric array ({e})") from None
-    return arr
 
 
 def run_compilers(compilers: Iterable[Any], graph: "Graph") -> None:
@@ -134,8 +127,6 @@ class Graph:
 
     def tensor(self, node: Node, view: ShapeTracker | None = None):
         """A GraphTensor handle on ``node`` (read through ``view``)."""
-        from .tensor import GraphTensor
-
         return GraphTensor(self, node, view if view is not None else ShapeTracker(node.shape))
 
     def _register(self, t) -> None:
@@ -172,8 +163,6 @@ class Graph:
     def grad(self, loss: Any, params: Sequence[Any], grad_output: Any = 1.0) -> list:
         """Gradients of ``loss`` with respect to ``params`` as new tensors of this graph (reverse-mode
         autograd over the primitive ops, prover/graph/autograd.py)."""
-        from .autograd import grad
-
         if getattr(loss, "graph", None) is not self:
             raise GraphError("grad: the loss is not a tensor of this graph")
         return grad(loss, params, grad_output)
@@ -265,8 +254,6 @@ class Graph:
         built from nodes already in the new graph (fn may add new nodes with the usual methods).
         With ``context``, fn(node, old, mapping) also gets the node as it was and the rewrites so
         far (old node -> (new node, view)). Returns True if anything changed."""
-        from .tensor import GraphTensor
-
         if self._building is not None:
             raise CompileError("transform cannot be nested")
         new: list[Node] = []
@@ -433,40 +420,14 @@ class Graph:
 
     # -- display ---------------------------------------------------------------------------------
 
-    # -- proving (luminair.prover.proving does the work) ----------------------------------------
-
-    def gen_settings(self, **kwargs: Any) -> Any:
-        """The model's statement / verifying key (settings.bin): see luminair.prover.proving."""
-        from ..proving import gen_settings
-
-        return gen_settings(self, **kwargs)
-
-    def gen_trace(self, inputs: Mapping[str, Any]) -> Any:
-        """An exact run of the graph on `inputs`, ready to prove."""
-        from ..proving import gen_trace
-
-        return gen_trace(self, inputs)
-
-    def prove(self, trace: Any, settings: Any, **kwargs: Any) -> Any:
-        """A proof (proof.bin) that `trace` is a run of this model as stated by `settings`."""
-        from ..proving import prove
-
-        return prove(self, trace, settings, **kwargs)
-
     def summary(self) -> str:
-        from .display import summary
-
-        return summary(self)
+        return display.summary(self)
 
     def to_dot(self) -> str:
-        from .display import to_dot
-
-        return to_dot(self)
+        return display.to_dot(self)
 
     def to_svg(self) -> str:
-        from .display import to_svg
-
-        return to_svg(self)
+        return display.to_svg(self)
 
     def write_svg(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as f:

@@ -18,7 +18,7 @@ from .hl_math import hl_op, mul_const
 from .hl_nn import gather
 from .hl_reduce import max as max_reduce, sum as sum_reduce
 from .shape import prod
-from .tensor import GraphTensor, shape_error
+from .tensor_base import TensorBase, shape_error
 
 Pads = tuple[tuple[int, int], ...]
 
@@ -45,7 +45,7 @@ def _pads(padding: Any, n: int) -> Pads:
     raise GraphError(f"padding must be an int, {n} ints or {n} (before, after) pairs, got {padding!r}")
 
 
-def _check_spatial(x: GraphTensor, op: str, dims: int | None = None) -> int:
+def _check_spatial(x: TensorBase, op: str, dims: int | None = None) -> int:
     """The number of spatial axes of an (N, C, spatial...) input."""
     if dims is not None and x.ndim != dims + 2:
         names = {1: "(N, C, L)", 2: "(N, C, H, W)", 3: "(N, C, D, H, W)"}
@@ -55,7 +55,7 @@ def _check_spatial(x: GraphTensor, op: str, dims: int | None = None) -> int:
     return x.ndim - 2
 
 
-def _windows(x: GraphTensor, axis: int, k: int, stride: int, dilation: int, op: str) -> GraphTensor:
+def _windows(x: TensorBase, axis: int, k: int, stride: int, dilation: int, op: str) -> TensorBase:
     """Replace ``axis`` (size i) by two axes (o, k): element [t, j] reads x[t*stride + j*dilation]."""
     i = x.shape[axis]
     span = dilation * (k - 1) + 1
@@ -75,8 +75,8 @@ def _windows(x: GraphTensor, axis: int, k: int, stride: int, dilation: int, op: 
     return x.window(axis, k, stride, dilation)
 
 
-def window_view(x: GraphTensor, kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int],
-                op: str) -> GraphTensor:
+def window_view(x: TensorBase, kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int],
+                op: str) -> TensorBase:
     """(..., S1..Sd) -> (..., o1..od, k1..kd) for the last d = len(kernel) axes."""
     d = len(kernel)
     lead = x.ndim - d
@@ -87,8 +87,8 @@ def window_view(x: GraphTensor, kernel: Sequence[int], stride: Sequence[int], di
     return t.permute(order)
 
 
-def _conv(x: GraphTensor, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: int,
-          op: str, dims: int | None = None) -> GraphTensor:
+def _conv(x: TensorBase, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: int,
+          op: str, dims: int | None = None) -> TensorBase:
     """Cross-correlation (torch.nn.functional.conv{d}d): x (N, C, S...) is zero-padded and viewed as
     windows (N, G, 1, o..., C/G*prod(k)); the weight (O, C/G, k...) as (1, G, O/G, 1..., C/G*prod(k));
     one Mul and one SumReduce (fused into one Dot) give (N, O, o...)."""
@@ -124,21 +124,21 @@ def _conv(x: GraphTensor, weight: Any, bias: Any, stride: Any, padding: Any, dil
 
 
 @hl_op("conv")
-def conv(x: GraphTensor, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
-         groups: int = 1) -> GraphTensor:
+def conv(x: TensorBase, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+         groups: int = 1) -> TensorBase:
     """Convolution over the spatial axes of (N, C, S1..Sd), any d >= 1 (ONNX Conv)."""
     return _conv(x, weight, bias, stride, padding, dilation, groups, "conv")
 
 
 @hl_op("conv2d")
-def conv2d(x: GraphTensor, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
-           groups: int = 1) -> GraphTensor:
+def conv2d(x: TensorBase, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+           groups: int = 1) -> TensorBase:
     """2-D convolution (cross-correlation, as torch.nn.functional.conv2d) of (N, C, H, W); padding
     is an int, (ph, pw) or ((top, bottom), (left, right))."""
     return _conv(x, weight, bias, stride, padding, dilation, groups, "conv2d", dims=2)
 
 
-def _dilate(x: GraphTensor, axis: int, s: int) -> GraphTensor:
+def _dilate(x: TensorBase, axis: int, s: int) -> TensorBase:
     """Insert s - 1 zeros between the elements of ``axis`` (a view: unsqueeze, pad, merge, slice)."""
     if s == 1:
         return x
@@ -148,7 +148,7 @@ def _dilate(x: GraphTensor, axis: int, s: int) -> GraphTensor:
     return t.slice([(0, (i - 1) * s + 1) if a == axis else (0, d) for a, d in enumerate(t.shape)])
 
 
-def _crop_or_pad(x: GraphTensor, axis: int, before: int, after: int) -> GraphTensor:
+def _crop_or_pad(x: TensorBase, axis: int, before: int, after: int) -> TensorBase:
     """Zero-pad ``axis`` by (before, after); a negative amount crops instead."""
     if before < 0 or after < 0:
         n = x.shape[axis]
@@ -163,21 +163,21 @@ def _crop_or_pad(x: GraphTensor, axis: int, before: int, after: int) -> GraphTen
 def flip(x: Any, axis: int) -> Any:
     """x reversed along ``axis``: numpy's flip for an array, a gather of the reversed index list
     (one slice per element, concatenated) for a tensor."""
-    if not isinstance(x, GraphTensor):
+    if not isinstance(x, TensorBase):
         return np.flip(np.asarray(x, dtype=np.float64), axis)
     return gather(x, np.arange(x.shape[axis] - 1, -1, -1), axis)
 
 
 @hl_op("conv_transpose")
-def conv_transpose(x: GraphTensor, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
-                   output_padding: Any = 0, dilation: Any = 1, groups: int = 1) -> GraphTensor:
+def conv_transpose(x: TensorBase, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+                   output_padding: Any = 0, dilation: Any = 1, groups: int = 1) -> TensorBase:
     """Transposed convolution (ONNX ConvTranspose, torch conv_transpose{d}d): the input's spatial
     axes are dilated by the stride (zeros between elements, a view), padded by (k - 1) dilation
     minus the padding (plus output_padding at the end), and correlated with the kernel flipped
     and its channel axes swapped: weight (C, O/G, k...) -> (O, C/G, k...). Output size per axis:
     stride (i - 1) + output_padding + (k - 1) dilation + 1 - before - after."""
     d = _check_spatial(x, "conv_transpose")
-    w_arr = None if isinstance(weight, GraphTensor) else np.asarray(weight, dtype=np.float64)
+    w_arr = None if isinstance(weight, TensorBase) else np.asarray(weight, dtype=np.float64)
     w_shape = weight.shape if w_arr is None else w_arr.shape
     if len(w_shape) != x.ndim:
         raise shape_error("conv_transpose", f"weight must be (C, O/groups, {d} kernel axes), got {tuple(w_shape)}")
@@ -219,7 +219,7 @@ def _out_size(i: int, k: int, s: int, d: int, before: int, after: int, ceil: boo
     return o
 
 
-def _pool_geometry(x: GraphTensor, kernel: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
+def _pool_geometry(x: TensorBase, kernel: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
                    op: str, dims: int | None) -> tuple[tuple, tuple, tuple, Pads, Pads]:
     """(kernel, stride, dilation, pads, pads with the extra end padding ceil_mode needs)."""
     d = _check_spatial(x, op, dims)
@@ -241,7 +241,7 @@ def _real_counts(n: int, o: int, k: int, s: int, d: int, before: int, lo: int, h
     return ((taps >= lo) & (taps < hi)).sum(axis=1)
 
 
-def _fill_pad(x: GraphTensor, pads: Pads, value: float) -> GraphTensor:
+def _fill_pad(x: TensorBase, pads: Pads, value: float) -> TensorBase:
     """x padded with ``value`` (not zeros) on its last len(pads) axes: per padded axis one zero-pad
     view and one Add of a constant that holds ``value`` at that axis's padding positions (a corner
     is zero-padded by the later axis, so it gets ``value`` once). Exact."""
@@ -261,8 +261,8 @@ def _fill_pad(x: GraphTensor, pads: Pads, value: float) -> GraphTensor:
     return t
 
 
-def _max_pool(x: GraphTensor, kernel: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool, op: str,
-              dims: int | None) -> GraphTensor:
+def _max_pool(x: TensorBase, kernel: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool, op: str,
+              dims: int | None) -> TensorBase:
     """Max over windows: one MaxReduce over a window view. Padding holds the format's smallest
     value (what -inf padding means once every window holds at least one element of the input,
     checked here), so the max is exactly the max of the window's real elements."""
@@ -280,21 +280,21 @@ def _max_pool(x: GraphTensor, kernel: Any, stride: Any, padding: Any, dilation: 
 
 
 @hl_op("max_pool")
-def max_pool(x: GraphTensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-             ceil_mode: bool = False) -> GraphTensor:
+def max_pool(x: TensorBase, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+             ceil_mode: bool = False) -> TensorBase:
     """Max pooling over the spatial axes of (N, C, S1..Sd) (ONNX MaxPool)."""
     return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool", None)
 
 
 @hl_op("max_pool2d")
-def max_pool2d(x: GraphTensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               dilation: Any = 1) -> GraphTensor:
+def max_pool2d(x: TensorBase, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1) -> TensorBase:
     """2-D max pooling of (N, C, H, W) (torch.nn.functional.max_pool2d: -inf padding)."""
     return _max_pool(x, kernel_size, stride, padding, dilation, False, "max_pool2d", 2)
 
 
-def _avg_pool(x: GraphTensor, kernel: Any, stride: Any, padding: Any, count_include_pad: bool, dilation: Any,
-              ceil_mode: bool, op: str, dims: int | None) -> GraphTensor:
+def _avg_pool(x: TensorBase, kernel: Any, stride: Any, padding: Any, count_include_pad: bool, dilation: Any,
+              ceil_mode: bool, op: str, dims: int | None) -> TensorBase:
     """Mean over windows: one SumReduce over a zero-padded window view, then a constant factor per
     output position, 1 / (the taps inside the input, or inside the input and its explicit padding
     with count_include_pad; ceil_mode's extra end padding never counts)."""
@@ -318,15 +318,15 @@ def _avg_pool(x: GraphTensor, kernel: Any, stride: Any, padding: Any, count_incl
 
 
 @hl_op("avg_pool")
-def avg_pool(x: GraphTensor, kernel_size: Any, stride: Any = None, padding: Any = 0, count_include_pad: bool = True,
-             dilation: Any = 1, ceil_mode: bool = False) -> GraphTensor:
+def avg_pool(x: TensorBase, kernel_size: Any, stride: Any = None, padding: Any = 0, count_include_pad: bool = True,
+             dilation: Any = 1, ceil_mode: bool = False) -> TensorBase:
     """Average pooling over the spatial axes of (N, C, S1..Sd) (ONNX AveragePool)."""
     return _avg_pool(x, kernel_size, stride, padding, count_include_pad, dilation, ceil_mode, "avg_pool", None)
 
 
 @hl_op("avg_pool2d")
-def avg_pool2d(x: GraphTensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               count_include_pad: bool = True) -> GraphTensor:
+def avg_pool2d(x: TensorBase, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               count_include_pad: bool = True) -> TensorBase:
     """2-D average pooling of (N, C, H, W) (torch.nn.functional.avg_pool2d)."""
     return _avg_pool(x, kernel_size, stride, padding, count_include_pad, 1, False, "avg_pool2d", 2)
 
@@ -335,7 +335,7 @@ def avg_pool2d(x: GraphTensor, kernel_size: Any, stride: Any = None, padding: An
 
 
 @hl_op("pad")
-def pad(x: GraphTensor, pads: Sequence[tuple[int, int]], mode: str = "constant", value: float = 0.0) -> GraphTensor:
+def pad(x: TensorBase, pads: Sequence[tuple[int, int]], mode: str = "constant", value: float = 0.0) -> TensorBase:
     """numpy.pad of every axis by (before, after): mode "constant" (zeros are a view; another value
     adds it at the padding positions, exact), "edge" (the first / last element repeated) or
     "reflect" (mirrored without the edge). The edge and reflect modes gather the index list of
@@ -363,7 +363,7 @@ def pad(x: GraphTensor, pads: Sequence[tuple[int, int]], mode: str = "constant",
 
 
 @hl_op("lrn")
-def lrn(x: GraphTensor, size: int, alpha: float = 1e-4, beta: float = 0.75, bias: float = 1.0) -> GraphTensor:
+def lrn(x: TensorBase, size: int, alpha: float = 1e-4, beta: float = 0.75, bias: float = 1.0) -> TensorBase:
     """Local response normalization across channels (ONNX LRN): x / (bias + alpha / size * s)^beta,
     s the sum of squares over the size channels around c. The squares are of x * sqrt(alpha / size)
     (so s is already scaled, never large), summed by one SumReduce over a window view of the
@@ -376,3 +376,16 @@ def lrn(x: GraphTensor, size: int, alpha: float = 1e-4, beta: float = 0.75, bias
     sq = (u * u).pad([((size - 1) // 2, size // 2) if a == 1 else (0, 0) for a in range(x.ndim)])
     s = sq.window(1, size, 1, 1).sum_reduce(2)  # (N, C, size, ...) -> (N, C, ...)
     return x * ((s + float(bias)).log2() * -float(beta)).exp2()
+
+
+class ConvMethods:
+    """This module's functions as GraphTensor methods (a mixin of tensor.GraphTensor)."""
+
+    __slots__ = ()
+    conv = conv
+    conv2d = conv2d
+    conv_transpose = conv_transpose
+    max_pool = max_pool
+    max_pool2d = max_pool2d
+    avg_pool = avg_pool
+    avg_pool2d = avg_pool2d

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import origin as _origin
 from .errors import GraphError
-from .tensor import GraphTensor
+from .tensor_base import TensorBase, as_array
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,7 +44,7 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (bool, int, float, np.integer, np.floating))
 
 
-def _not(mask: GraphTensor) -> GraphTensor:
+def _not(mask: TensorBase) -> TensorBase:
     """1 - mask as a single LessThan: (mask < 0.5)."""
     out = mask < 0.5
     out._mask = True
@@ -55,21 +55,19 @@ def _not(mask: GraphTensor) -> GraphTensor:
 
 
 @hl_op("neg")
-def neg(x: GraphTensor) -> GraphTensor:
+def neg(x: TensorBase) -> TensorBase:
     """-x = x * (-1) (exact in fixed point: (-a*2^s + 2^(s-1)) >> s = -a)."""
     return x * -1.0
 
 
 @hl_op("sub")
-def sub(a: Any, b: Any) -> GraphTensor:
+def sub(a: Any, b: Any) -> TensorBase:
     """a - b = a + (-b); a number b is negated when the graph is built."""
-    if isinstance(a, GraphTensor) and _is_number(b):
+    if isinstance(a, TensorBase) and _is_number(b):
         return a + (-float(b))
-    if not isinstance(a, GraphTensor):
+    if not isinstance(a, TensorBase):
         return neg(b) + a
-    if not isinstance(b, GraphTensor):
-        from .graph import as_array
-
+    if not isinstance(b, TensorBase):
         return a + (-as_array(b, "sub"))  # a constant operand is negated while building
     return a + neg(b)
 
@@ -85,7 +83,7 @@ def _split_exponent(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @hl_op("mul_const")
-def mul_const(x: GraphTensor, c: Any) -> GraphTensor:
+def mul_const(x: TensorBase, c: Any) -> TensorBase:
     """x * c for a constant c, keeping the relative precision of small constants.
 
     A constant below 0.5 loses relative precision when quantized (1/100 at scale 10 is 10/1024, 2%
@@ -106,20 +104,20 @@ def mul_const(x: GraphTensor, c: Any) -> GraphTensor:
 
 
 @hl_op("div")
-def div(a: GraphTensor, b: Any) -> GraphTensor:
+def div(a: TensorBase, b: Any) -> TensorBase:
     """a / b = a * recip(b); for a constant b (number or array) a * (1/b) via mul_const."""
-    if not isinstance(b, GraphTensor):
+    if not isinstance(b, TensorBase):
         b_arr = np.asarray(b.detach().cpu().numpy() if hasattr(b, "detach") else b, dtype=np.float64)
         if (b_arr == 0).any():
             raise GraphError("div: division by a constant zero")
         return mul_const(a, 1.0 / b_arr)
-    if not isinstance(a, GraphTensor):
+    if not isinstance(a, TensorBase):
         a = b._lift(a)
     return a * b.recip()
 
 
 @hl_op("exp")
-def exp(x: GraphTensor) -> GraphTensor:
+def exp(x: TensorBase) -> TensorBase:
     """e^x = 2^x * 2^(x * (log2(e) - 1)).
 
     The usual exp2(x * log2 e) multiplies x by 1.44 first, which leaves the range for x below
@@ -129,15 +127,15 @@ def exp(x: GraphTensor) -> GraphTensor:
 
 
 @hl_op("log")
-def log(x: GraphTensor) -> GraphTensor:
+def log(x: TensorBase) -> TensorBase:
     """ln x = log2(x) * ln 2."""
     return x.log2() * LN_2
 
 
 @hl_op("pow")
-def pow(x: GraphTensor, n: Any) -> GraphTensor:
+def pow(x: TensorBase, n: Any) -> TensorBase:
     """x^n for an integer n by repeated squaring (x^0 = 1, x^-n = recip(x^n))."""
-    if isinstance(n, GraphTensor) or not _is_number(n) or float(n) != int(n):
+    if isinstance(n, TensorBase) or not _is_number(n) or float(n) != int(n):
         raise GraphError(f"pow supports integer exponents only, got {n!r}")
     n = int(n)
     if n == 0:
@@ -155,19 +153,19 @@ def pow(x: GraphTensor, n: Any) -> GraphTensor:
 
 
 @hl_op("square")
-def square(x: GraphTensor) -> GraphTensor:
+def square(x: TensorBase) -> TensorBase:
     """x * x."""
     return x * x
 
 
 @hl_op("rsqrt")
-def rsqrt(x: GraphTensor) -> GraphTensor:
+def rsqrt(x: TensorBase) -> TensorBase:
     """1 / sqrt(x) = recip(sqrt(x))."""
     return x.sqrt().recip()
 
 
 @hl_op("cos")
-def cos(x: GraphTensor) -> GraphTensor:
+def cos(x: TensorBase) -> TensorBase:
     """cos x = sin(x + pi/2)."""
     return (x + math.pi / 2).sin()
 
@@ -175,56 +173,56 @@ def cos(x: GraphTensor) -> GraphTensor:
 # -- comparisons (results are 0/1 masks) -------------------------------------------------------------
 
 
-def _as_mask(t: GraphTensor) -> GraphTensor:
+def _as_mask(t: TensorBase) -> TensorBase:
     t._mask = True
     return t
 
 
 @hl_op("lt")
-def lt(a: GraphTensor, b: Any) -> GraphTensor:
+def lt(a: TensorBase, b: Any) -> TensorBase:
     """a < b (the LessThan primitive)."""
     return a < b
 
 
 @hl_op("gt")
-def gt(a: GraphTensor, b: Any) -> GraphTensor:
+def gt(a: TensorBase, b: Any) -> TensorBase:
     """a > b = LessThan(b, a)."""
     return a._lift(b) < a
 
 
 @hl_op("ge")
-def ge(a: GraphTensor, b: Any) -> GraphTensor:
+def ge(a: TensorBase, b: Any) -> TensorBase:
     """a >= b = not (a < b), with not m = (m < 0.5)."""
     return _not(a < b)
 
 
 @hl_op("le")
-def le(a: GraphTensor, b: Any) -> GraphTensor:
+def le(a: TensorBase, b: Any) -> TensorBase:
     """a <= b = not (b < a)."""
     return _not(a._lift(b) < a)
 
 
 @hl_op("ne")
-def ne(a: GraphTensor, b: Any) -> GraphTensor:
+def ne(a: TensorBase, b: Any) -> TensorBase:
     """a != b = (a < b) + (b < a) (at most one of them is 1)."""
     b = a._lift(b)
     return _as_mask((a < b) + (b < a))
 
 
 @hl_op("eq")
-def eq(a: GraphTensor, b: Any) -> GraphTensor:
+def eq(a: TensorBase, b: Any) -> TensorBase:
     """a == b = not (a != b). (Python's == keeps its identity meaning on tensors; use eq.)"""
     return _not(ne(a, b))
 
 
 @hl_op("where")
-def where(cond: GraphTensor, a: Any, b: Any) -> GraphTensor:
+def where(cond: TensorBase, a: Any, b: Any) -> TensorBase:
     """cond ? a : b = cond * a + (not cond) * b.
 
     cond is used as a 0/1 mask; a tensor that is not a comparison result is first turned into one
     with cond != 0. Each term is either a value or 0, so nothing exceeds max(|a|, |b|) (a - b could)."""
-    if not isinstance(cond, GraphTensor):
-        raise GraphError("where: the condition must be a GraphTensor")
+    if not isinstance(cond, TensorBase):
+        raise GraphError("where: the condition must be a TensorBase")
     mask = cond if cond._mask else ne(cond, 0.0)
     terms = []
     if not (_is_number(a) and float(a) == 0.0):
@@ -240,7 +238,7 @@ def where(cond: GraphTensor, a: Any, b: Any) -> GraphTensor:
 
 
 @hl_op("maximum")
-def maximum(a: GraphTensor, b: Any) -> GraphTensor:
+def maximum(a: TensorBase, b: Any) -> TensorBase:
     """Elementwise max = where(a < b, b, a)."""
     return where(a < b, b, a)
 
@@ -249,13 +247,13 @@ select = where  # the same op under its other common name
 
 
 @hl_op("minimum")
-def minimum(a: GraphTensor, b: Any) -> GraphTensor:
+def minimum(a: TensorBase, b: Any) -> TensorBase:
     """Elementwise min = where(b < a, b, a)."""
     return where(a._lift(b) < a, b, a)
 
 
 @hl_op("clip")
-def clip(x: GraphTensor, lo: Any = None, hi: Any = None) -> GraphTensor:
+def clip(x: TensorBase, lo: Any = None, hi: Any = None) -> TensorBase:
     """min(max(x, lo), hi) through masks (no x - lo that could overflow)."""
     out = x
     if lo is not None:
@@ -268,45 +266,45 @@ def clip(x: GraphTensor, lo: Any = None, hi: Any = None) -> GraphTensor:
 # -- activations -------------------------------------------------------------------------------------
 
 
-def _signs(x: GraphTensor) -> tuple[GraphTensor, GraphTensor]:
+def _signs(x: TensorBase) -> tuple[TensorBase, TensorBase]:
     """(x > 0, x < 0) as masks."""
     return _as_mask(x._lift(0.0) < x), _as_mask(x < 0.0)
 
 
 @hl_op("sign")
-def sign(x: GraphTensor) -> GraphTensor:
+def sign(x: TensorBase) -> TensorBase:
     """sign(x) = (x > 0) - (x < 0)."""
     pos, negm = _signs(x)
     return pos - negm
 
 
 @hl_op("abs")
-def abs(x: GraphTensor) -> GraphTensor:
+def abs(x: TensorBase) -> TensorBase:
     """|x| = x * sign(x) (each product is exact: sign is -1, 0 or 1)."""
     return x * sign(x)
 
 
 @hl_op("relu")
-def relu(x: GraphTensor) -> GraphTensor:
+def relu(x: TensorBase) -> TensorBase:
     """max(x, 0) = x * (0 < x) (exact)."""
     return x * (x._lift(0.0) < x)
 
 
 @hl_op("leaky_relu")
-def leaky_relu(x: GraphTensor, alpha: float = 0.01) -> GraphTensor:
+def leaky_relu(x: TensorBase, alpha: float = 0.01) -> TensorBase:
     """x * (x > 0) + alpha * (x * (x < 0)): exact for x >= 0; for x < 0 alpha is applied by
     mul_const (a small alpha keeps its relative precision: 0.01 is not 10/1024)."""
     pos, negm = _signs(x)
     return x * pos + mul_const(x * negm, float(alpha))
 
 
-def _neg_abs(x: GraphTensor, pos: GraphTensor, negm: GraphTensor) -> GraphTensor:
+def _neg_abs(x: TensorBase, pos: TensorBase, negm: TensorBase) -> TensorBase:
     """-|x| = x * ((x < 0) - (x > 0))."""
     return x * (negm - pos)
 
 
 @hl_op("sigmoid")
-def sigmoid(x: GraphTensor) -> GraphTensor:
+def sigmoid(x: TensorBase) -> TensorBase:
     """1 / (1 + e^-x) through e = exp(-|x|) in (0, 1], never exp of a positive argument:
     sigmoid(x) = (x > 0 ? 1 : e) * recip(1 + e). Needs 1 + e <= 2 in range (scale <= 13)."""
     pos, negm = _signs(x)
@@ -316,7 +314,7 @@ def sigmoid(x: GraphTensor) -> GraphTensor:
 
 
 @hl_op("tanh")
-def tanh(x: GraphTensor) -> GraphTensor:
+def tanh(x: TensorBase) -> TensorBase:
     """sign(x) * (1 - e) / (1 + e) with e = exp(-|x|)^2 = e^(-2|x|) (squaring avoids forming 2|x|)."""
     pos, negm = _signs(x)
     t = exp(_neg_abs(x, pos, negm))
@@ -330,7 +328,7 @@ GELU_CLAMP = 5.0
 
 
 @hl_op("gelu")
-def gelu(x: GraphTensor) -> GraphTensor:
+def gelu(x: TensorBase) -> TensorBase:
     """GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) = x * sigmoid(z) with
     z = u * (A + (u * sqrt(B))^2), A = 2 sqrt(2/pi), B = 0.044715 A, u = clip(x, -5, 5).
 
@@ -344,7 +342,7 @@ def gelu(x: GraphTensor) -> GraphTensor:
 
 
 @hl_op("elu")
-def elu(x: GraphTensor, alpha: float = 1.0) -> GraphTensor:
+def elu(x: TensorBase, alpha: float = 1.0) -> TensorBase:
     """x (x > 0), alpha (e^x - 1) (x <= 0), as x * (x > 0) + alpha * (exp(x * (x < 0)) - 1): the
     exp's argument is never positive, so e is in (0, 1]; exact for x >= 0."""
     pos, negm = _signs(x)
@@ -352,13 +350,13 @@ def elu(x: GraphTensor, alpha: float = 1.0) -> GraphTensor:
 
 
 @hl_op("selu")
-def selu(x: GraphTensor, alpha: float = 1.67326319217681884765625, gamma: float = 1.05070102214813232421875) -> GraphTensor:
+def selu(x: TensorBase, alpha: float = 1.67326319217681884765625, gamma: float = 1.05070102214813232421875) -> TensorBase:
     """gamma * elu(x, alpha)."""
     return mul_const(elu(x, alpha), float(gamma))
 
 
 @hl_op("celu")
-def celu(x: GraphTensor, alpha: float = 1.0) -> GraphTensor:
+def celu(x: TensorBase, alpha: float = 1.0) -> TensorBase:
     """max(0, x) + min(0, alpha (e^(x / alpha) - 1)) = alpha * elu(x / alpha) for alpha > 0."""
     if alpha <= 0:
         raise GraphError(f"celu: alpha must be positive, got {alpha}")
@@ -367,7 +365,7 @@ def celu(x: GraphTensor, alpha: float = 1.0) -> GraphTensor:
 
 
 @hl_op("softplus")
-def softplus(x: GraphTensor) -> GraphTensor:
+def softplus(x: TensorBase) -> TensorBase:
     """ln(1 + e^x) = relu(x) + ln(1 + e^-|x|): the exp is in (0, 1] and the log's input in (1, 2],
     whatever x is."""
     pos, negm = _signs(x)
@@ -375,25 +373,25 @@ def softplus(x: GraphTensor) -> GraphTensor:
 
 
 @hl_op("softsign")
-def softsign(x: GraphTensor) -> GraphTensor:
+def softsign(x: TensorBase) -> TensorBase:
     """x / (1 + |x|) = x * recip(1 + |x|)."""
     return x * (abs(x) + 1.0).recip()
 
 
 @hl_op("hard_sigmoid")
-def hard_sigmoid(x: GraphTensor, alpha: float = 0.2, beta: float = 0.5) -> GraphTensor:
+def hard_sigmoid(x: TensorBase, alpha: float = 0.2, beta: float = 0.5) -> TensorBase:
     """clip(alpha x + beta, 0, 1) (the clip through masks: exact)."""
     return clip(mul_const(x, float(alpha)) + float(beta), 0.0, 1.0)
 
 
 @hl_op("hard_swish")
-def hard_swish(x: GraphTensor) -> GraphTensor:
+def hard_swish(x: TensorBase) -> TensorBase:
     """x * hard_sigmoid(x, 1/6, 1/2)."""
     return x * hard_sigmoid(x, 1.0 / 6.0, 0.5)
 
 
 @hl_op("shrink")
-def shrink(x: GraphTensor, lambd: float = 0.5, bias: float = 0.0) -> GraphTensor:
+def shrink(x: TensorBase, lambd: float = 0.5, bias: float = 0.0) -> TensorBase:
     """x + bias (x < -lambd), x - bias (x > lambd), else 0: (x + bias) * (x < -lambd) +
     (x - bias) * (x > lambd), each product with a 0/1 mask (exact)."""
     lo = _as_mask(x < -float(lambd))
@@ -402,7 +400,7 @@ def shrink(x: GraphTensor, lambd: float = 0.5, bias: float = 0.0) -> GraphTensor
 
 
 @hl_op("prelu")
-def prelu(x: GraphTensor, slope: Any) -> GraphTensor:
+def prelu(x: TensorBase, slope: Any) -> TensorBase:
     """x * (x > 0) + slope * (x * (x < 0)), slope a tensor or array broadcast to x: exact for
     x >= 0, one rounding for x < 0."""
     pos, negm = _signs(x)
@@ -410,27 +408,27 @@ def prelu(x: GraphTensor, slope: Any) -> GraphTensor:
 
 
 @hl_op("pow_tensor")
-def pow_tensor(x: GraphTensor, y: Any) -> GraphTensor:
+def pow_tensor(x: TensorBase, y: Any) -> TensorBase:
     """x^y = exp2(y * log2(x)) for x > 0 (the log2 table refuses x <= 0 with the element); y a
     tensor or a non-integer number (integers: pow, any sign of x)."""
     return (x.log2() * y).exp2()
 
 
 @hl_op("floor")
-def floor(x: GraphTensor) -> GraphTensor:
+def floor(x: TensorBase) -> TensorBase:
     """x - (x mod 1) (floor Mod by 1.0: exact)."""
     return x - (x % 1.0)
 
 
 @hl_op("ceil")
-def ceil(x: GraphTensor) -> GraphTensor:
+def ceil(x: TensorBase) -> TensorBase:
     """floor(x) + (x mod 1 > 0): exact."""
     m = x % 1.0
     return (x - m) + (m._lift(0.0) < m)
 
 
 @hl_op("trunc")
-def trunc(x: GraphTensor) -> GraphTensor:
+def trunc(x: TensorBase) -> TensorBase:
     """The integer part towards zero, sign(x) * (|x| - (|x| mod 1)) (Mod by 1.0 is exact)."""
     s = sign(x)
     a = x * s
@@ -438,26 +436,26 @@ def trunc(x: GraphTensor) -> GraphTensor:
 
 
 @hl_op("logical_not")
-def logical_not(x: GraphTensor) -> GraphTensor:
+def logical_not(x: TensorBase) -> TensorBase:
     """1 where x == 0, else 0 (a mask for any x)."""
     return _not(x if x._mask else ne(x, 0.0))
 
 
 @hl_op("logical_and")
-def logical_and(a: GraphTensor, b: Any) -> GraphTensor:
+def logical_and(a: TensorBase, b: Any) -> TensorBase:
     """(a != 0) * (b != 0)."""
     b = a._lift(b)
     return _as_mask((a if a._mask else ne(a, 0.0)) * (b if b._mask else ne(b, 0.0)))
 
 
 @hl_op("logical_or")
-def logical_or(a: GraphTensor, b: Any) -> GraphTensor:
+def logical_or(a: TensorBase, b: Any) -> TensorBase:
     """not (not a and not b)."""
     return _not(logical_and(logical_not(a), logical_not(a._lift(b))))
 
 
 @hl_op("logical_xor")
-def logical_xor(a: GraphTensor, b: Any) -> GraphTensor:
+def logical_xor(a: TensorBase, b: Any) -> TensorBase:
     """(a != 0) != (b != 0)."""
     b = a._lift(b)
     return ne(a if a._mask else ne(a, 0.0), b if b._mask else ne(b, 0.0))
@@ -471,7 +469,7 @@ ERF_CLAMP = 4.0  # erf(4) = 1 - 1.5e-8; clamping keeps a^2 <= 16 inside the rang
 
 
 @hl_op("erf")
-def erf(x: GraphTensor) -> GraphTensor:
+def erf(x: TensorBase) -> TensorBase:
     """erf(x) = s * (1 - poly(t) * 2^(-a^2 log2 e)) with s = 2 (x > 0) - 1 and a = min(s x, 4) = |x|
     clamped (at x = 0, s = -1 and the bracket is 1 - (A1 + ... + A5) = 0); every intermediate is in
     [-23.1, 1.5] whatever x is. About 28 primitive ops an element (GELU's cost in a transformer)."""
@@ -486,3 +484,85 @@ def erf(x: GraphTensor) -> GraphTensor:
     out = s * (neg(poly * e) + 1.0)
     out.graph.mark_composite("Erf", x, out)  # FuseOpCompiler proves it as one table lookup
     return out
+
+
+class MathMethods:
+    """This module's functions as GraphTensor methods (a mixin of tensor.GraphTensor)."""
+
+    __slots__ = ()
+    neg = neg
+    sub = sub
+    div = div
+    exp = exp
+    log = log
+    pow = pow
+    abs = abs
+    sign = sign
+    relu = relu
+    leaky_relu = leaky_relu
+    sigmoid = sigmoid
+    tanh = tanh
+    gelu = gelu
+    cos = cos
+    square = square
+    rsqrt = rsqrt
+    clip = clip
+    maximum = maximum
+    minimum = minimum
+    eq = eq
+    ne = ne
+    gt = gt
+    ge = ge
+    le = le
+    lt = lt
+    mul_const = mul_const
+    elu = elu
+    selu = selu
+    celu = celu
+    softplus = softplus
+    softsign = softsign
+    hard_sigmoid = hard_sigmoid
+    hard_swish = hard_swish
+    shrink = shrink
+    prelu = prelu
+    trunc = trunc
+
+    def where(self, a: Any, b: Any) -> TensorBase:
+        """cond.where(a, b) == where(cond, a, b)."""
+        return where(self, a, b)
+
+    def __neg__(self) -> TensorBase:
+        return neg(self)
+
+    def __sub__(self, other: Any) -> TensorBase:
+        return sub(self, other)
+
+    def __rsub__(self, other: Any) -> TensorBase:
+        return sub(self._lift(other), self)
+
+    def __truediv__(self, other: Any) -> TensorBase:
+        return div(self, other)
+
+    def __rtruediv__(self, other: Any) -> TensorBase:
+        return div(self._lift(other), self)
+
+    def __pow__(self, n: Any) -> TensorBase:
+        return pow(self, n)
+
+    def __rpow__(self, base: Any) -> TensorBase:
+        """base ** x = exp2(x * log2(base)) for a positive number base."""
+        if not isinstance(base, (int, float, np.integer, np.floating)) or base <= 0:
+            raise GraphError(f"only a positive number can be raised to a tensor power, got {base!r}")
+        return self.exp2() if base == 2 else (self * float(np.log2(base))).exp2()
+
+    def __abs__(self) -> TensorBase:
+        return abs(self)
+
+    def __gt__(self, other: Any) -> TensorBase:
+        return gt(self, other)
+
+    def __le__(self, other: Any) -> TensorBase:
+        return le(self, other)
+
+    def __ge__(self, other: Any) -> TensorBase:
+        return ge(self, other)

@@ -9,10 +9,10 @@ import numpy as np
 
 from .errors import GraphError
 from .hl_math import hl_op
-from .tensor import GraphTensor, broadcast_shapes, normalize_axis, shape_error
+from .tensor_base import TensorBase, broadcast_shapes, normalize_axis, shape_error
 
 
-def _tensor_of(x: Any, like: GraphTensor) -> GraphTensor:
+def _tensor_of(x: Any, like: TensorBase) -> TensorBase:
     return like._lift(x)
 
 
@@ -20,7 +20,7 @@ def _tensor_of(x: Any, like: GraphTensor) -> GraphTensor:
 
 
 @hl_op("matmul")
-def matmul(a: GraphTensor, b: Any) -> GraphTensor:
+def matmul(a: TensorBase, b: Any) -> TensorBase:
     """numpy matmul semantics (1-D operands, batching, broadcast batch axes):
     a (..., n, k) and b (..., k, m) are viewed as (..., n, m, k), multiplied elementwise (one Mul)
     and summed over k (one SumReduce)."""
@@ -46,7 +46,7 @@ def matmul(a: GraphTensor, b: Any) -> GraphTensor:
 
 
 @hl_op("linear")
-def linear(x: GraphTensor, weight: Any, bias: Any = None) -> GraphTensor:
+def linear(x: TensorBase, weight: Any, bias: Any = None) -> TensorBase:
     """x @ weight.T + bias, with weight of shape (out_features, in_features) as in torch."""
     w = _tensor_of(weight, x)
     if w.ndim != 2:
@@ -61,15 +61,15 @@ def linear(x: GraphTensor, weight: Any, bias: Any = None) -> GraphTensor:
 
 
 @hl_op("concat")
-def concat(tensors: Sequence[GraphTensor], axis: int = 0) -> GraphTensor:
+def concat(tensors: Sequence[TensorBase], axis: int = 0) -> TensorBase:
     """Join along ``axis``: each part is zero-padded to the full length and the parts are added
     (padding reads 0, so the sum is exact)."""
     parts = list(tensors)
     if not parts:
         raise GraphError("concat needs at least one tensor")
     first = parts[0]
-    if not isinstance(first, GraphTensor):
-        raise GraphError("concat: the first item must be a GraphTensor")
+    if not isinstance(first, TensorBase):
+        raise GraphError("concat: the first item must be a TensorBase")
     parts = [first._lift(p) for p in parts]
     axis = normalize_axis(axis, first.ndim, "concat")
     for p in parts[1:]:
@@ -108,7 +108,7 @@ def _runs(idx: list[int]) -> list[tuple[int, int, int]]:
 
 
 @hl_op("gather")
-def gather(x: GraphTensor, indices: Any, axis: int = 0) -> GraphTensor:
+def gather(x: TensorBase, indices: Any, axis: int = 0) -> TensorBase:
     """x.take(indices, axis) for constant integer indices (numpy/ONNX Gather): each run of
     equally spaced increasing indices is one strided slice (a repeated index: one element
     broadcast); the runs are concatenated."""
@@ -136,7 +136,7 @@ def gather(x: GraphTensor, indices: Any, axis: int = 0) -> GraphTensor:
 
 
 @hl_op("tile")
-def tile(x: GraphTensor, repeats: Sequence[int]) -> GraphTensor:
+def tile(x: TensorBase, repeats: Sequence[int]) -> TensorBase:
     """numpy.tile with one repeat count per axis (ONNX Tile): each axis (size d) is viewed as
     (r, d) by a broadcast and merged into r * d, a view (copied once by the compiler)."""
     reps = tuple(int(r) for r in repeats)
@@ -152,5 +152,18 @@ def tile(x: GraphTensor, repeats: Sequence[int]) -> GraphTensor:
     return t
 
 
-# the 2-D layers lived here before hl_conv.py; callers that import them from this module keep working
-from .hl_conv import avg_pool2d, conv2d, max_pool2d  # noqa: E402,F401
+
+class NNMethods:
+    """This module's functions as GraphTensor methods (a mixin of tensor.GraphTensor)."""
+
+    __slots__ = ()
+    matmul = matmul
+    linear = linear
+    gather = gather
+    tile = tile
+
+    def __matmul__(self, other: Any) -> TensorBase:
+        return matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> TensorBase:
+        return matmul(self._lift(other), self)

@@ -13,12 +13,12 @@ import numpy as np
 from .hl_math import exp, hl_op, log, mul_const, neg, sub
 from .ops import Op
 from .shape import prod
-from .tensor import GraphTensor, normalize_axis, shape_error
+from .tensor_base import TensorBase, normalize_axis, shape_error
 
 Axis = int | Sequence[int] | None
 
 
-def _axes(x: GraphTensor, axis: Axis, op: str) -> tuple[int, ...]:
+def _axes(x: TensorBase, axis: Axis, op: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(x.ndim))
     items = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
@@ -28,7 +28,7 @@ def _axes(x: GraphTensor, axis: Axis, op: str) -> tuple[int, ...]:
     return axes
 
 
-def _reduce(x: GraphTensor, prim: Op, axis: Axis, keepdims: bool, op: str) -> GraphTensor:
+def _reduce(x: TensorBase, prim: Op, axis: Axis, keepdims: bool, op: str) -> TensorBase:
     axes = _axes(x, axis, op)
     kept = tuple(i for i in range(x.ndim) if i not in axes)
     out_keep = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
@@ -45,25 +45,25 @@ def _reduce(x: GraphTensor, prim: Op, axis: Axis, keepdims: bool, op: str) -> Gr
 
 
 @hl_op("sum")
-def sum(x: GraphTensor, axis: Axis = None, keepdims: bool = False) -> GraphTensor:
+def sum(x: TensorBase, axis: Axis = None, keepdims: bool = False) -> TensorBase:
     """Sum over one or several axes (all by default): one SumReduce."""
     return _reduce(x, Op.SUM_REDUCE, axis, keepdims, "sum")
 
 
 @hl_op("max")
-def max(x: GraphTensor, axis: Axis = None, keepdims: bool = False) -> GraphTensor:
+def max(x: TensorBase, axis: Axis = None, keepdims: bool = False) -> TensorBase:
     """Max over one or several axes (all by default): one MaxReduce."""
     return _reduce(x, Op.MAX_REDUCE, axis, keepdims, "max")
 
 
 @hl_op("min")
-def min(x: GraphTensor, axis: Axis = None, keepdims: bool = False) -> GraphTensor:
+def min(x: TensorBase, axis: Axis = None, keepdims: bool = False) -> TensorBase:
     """min(x) = -max(-x) (negation is exact)."""
     return neg(max(neg(x), axis, keepdims))
 
 
 @hl_op("mean")
-def mean(x: GraphTensor, axis: Axis = None, keepdims: bool = False) -> GraphTensor:
+def mean(x: TensorBase, axis: Axis = None, keepdims: bool = False) -> TensorBase:
     """sum(x) * (1/n), the constant applied by mul_const (full relative precision). The sum itself
     must fit in range (at scale 10, |sum| < 32)."""
     n = prod(x.shape[a] for a in _axes(x, axis, "mean"))
@@ -73,7 +73,7 @@ def mean(x: GraphTensor, axis: Axis = None, keepdims: bool = False) -> GraphTens
 
 
 @hl_op("var")
-def var(x: GraphTensor, axis: Axis = None, keepdims: bool = False, correction: int = 0) -> GraphTensor:
+def var(x: TensorBase, axis: Axis = None, keepdims: bool = False, correction: int = 0) -> TensorBase:
     """mean((x - mean(x))^2), with n - correction in the denominator (numpy's ddof)."""
     axes = _axes(x, axis, "var")
     n = prod(x.shape[a] for a in axes)
@@ -84,7 +84,7 @@ def var(x: GraphTensor, axis: Axis = None, keepdims: bool = False, correction: i
 
 
 @hl_op("argmax")
-def argmax(x: GraphTensor, axis: int | None = None, keepdims: bool = False, select_last_index: bool = False) -> GraphTensor:
+def argmax(x: TensorBase, axis: int | None = None, keepdims: bool = False, select_last_index: bool = False) -> TensorBase:
     """Index of the first (or, with select_last_index, the last) maximum along an axis (all
     elements, flattened, if axis is None).
 
@@ -107,13 +107,13 @@ def argmax(x: GraphTensor, axis: int | None = None, keepdims: bool = False, sele
 
 
 @hl_op("argmin")
-def argmin(x: GraphTensor, axis: int | None = None, keepdims: bool = False, select_last_index: bool = False) -> GraphTensor:
+def argmin(x: TensorBase, axis: int | None = None, keepdims: bool = False, select_last_index: bool = False) -> TensorBase:
     """argmax(-x) (negation is exact)."""
     return argmax(neg(x), axis, keepdims, select_last_index)
 
 
 @hl_op("softmax")
-def softmax(x: GraphTensor, axis: int = -1) -> GraphTensor:
+def softmax(x: TensorBase, axis: int = -1) -> TensorBase:
     """e / sum(e) with e = exp(x - max(x)): every e is in (0, 1], the sum is in [1, n] (so n must
     fit in range), and the division is e * recip(sum)."""
     axis = normalize_axis(axis, x.ndim, "softmax")
@@ -122,7 +122,7 @@ def softmax(x: GraphTensor, axis: int = -1) -> GraphTensor:
 
 
 @hl_op("log_softmax")
-def log_softmax(x: GraphTensor, axis: int = -1) -> GraphTensor:
+def log_softmax(x: TensorBase, axis: int = -1) -> TensorBase:
     """(x - max) - log(sum(exp(x - max)))."""
     axis = normalize_axis(axis, x.ndim, "log_softmax")
     d = sub(x, max(x, axis, keepdims=True))
@@ -131,8 +131,8 @@ def log_softmax(x: GraphTensor, axis: int = -1) -> GraphTensor:
 
 @hl_op("layer_norm")
 def layer_norm(
-    x: GraphTensor, axis: Axis = -1, weight: Any = None, bias: Any = None, eps: float = 1e-5
-) -> GraphTensor:
+    x: TensorBase, axis: Axis = -1, weight: Any = None, bias: Any = None, eps: float = 1e-5
+) -> TensorBase:
     """(x - mean) * rsqrt(var + eps) * weight + bias over ``axis`` (the last axis by default).
 
     An eps below the format's resolution quantizes to 0 in fixed point, so a slice with zero
@@ -149,7 +149,7 @@ def layer_norm(
     return out
 
 
-def _mean_last(x: GraphTensor) -> GraphTensor:
+def _mean_last(x: TensorBase) -> TensorBase:
     """Mean over the last axis as one Dot-able product-sum: sum(x * 2^-k) * (2^k / n) with 2^k >= n,
     so the partial sums stay no larger than the mean itself (a plain sum of n values of size 1-2
     leaves the +-32 range at scale 10 for n = 64) and 2^-k is exact in fixed point."""
@@ -162,7 +162,7 @@ def _mean_last(x: GraphTensor) -> GraphTensor:
 
 
 @hl_op("layer_norm_wide")
-def layer_norm_wide(x: GraphTensor, axis: int, scale: Any, bias: Any, eps: float) -> GraphTensor:
+def layer_norm_wide(x: TensorBase, axis: int, scale: Any, bias: Any, eps: float) -> TensorBase:
     """(x - mean) / sqrt(var + eps) * scale + bias over the axes from ``axis`` to the last, with the
     mean and the variance as sums of pre-scaled terms: var = sum((d / sqrt(n))^2). A plain sum of
     squares (as G.layer_norm forms) is n * var, which leaves the fixed-point range for a 64-wide row
@@ -182,7 +182,7 @@ def layer_norm_wide(x: GraphTensor, axis: int, scale: Any, bias: Any, eps: float
 
 
 @hl_op("instance_norm")
-def instance_norm(x: GraphTensor, scale: Any = None, bias: Any = None, eps: float = 1e-5) -> GraphTensor:
+def instance_norm(x: TensorBase, scale: Any = None, bias: Any = None, eps: float = 1e-5) -> TensorBase:
     """(x - mean) / sqrt(var + eps) * scale + bias over the spatial axes of (N, C, spatial...), per
     sample and channel (ONNX InstanceNormalization); scale and bias have one value per channel.
     The statistics are layer_norm_wide's pre-scaled sums (no intermediate larger than var)."""
@@ -199,3 +199,20 @@ def instance_norm(x: GraphTensor, scale: Any = None, bias: Any = None, eps: floa
         return t.reshape(per_channel)
 
     return layer_norm_wide(x, 2, channel(scale), channel(bias), eps)
+
+
+class ReduceMethods:
+    """This module's functions as GraphTensor methods (a mixin of tensor.GraphTensor)."""
+
+    __slots__ = ()
+    sum = sum
+    max = max
+    min = min
+    mean = mean
+    var = var
+    argmax = argmax
+    argmin = argmin
+    softmax = softmax
+    log_softmax = log_softmax
+    layer_norm = layer_norm
+    instance_norm = instance_norm

@@ -19,7 +19,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from luminair.prover.graph import Graph, GraphTensor
+from luminair.prover.graph import GraphTensor
+from luminair.prover.proving import Graph
 from luminair.prover.graph import origin as _origin
 from luminair.verifier.numeric import NumericFormat
 

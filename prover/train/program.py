@@ -25,7 +25,8 @@ from ...verifier.graph.training import (
     weights_digest,
 )
 from ..compile import GenericCompiler, StwoCompiler
-from ..graph import Graph, GraphError, GraphTensor
+from ..graph import GraphError, GraphTensor
+from ..proving import Graph
 from .optim import Optimizer
 from .rounding import effective_lr
 

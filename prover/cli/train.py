@@ -1,4 +1,4 @@
-"""`luminair train-step` and `luminair verify-chain` (registered by prover/cli.py).
+"""`luminair train-step` and `luminair verify-chain` (registered by prover/cli/__init__.py).
 
     luminair train-step --mlp 64-64-10 --batch BATCH.npz --out DIR [--weights W.npz | --init SEED]
         [--optimizer tdclm|sgd|adam|clm] [--lr LR] [--b1 B1] [--b2 B2] [--lam LAM] [--eps EPS]
@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .common import EXIT_OK, EXIT_REJECTED, UsageError, check_out_dir, read_file, say
 
 OPT_FLAGS = {
     "sgd": ("lr", "momentum"),
@@ -79,8 +81,7 @@ def add_parsers(sub: Any) -> None:
 
 
 def _optimizer(args: argparse.Namespace) -> Any:
-    from .cli import UsageError
-    from .train import OPTIMIZERS
+    from ..train import OPTIMIZERS
 
     cls = OPTIMIZERS[args.optimizer]
     kw = {"lr": 0.02 if args.optimizer == "tdclm" else 0.01}
@@ -95,8 +96,7 @@ def _optimizer(args: argparse.Namespace) -> Any:
 
 
 def _program(args: argparse.Namespace) -> tuple[Any, Any]:
-    from .cli import UsageError
-    from .train import TrainProgram, init_mlp, mlp_program
+    from ..train import TrainProgram, init_mlp, mlp_program
 
     opt = _optimizer(args)
     common = {"private_batch": args.private_batch, "scale_bits": args.scale_bits, "preset": args.preset}
@@ -135,7 +135,6 @@ def _batch_len(args: argparse.Namespace) -> int:
 
 
 def _batches(args: argparse.Namespace, prog: Any) -> list[dict[str, np.ndarray]]:
-    from .cli import UsageError
 
     with np.load(args.batch, allow_pickle=False) as z:
         arrays = {k: np.array(z[k]) for k in z.files}
@@ -171,9 +170,8 @@ def _batches(args: argparse.Namespace, prog: Any) -> list[dict[str, np.ndarray]]
 
 
 def cmd_train_step(args: argparse.Namespace) -> int:
-    from .cli import EXIT_OK, UsageError, check_out_dir, say
-    from .proving import _write
-    from .train import load_npz, save_npz
+    from ..proving import _write
+    from ..train import load_npz, save_npz
 
     out = check_out_dir(args.out)
     prog, init = _program(args)
@@ -245,8 +243,6 @@ def cmd_train_step(args: argparse.Namespace) -> int:
 def cmd_verify_chain(args: argparse.Namespace) -> int:
     from luminair.verifier.config import DEFAULT_MIN_SECURITY_BITS
     from luminair.verifier.training_chain import verify_chain
-
-    from .cli import EXIT_OK, EXIT_REJECTED, UsageError, read_file, say
 
     dirs = sorted(p for p in Path(args.dir).glob("step_*") if p.is_dir())
     if not dirs:

@@ -1,0 +1,368 @@
+"""`luminair prove MODEL --input INPUT.json --out DIR`: prove a model, print the summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .common import EXIT_OK, IDENTITY_NOTE, LABEL_NOTE, UsageError, check_out_dir, check_regular_file, component_title, label_text, printable, read_file, read_input_file, say
+
+
+def _progress(stages: list[str], quiet: bool) -> Any:
+    """A progress bar over the prover's stages on a terminal (tqdm); one plain line a stage when
+    stderr is a pipe or a file, where a bar's carriage returns would only garble the log."""
+    if quiet:
+        return None
+    try:
+        if not sys.stderr.isatty():
+            raise ImportError("not a terminal")
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(stages), desc="proving", unit="stage", file=sys.stderr, leave=True)
+
+        def hook(name: str) -> None:
+            bar.set_postfix_str(printable(name))
+            bar.update(1)
+
+        hook.close = bar.close  # type: ignore[attr-defined]
+        return hook
+    except ImportError:  # not a terminal (tqdm is a prover dependency)
+        done = iter(range(1, len(stages) + 1))
+
+        def plain(name: str) -> None:
+            say(f"proving: {next(done, len(stages))}/{len(stages)} {name}", err=True)
+
+        plain.close = lambda: None  # type: ignore[attr-defined]
+        return plain
+
+
+PROVE_STAGES = [
+    "trace columns", "commit main trace", "interaction trace", "composition", "out-of-domain sampling",
+    "DEEP quotients", "FRI commit", "proof of work", "openings",
+]  # fmt: skip
+
+
+def quantization_report(float_out: dict[str, Any], exact_out: dict[str, Any]) -> dict[str, dict[str, float]]:
+    import numpy as np
+
+    out = {}
+    for name, ref in float_out.items():
+        err = np.abs(np.asarray(exact_out[name], dtype=np.float64) - np.asarray(ref, dtype=np.float64))
+        out[name] = {
+            "max_abs_error": float(err.max(initial=0.0)),
+            "mean_abs_error": float(err.mean()) if err.size else 0.0,
+        }
+    return out
+
+
+def _load_onnx_bytes(data: bytes, path: str, options: dict[str, Any]) -> Any:
+    from luminair.prover.onnx import load_onnx
+
+    return load_onnx(_read_onnx(data, path), **options)
+
+
+def _read_onnx(data: bytes, path: str) -> Any:
+    """The ONNX ModelProto in `data` (external weights read beside `path`), or a UsageError."""
+    import onnx
+
+    try:
+        model = onnx.load_from_string(data)
+        from onnx.external_data_helper import load_external_data_for_model, uses_external_data
+
+        if any(uses_external_data(t) for t in model.graph.initializer):
+            load_external_data_for_model(model, str(Path(path).absolute().parent))
+    except Exception as e:  # noqa: BLE001 - protobuf's DecodeError and friends
+        raise UsageError(f"model file {path!r} is not a readable ONNX model: {e}") from None
+    return model
+
+
+def check_labels(title: str | None, description: str | None) -> tuple[str, str]:
+    """--title and --description as gen_settings takes them ("" when not given); UsageError for a
+    label the settings codec would refuse (not printable text, or too long)."""
+    from luminair.verifier.graph.settings import MAX_DESCRIPTION, MAX_TITLE, label_problem
+
+    labels = []
+    for flag, value, maximum in (
+        ("--title", title, MAX_TITLE),
+        ("--description", description, MAX_DESCRIPTION),
+    ):
+        value = value or ""
+        problem = label_problem(value, maximum)
+        if problem:
+            raise UsageError(
+                f"{flag} is refused: {problem} (a publisher's label is printable text of at most "
+                f"{maximum} characters, no control or format characters)"
+            )
+        labels.append(value)
+    return labels[0], labels[1]
+
+
+def parse_symbols(specs: list[str]) -> dict[str, tuple[int, int]]:
+    """--symbol NAME=LO:HI (repeatable) as {name: (lo, hi)}."""
+    out: dict[str, tuple[int, int]] = {}
+    for spec in specs:
+        name, sep, rng = spec.partition("=")
+        lo, sep2, hi = rng.partition(":")
+        try:
+            bounds = (int(lo), int(hi))
+        except ValueError:
+            bounds = None
+        if not sep or not sep2 or not name or bounds is None or name in out:
+            raise UsageError(f"--symbol {spec!r}: expected NAME=LO:HI once per symbol, e.g. --symbol batch=1:256")
+        out[name] = bounds
+    return out
+
+
+def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, int]] | None, model_bytes: bytes | None,
+                       input_data: dict[str, Any], options: dict[str, Any], title: str, description: str) -> tuple:
+    """A model with symbolic dimensions: its one settings.bin (the same for every value of the
+    symbols) bound to the values the input implies. `symbols` None: an ONNX model's dynamic axes,
+    each over SymbolicModel's default range. (graph, settings, inputs, float outputs, times, the
+    search compiler's report at these values)"""
+    from luminair.prover.graph.model_file import load_python_builder, read_symbolic_input
+    from luminair.prover.symbolic import SymbolicError, SymbolicModel, shape_inputs, symbol_values_from_inputs
+
+    flag = "--symbol" if symbols else "dynamic axes (give ranges with --symbol NAME=LO:HI)"
+    t0 = time.perf_counter()
+    try:
+        if model_bytes is not None:
+            model = SymbolicModel(_read_onnx(model_bytes, args.model), symbols, search=not args.no_search, **options)
+        else:
+            if args.scale_bits is not None:
+                raise UsageError("--scale-bits applies to ONNX models; a Python model sets its own numeric format")
+            model = SymbolicModel(load_python_builder(args.model), symbols, search=not args.no_search)
+        load_s = time.perf_counter() - t0
+        t = time.perf_counter()
+        sym_settings = model.gen_settings(preset=args.preset, security_bits=args.security, title=title,
+                                          description=description)
+        raw_inputs = read_symbolic_input(input_data, sym_settings.parsed.body)
+        values = symbol_values_from_inputs(sym_settings.parsed.body, raw_inputs)
+        for s in sym_settings.symbols:
+            if not s.lo <= values[s.name] <= s.hi:
+                raise UsageError(
+                    f"the input gives {s.name}={values[s.name]}, outside the range [{s.lo}, {s.hi}] the settings "
+                    f"declare{'' if symbols else ' (the default range, narrowed to what this graph allows)'}; "
+                    f"prove with --symbol {s.name}=LO:HI holding it"
+                )
+        settings, graph = sym_settings.bind(values)
+        settings_s = time.perf_counter() - t
+    except SymbolicError as e:
+        raise UsageError(f"{flag}: {e}") from None
+    inputs = shape_inputs(graph, raw_inputs)
+    float_out = model.graph_at(values).run(inputs)  # the float64 reference of the model at these values
+    return graph, settings, inputs, float_out, load_s, settings_s, model.search_report
+
+
+def cmd_prove(args: argparse.Namespace) -> int:
+    from luminair.prover import GenericCompiler, StwoCompiler
+    from luminair.prover.graph.model_file import load_model, read_input_json
+    from luminair.prover.proving import gen_settings, gen_trace, prove, write_files
+    from luminair.verifier.graph.planner import plan_graph
+    from luminair.verifier.graph.summary import plan_cells
+
+    # Everything the user named is checked before any work: labels, model, input, the output folder.
+    title, description = check_labels(args.title, args.description)
+    is_onnx = Path(args.model).suffix.lower() == ".onnx"
+    model_bytes = read_file(args.model, "model") if is_onnx else None
+    if not is_onnx:
+        check_regular_file(args.model, "model")
+    input_data = read_input_file(args.input)
+    out = check_out_dir(args.out)
+    if args.private and not is_onnx:
+        raise UsageError(
+            "--private applies to ONNX models; a Python model marks its inputs with private=True"
+        )
+
+    symbols = parse_symbols(args.symbol)
+    t0 = time.perf_counter()
+    options: dict[str, Any] = {}
+    if args.scale_bits is not None:
+        options["scale_bits"] = args.scale_bits
+    if args.private:
+        options["private_inputs"] = tuple(args.private)
+    if not symbols and model_bytes is not None:
+        from luminair.prover.symbolic import onnx_dynamic_axes
+
+        dynamic = onnx_dynamic_axes(_read_onnx(model_bytes, args.model))  # dim_params become symbols
+    else:
+        dynamic = []
+    if symbols or dynamic:
+        graph, settings, inputs, float_out, load_s, settings_s, search = _symbolic_instance(
+            args, symbols or None, model_bytes, input_data, options, title, description
+        )
+        t = time.perf_counter()
+        trace = gen_trace(graph, inputs)
+        trace_s = time.perf_counter() - t
+    else:
+        if model_bytes is not None:
+            graph = _load_onnx_bytes(model_bytes, args.model, options)
+        else:
+            graph = load_model(args.model)
+            if args.scale_bits is not None:
+                from luminair.verifier.numeric import NumericFormat
+
+                graph.numeric_format = NumericFormat(args.scale_bits)
+        stwo = StwoCompiler(search=not args.no_search)
+        graph.compile(GenericCompiler(), stwo)
+        search = stwo.search_report
+        inputs = read_input_json(input_data, graph)
+        load_s = time.perf_counter() - t0
+        t = time.perf_counter()
+        settings = gen_settings(
+            graph, preset=args.preset, security_bits=args.security, title=title, description=description
+        )
+        settings_s = time.perf_counter() - t
+        t = time.perf_counter()
+        trace = gen_trace(graph, inputs)
+        float_out = graph.run(inputs)
+        trace_s = time.perf_counter() - t
+    hook = _progress(PROVE_STAGES, args.quiet)
+    try:
+        proof = prove(graph, trace, settings, on_stage=hook)
+    finally:
+        if hook is not None:
+            hook.close()  # type: ignore[attr-defined]
+    try:
+        settings_path, proof_path = write_files(out, settings, proof)
+    except OSError as e:
+        raise UsageError(
+            f"cannot write the proof files into {args.out!r}: {e.strerror or e} (any previous pair there is unchanged)"
+        ) from None
+    work = verifier_work(proof.data, settings.data)
+    summary = {
+        "model": str(args.model),
+        "model_digest": settings.model_digest,
+        "symbols": dict(settings.spec.bound) or None,
+        "title": title,
+        "description": description,
+        "security": settings.describe_security(),
+        "security_bits": settings.security_bits,
+        "numeric_format": graph.numeric_format.describe(),
+        "components": [
+            {
+                "component": p.component.name,
+                "nodes": len(p.nodes),
+                "rows": p.rows,
+                "trace_rows": 1 << p.component.log_size,
+                **plan_cells(plan_graph(settings.spec), p, settings.plans),
+            }
+            for p in settings.plans
+        ],
+        "time_s": {
+            "load_and_compile": round(load_s, 3),
+            "settings": round(settings_s, 3),
+            "execution": round(trace_s, 3),
+            **{k: round(v, 3) for k, v in proof.stats.stages.items()},
+        },
+        "search": search.as_dict() if search is not None else None,
+        "proof_bytes": len(proof.data),
+        "settings_bytes": len(settings.data),
+        "verifier_work": work,
+        "outputs": {k: v.tolist() for k, v in trace.outputs.items()},
+        "quantization_error": quantization_report(float_out, trace.outputs),
+        "files": [str(proof_path), str(settings_path)],
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print_prove_summary(summary)
+    if not work["within_default"]:
+        say(budget_warning(work["needed"], work["default_budget"], proof_path, settings_path), err=True)
+    return EXIT_OK
+
+
+def verifier_work(proof: bytes, settings: bytes) -> dict[str, Any]:
+    """The work budget a verifier needs for this pair (the verifier's own estimate, as `verify`
+    makes it) beside the default budget for files of their size."""
+    from luminair.verifier.budget import MAX_PROOF_BYTES, MAX_SETTINGS_BYTES, MAX_WORK, budget_for
+    from luminair.verifier.budget import statement_work, work_needed
+    from luminair.verifier.formats import read_proof_file
+    from luminair.verifier.statement import bind_symbols, read_settings
+
+    pf = read_proof_file(proof)
+    parsed = bind_symbols(read_settings(settings), pf.public_values)
+    needed = work_needed(statement_work(parsed, pf.public_values, len(proof)))
+    scale = max(-(-len(proof) // MAX_PROOF_BYTES), -(-len(settings) // MAX_SETTINGS_BYTES), 1)
+    if scale > 1:  # files over the default size caps need the budget that raises them
+        needed = max(needed, scale * MAX_WORK)
+    default = budget_for(len(proof), len(settings))
+    return {"needed": needed, "default_budget": default, "within_default": needed <= default}
+
+
+def budget_warning(needed: int, default: int, proof: object, settings: object) -> str:
+    """The warning of `prove` for a proof above the default budget: how each surface grants it."""
+    cmd = shlex.join(["luminair", "verify", str(proof), str(settings), "--max-work", str(needed)])
+    return (
+        f"warning: this proof needs a verifier work budget of {needed} units, more than the default "
+        f"{default} for files of its size: a verifier reports it as not checked unless granted the "
+        f'budget ({cmd}; max-work="{needed}" on <luminair-verify>; maxWork: {needed} in the JS API)'
+    )
+
+
+def fused_note(c: dict[str, Any]) -> str:
+    """For a fused component: the cells its primitive decomposition would have needed."""
+    if "primitive_cells" not in c:
+        return ""
+    if "product_cells" in c:  # Freivalds-checked products: the MatOut with its MatIn / MatPair components
+        ratio = c["primitive_cells"] / max(1, c["product_cells"])
+        return (f"; with its operands' components {c['product_cells']} cells, as primitive rows: "
+                f"{c['primitive_cells']} cells, {ratio:.1f}x")
+    ratio = c["primitive_cells"] / max(1, c["cells"])
+    return f"; as primitive rows: {c['primitive_cells']} cells, {ratio:.1f}x"
+
+
+def search_text(r: dict[str, Any] | None) -> str:
+    """The search compiler's line of the prove summary: rewrites applied, estimated cells before and
+    after, time."""
+    if r is None:
+        return "off (--no-search: the hand-written fusion only)"
+    applied = ", ".join(f"{k} x{v}" for k, v in sorted(r["rewrites"].items())) or "none (the input was cheapest)"
+    stop = "saturated" if r["saturated"] else "time budget reached, best graph found so far"
+    return (
+        f"{applied}; estimated cells {r['cost_before_cells']} (the graph as built) -> {r['cost_after_cells']}; "
+        f"{r['time_s']:.2f}s, {r['iterations']} iterations, {stop}"
+    )
+
+
+def print_prove_summary(s: dict[str, Any]) -> None:
+    say(f"model          {s['model']}")
+    say(f"model digest   {s['model_digest']}  ({IDENTITY_NOTE}; the same whatever the labels)")
+    say(f"title          {LABEL_NOTE}: {label_text(s.get('title'))}")
+    say(f"description    {LABEL_NOTE}: {label_text(s.get('description'))}")
+    if s.get("symbols"):
+        say("symbols        " + ", ".join(f"{printable(k)}={v}" for k, v in s["symbols"].items())
+            + " (fixed by this proof; the settings.bin serves every value in the model's ranges)")
+    say(f"security       {s['security']}")
+    say(f"numbers        {s['numeric_format']}")
+    say(
+        "trace          "
+        + ", ".join(f"{component_title(c['component'])} {c['rows']}/{c['trace_rows']} rows" for c in s["components"])
+    )
+    total = sum(c["cells"] for c in s["components"])
+    say(
+        f"cells          {total} committed trace cells: "
+        + ", ".join(
+            f"{component_title(c['component'])} {c['cells']} ({c['main_columns']} main + {c['topology_columns']} topology + "
+            f"{c['interaction_columns']} LogUp columns{fused_note(c)})"
+            for c in s["components"]
+        )
+    )
+    say(f"search         {search_text(s.get('search'))}")
+    say("time           " + ", ".join(f"{k} {v:.2f}s" for k, v in s["time_s"].items()))
+    say(f"proof          {s['proof_bytes']} bytes (settings {s['settings_bytes']} bytes)")
+    w = s.get("verifier_work")
+    if w:
+        verdict = "within the default" if w["within_default"] else "ABOVE the default"
+        say(f"verifier work  {w['needed']} units (about {w['needed'] / 1e6:.1f} s of CPython), {verdict} "
+            f"budget of {w['default_budget']} for files of this size")
+    for name, q in s["quantization_error"].items():
+        label = repr(printable(name))
+        say(
+            f"output {label:<8} max |fixed - float64| = {q['max_abs_error']:.3g}, mean {q['mean_abs_error']:.3g}"
+        )
+    say("wrote          " + ", ".join(s["files"]))

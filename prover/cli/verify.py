@@ -1,0 +1,136 @@
+"""`luminair verify PROOF SETTINGS`: exit 0 valid, 1 rejected, 2 usage/IO error, 3 not checked."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+from typing import Any
+
+from .common import EXIT_NOT_CHECKED, EXIT_OK, EXIT_REJECTED, IDENTITY_NOTE, LABEL_NOTE, UsageError, index_map_text, label_text, printable, read_file, say, source_text
+
+
+def _floor_hint(args: argparse.Namespace, settings: bytes) -> str | None:
+    """For a proof refused only for its security floor: the command that checks it anyway."""
+    from luminair.verifier.statement import read_settings
+
+    try:
+        bits = read_settings(settings).config.security_bits
+    except Exception:  # noqa: BLE001 - no hint for a settings file that does not parse
+        return None
+    if bits >= args.min_security_bits:
+        return None
+    cmd = shlex.join(["luminair", "verify", args.proof, args.settings, "--min-security-bits", str(bits)])
+    return (
+        f"this is a development proof ({bits} bits, e.g. from --preset fast); "
+        f"to check it anyway, lower the floor: {cmd}"
+    )
+
+
+BATCH_ROWS_SHOWN = 8
+
+
+def print_verify_result(r: Any, hint: str | None = None) -> None:
+    """The human-readable verdict of a VerifyResult (every line escaped)."""
+    if r.success:
+        say(
+            f"valid: {r.statement}; {r.security_bits} bits ({r.security_label or 'custom config'}); "
+            f"{r.verification_time_ms:.1f} ms"
+        )
+        say(f"  model digest ({IDENTITY_NOTE}): {r.model_digest}")
+        say(f"  title ({LABEL_NOTE}): {label_text(r.model_title)}")
+        say(f"  description ({LABEL_NOTE}): {label_text(r.model_description)}")
+        if r.symbols:
+            say("  symbols (fixed by this proof): " + ", ".join(f"{printable(k)}={v}" for k, v in r.symbols.items()))
+        training = (r.extra or {}).get("training")
+        if training:
+            say(f"  training step {training['step']} (seed {training['seed']}): loss {training['loss']:g}")
+            say(f"    weights before {training['old_weights_digest']}")
+            say(f"    weights after  {training['new_weights_digest']}")
+        batch_sizes = set((r.symbols or {}).values())
+        for name, o in (r.outputs or {}).items():
+            vals = o["values"]
+            shown = ", ".join(f"{v:g}" for v in vals[:8]) + (", ..." if len(vals) > 8 else "")
+            say(f"  output {printable(name)} {o['shape']}: [{shown}]")
+            shape = o["shape"]
+            if len(shape) > 1 and shape[0] in batch_sizes and shape[0] > 1:  # one line per batch element
+                width = len(vals) // shape[0]
+                for b in range(min(shape[0], BATCH_ROWS_SHOWN)):
+                    row = vals[b * width : (b + 1) * width]
+                    say(f"    [{b}] " + ", ".join(f"{v:g}" for v in row[:8]) + (", ..." if len(row) > 8 else ""))
+                if shape[0] > BATCH_ROWS_SHOWN:
+                    say(f"    ... {shape[0] - BATCH_ROWS_SHOWN} more rows (--json has them all)")
+            src = o.get("source")
+            if isinstance(src, dict):
+                source = source_text(src.get("node"), src.get("op"), src.get("name"))
+                say(f"    source {source}; index map: {index_map_text(o.get('index_map'))}")
+    else:
+        say(f"{'not checked' if r.kind == 'not checked' else 'rejected'}: {r.error_message}")
+        if hint:
+            say(f"hint: {hint}")
+
+
+def check_not_swapped(args: argparse.Namespace, proof: bytes, settings: bytes) -> None:
+    """Refuse (UsageError) a settings file given as PROOF and a proof file as SETTINGS."""
+    from luminair.verifier.formats import PROOF_MAGIC, SETTINGS_MAGIC
+
+    if proof.startswith(SETTINGS_MAGIC) and settings.startswith(PROOF_MAGIC):
+        cmd = shlex.join(["luminair", "verify", args.settings, args.proof])
+        raise UsageError(
+            f"the arguments are swapped: {args.proof!r} is a settings file and {args.settings!r} a proof file "
+            f"(the proof comes first: {cmd})"
+        )
+
+
+def _mismatch_hint(proof: bytes, settings: bytes) -> str | None:
+    """For a proof made for other settings: whether its public inputs and outputs fit this model
+    (then it is most likely a proof of the same model under another settings.bin)."""
+    from luminair.verifier.formats import read_proof_file
+    from luminair.verifier.statement import bind_symbols, build_statement, read_settings
+
+    try:
+        pf = read_proof_file(proof)
+        parsed = read_settings(settings)
+        build_statement(bind_symbols(parsed, pf.public_values), pf.public_values)
+    except Exception:  # noqa: BLE001 - another model: the message already says so
+        return None
+    opened = max((len(col) for tree in pf.stark.queried_values for col in tree), default=0)
+    config = (f"; it opens {opened} query positions where these settings ask for at most {parsed.config.n_queries}, "
+              "so it was made with another configuration" if opened > parsed.config.n_queries else "")
+    return (
+        "the proof's public inputs and outputs fit this model: it is most likely a proof of the same model made "
+        f"with another settings.bin (another --preset or --security, other --title/--description labels){config}. "
+        "Verify it with the settings.bin written next to it"
+    )
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from luminair import verifier
+
+    proof = read_file(args.proof, "proof")
+    settings = read_file(args.settings, "settings")
+    check_not_swapped(args, proof, settings)
+    r = verifier.verify(proof, settings, min_security_bits=args.min_security_bits, max_work=args.max_work)
+    hint = None
+    if r.check == "config below floor":
+        hint = _floor_hint(args, settings)
+    elif r.kind == "not checked":
+        hint = _budget_hint(args, r.work_needed)
+    elif r.check == "statement mismatch" and "wrong model or tampered settings" in (r.error_message or ""):
+        hint = _mismatch_hint(proof, settings)
+    if args.json:
+        if hint:
+            r.extra["hint"] = hint
+        print(json.dumps(r.to_dict(), indent=2))
+    else:
+        print_verify_result(r, hint)
+    if r.kind == "not checked":
+        return EXIT_NOT_CHECKED
+    return EXIT_OK if r.success else EXIT_REJECTED
+
+
+def _budget_hint(args: argparse.Namespace, needed: int | None) -> str:
+    if needed is None:
+        return "no work budget admits files this large"
+    cmd = shlex.join(["luminair", "verify", args.proof, args.settings, "--max-work", str(needed)])
+    return f"the files were not checked; to check them, grant the budget they need: {cmd}"
