@@ -7,13 +7,12 @@ so what is looked up is never written twice."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ...verifier.fields import P
-from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, RANGE, RANGE16, WEIGHTS, limb_names
+from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, RANGE, RANGE16, WEIGHTS
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.plan import MERGED_KINDS, ComponentPlan
 from ...verifier.graph.planner import plan_graph
@@ -22,18 +21,15 @@ from ...verifier.graph.components import HI_BITS, HI_BOUND, S_BITS
 from ...verifier.graph.topology import (
     KNOWN_LANES, AffineView, bias_view, dot_lane_stride, node_bases,
 )
-from ...verifier.graph.tables import table_rows, table_start
+from ...verifier.graph.tables import table_start
 from ...verifier.numeric import (
-    DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_MIN, NumericError, erf_saturation, nonzero_start, table_domain,
+    DOT_ACC_BOUND,
 )
 from ..stark.circle_fft import row_to_storage
+from .witness import Rows, TraceError, range_value, op_columns, split_limbs
 from ..stark.constraints import BV, DomainEvaluator
 
 I64 = np.int64
-
-
-class TraceError(NumericError):
-    """A value the AIR cannot represent (names the node and element)."""
 
 
 # --- the statement -------------------------------------------------------------------------------
@@ -154,23 +150,6 @@ def _affine_rows(v: AffineView, count: int) -> tuple[np.ndarray, np.ndarray]:
     return addr, valid
 
 
-@dataclass
-class _Rows:
-    """Per-row topology and input values of one component (length = padded rows)."""
-
-    topology: dict[str, np.ndarray]  # addr, mult, is_real, in{k}_addr, in{k}_real (Dot: in{k}_step)
-    values_in: list[np.ndarray]  # the input values per row (0 on padding and on padding reads);
-    # Dot: (lanes, rows) per input
-    node_rows: list[tuple[int, int, int]]  # (graph node id, first row, rows)
-    is_first: np.ndarray | None = None
-    is_last: np.ndarray | None = None
-    bias: np.ndarray | None = None  # a Dot's bias, on every row of its output element's group
-
-    @property
-    def is_real(self) -> np.ndarray:
-        return self.topology["is_real"]
-
-
 def _dense(values: dict[int, int], n_rows: int) -> np.ndarray:
     col = np.zeros(n_rows, dtype=I64)
     for r, v in values.items():
@@ -178,7 +157,7 @@ def _dense(values: dict[int, int], n_rows: int) -> np.ndarray:
     return col
 
 
-def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None) -> _Rows:
+def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None) -> Rows:
     comp = plan.component
     n_rows = 1 << comp.log_size
     n_in = comp.n_inputs
@@ -188,7 +167,7 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
     op = spec.nodes[plan.nodes[0]].op
     lanes = getattr(comp, "lanes", 1) if op in CONTRACT else 1
     shape = (lanes, n_rows) if op in CONTRACT else (n_rows,)
-    rows = _Rows(topo, [np.zeros(shape, dtype=I64) for _ in range(n_in)], [])
+    rows = Rows(topo, [np.zeros(shape, dtype=I64) for _ in range(n_in)], [])
     reduce = op in GROUPED
     if reduce:
         rows.is_first = _dense(comp.sparse_columns["first"], n_rows)
@@ -233,7 +212,7 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
     return rows
 
 
-def _bias_rows(spec: GraphSpec, rows: _Rows, seg: Any, node: Any, base_of: list[int], values: dict[int, np.ndarray] | None, n_rows: int) -> None:
+def _bias_rows(spec: GraphSpec, rows: Rows, seg: Any, node: Any, base_of: list[int], values: dict[int, np.ndarray] | None, n_rows: int) -> None:
     """A Dot's bias: its address and value on every row of each output element's group (twin of
     topology.bias_view against the ShapeTracker's indices)."""
     src, view = node.srcs[2]
@@ -293,279 +272,6 @@ def _known_columns(spec: GraphSpec, plan: ComponentPlan, fan: dict[int, np.ndarr
 
 
 # --- main trace ------------------------------------------------------------------------------------
-
-
-def _limbs(cols: dict[str, np.ndarray], prefix: str, bits: int, v: np.ndarray, gate: np.ndarray | None = None) -> None:
-    """The value a range check takes (zero where `gate` is off): split into the component's limbs
-    by _split_limbs once its columns are complete."""
-    cols[RANGED + prefix] = v if gate is None else np.where(gate.astype(bool), v, 0)
-
-
-RANGED = "~"  # a range-checked value, before its split into limbs
-
-
-def _split_limbs(cols: dict[str, np.ndarray], comp: Any) -> dict[str, np.ndarray]:
-    """Every range-checked value as the component's limbs (limb_bits each, verifier check_range)."""
-    w = comp.limb_bits
-    for prefix, bits in comp.ranges:
-        v = cols.pop(RANGED + prefix)
-        for i, name in enumerate(limb_names(prefix, bits, w)):
-            cols[name] = (v >> (w * i)) & ((1 << w) - 1)
-    return cols
-
-
-def _fail(plan: ComponentPlan, rows: _Rows, bad: np.ndarray, what: str) -> None:
-    r = int(np.flatnonzero(bad)[0])
-    for nid, r0, count in rows.node_rows:
-        if r0 <= r < r0 + count:
-            raise TraceError(f"{plan.kind} node {nid}, element {r - r0}: {what}")
-    raise TraceError(f"{plan.kind}: padding row {r}: {what}")
-
-
-def _op_columns(plan: ComponentPlan, rows: _Rows, s: int) -> dict[str, np.ndarray]:
-    """Main columns of one op component from its input values and (real rows') outputs."""
-    kind = plan.kind
-    real = rows.is_real.astype(bool)
-    ins = rows.values_in
-    cols: dict[str, np.ndarray] = {}
-    if kind == "Add":
-        a, b = ins
-        out = a + b
-        cols.update(a=a, b=b, out=out)
-        _limbs(cols, "out", 16, out + HALF)
-    elif kind == "Mul":
-        a, b = ins
-        prod = a * b + (1 << (s - 1))
-        out = prod >> s
-        cols.update(a=a, b=b, out=out, rem=prod - (out << s))
-        _limbs(cols, "out", 16, out + HALF)
-        _limbs(cols, "rem", s, cols["rem"])
-    elif kind == "LessThan":
-        a, b = ins
-        lt = (a < b).astype(I64)
-        cols.update(a=a, b=b, lt=lt)
-        _limbs(cols, "d", 16, b - a - 1 + (1 - lt) * (1 << 16))
-    elif kind == "Mod":
-        a, b = ins
-        b = np.where(real, b, 1)  # padding rows compute 0 mod 1
-        if np.any(b == 0):
-            _fail(plan, rows, b == 0, "mod by zero")
-        q = np.floor_divide(a, b)
-        r = a - q * b
-        if np.any(q >= HALF):
-            _fail(plan, rows, q >= HALF, "quotient 2^15 (-32768 mod -1) cannot be proven")
-        neg = (b < 0).astype(I64)
-        sign = 1 - 2 * neg
-        cols.update(a=a, b=b, q=q, r=r, neg=neg)
-        _limbs(cols, "babs", 15, b * sign - 1)
-        _limbs(cols, "rabs", 15, r * sign)
-        _limbs(cols, "gap", 15, b * sign - 1 - r * sign)
-        _limbs(cols, "q", 16, q + HALF)
-    elif kind == "Recip":
-        (x,) = ins
-        x = np.where(real, x, 1 << s)  # padding rows compute 1/1
-        if np.any(x == 0):
-            _fail(plan, rows, x == 0, "recip of zero")
-        neg = (x < 0).astype(I64)
-        xabs = np.abs(x)
-        q = (1 << (2 * s)) // xabs
-        out = np.where(neg.astype(bool), -q, q)
-        rem = (1 << (2 * s)) - q * xabs
-        cols.update(x=x, out=out, rem=rem, neg=neg)
-        _limbs(cols, "xabs", 15, xabs - 1)
-        _limbs(cols, "rem", 15, rem)
-        _limbs(cols, "gap", 15, xabs - 1 - rem)
-        _limbs(cols, "out", 16, out + HALF)
-    elif kind == "Sqrt":
-        (x,) = ins
-        if np.any(x < 0):
-            _fail(plan, rows, x < 0, "sqrt of a negative value")
-        # x * 2^s < 2^29 is exact in float64; correct the estimate to the exact integer root
-        out = np.floor(np.sqrt((x << s).astype(np.float64))).astype(I64)
-        out = np.where(out * out > (x << s), out - 1, out)
-        out = np.where((out + 1) * (out + 1) <= (x << s), out + 1, out)
-        rem = (x << s) - out * out
-        cols.update(x=x, out=out, rem=rem)
-        _limbs(cols, "x", 15, x)
-        _limbs(cols, "out", 15, out)
-        _limbs(cols, "rem", 16, rem)
-        _limbs(cols, "gap", 16, 2 * out - rem)
-    elif kind == "RecipSqrt":
-        (x,) = ins
-        q = rows.topology["q"].astype(bool)
-        recip = real & ~q
-        x = np.where(real, x, 1 << s)  # padding rows compute 1/1 (Recip rows)
-        if np.any(recip & (x == 0)):
-            _fail(plan, rows, recip & (x == 0), "recip of zero")
-        if np.any(q & (x < 0)):
-            _fail(plan, rows, q & (x < 0), "sqrt of a negative value")
-        neg = ((x < 0) & ~q).astype(I64)
-        xabs = np.abs(x)
-        rq = (1 << (2 * s)) // np.where(q, 1, xabs)
-        r_out, r_rem = np.where(neg.astype(bool), -rq, rq), (1 << (2 * s)) - rq * xabs
-        xs = np.where(q, x, 0) << s  # x * 2^s < 2^29 is exact in float64
-        root = np.floor(np.sqrt(xs.astype(np.float64))).astype(I64)
-        root = np.where(root * root > xs, root - 1, root)
-        root = np.where((root + 1) * (root + 1) <= xs, root + 1, root)
-        out, rem = np.where(q, root, r_out), np.where(q, xs - root * root, r_rem)
-        cols.update(x=x, out=out, rem=rem, neg=neg)
-        _limbs(cols, "a", 15, np.where(q, x, xabs - 1))
-        _limbs(cols, "b", 15, np.where(q, out, rem))
-        _limbs(cols, "c", 16, np.where(q, rem, xabs - 1 - rem))
-        _limbs(cols, "d", 16, np.where(q, 2 * out - rem, out + HALF))
-    elif kind in ("Exp2", "Exp"):
-        (x,) = ins
-        table = plan.component.tables[0]
-        lo = nonzero_start(table, s)
-        x = np.where(real, x, lo)  # padding rows compute the table's first entry
-        top = table_domain(table, s).stop
-        if np.any(x >= top):
-            _fail(plan, rows, x >= top, f"{table} result leaves the value range")
-        c = (x < lo).astype(I64)
-        xs, ys = table_rows(table, s)
-        y = np.where(c == 1, 0, np.array(ys, dtype=I64)[np.clip(x - lo, 0, len(ys) - 1)])
-        cols.update(x=x, y=y, c=c)
-        _limbs(cols, "under", 16, lo - 1 - x, gate=c)
-    elif kind == "Erf":
-        (x,) = ins
-        x = np.where(real, x, 0)  # padding rows look up erf(0) = 0
-        h, one = erf_saturation(s), 1 << s
-        lo, hi = (x <= -h).astype(I64), (x >= h).astype(I64)
-        dom = table_domain("erf", s)
-        ys = np.array(table_rows("erf", s)[1], dtype=I64)
-        y = np.where(lo == 1, -one, np.where(hi == 1, one, ys[np.clip(x - dom.start, 0, len(ys) - 1)]))
-        cols.update(x=x, y=y, lo=lo, hi=hi)
-        _limbs(cols, "under", 16, -h - x, gate=lo)
-        _limbs(cols, "over", 16, x - h, gate=hi)
-    elif kind == "ExpErf":
-        (x,) = ins
-        q = rows.topology["q"].astype(bool)
-        start, top = nonzero_start("exp", s), table_domain("exp", s).stop
-        h, one = erf_saturation(s), 1 << s
-        x = np.where(real, x, start)  # padding rows (Exp rows) compute the exp table's first entry
-        if np.any(~q & (x >= top)):
-            _fail(plan, rows, ~q & (x >= top), "exp result leaves the value range")
-        c = ~q & (x < start)
-        exp_ys = np.array(table_rows("exp", s)[1], dtype=I64)
-        exp_y = np.where(c, 0, exp_ys[np.clip(x - start, 0, len(exp_ys) - 1)])
-        elo, ehi = q & (x <= -h), q & (x >= h)
-        dom = table_domain("erf", s)
-        erf_ys = np.array(table_rows("erf", s)[1], dtype=I64)
-        erf_y = np.where(elo, -one, np.where(ehi, one, erf_ys[np.clip(x - dom.start, 0, len(erf_ys) - 1)]))
-        lo, hi = (c | elo).astype(I64), ehi.astype(I64)
-        cols.update(x=x, y=np.where(q, erf_y, exp_y), lo=lo, hi=hi, te=(~q).astype(I64) * (1 - lo),
-                    tf=q.astype(I64) * (1 - lo - hi))
-        _limbs(cols, "under", 16, np.where(q, -h - x, start - 1 - x), gate=lo)
-        _limbs(cols, "over", 16, x - h, gate=hi)
-    elif kind == "Log2":
-        (x,) = ins
-        x = np.where(real, x, 1 << s)  # padding rows compute log2(1) = 0
-        if np.any(x <= 0):
-            _fail(plan, rows, x <= 0, "log2 of a non-positive value")
-        e = np.floor(np.log2(x.astype(np.float64))).astype(I64)
-        e = np.where((1 << e) > x, e - 1, e)
-        e = np.where((1 << (e + 1)) <= x, e + 1, e)  # exact bit length - 1
-        p = np.left_shift(1, 14 - e)
-        m = x * p
-        _, ts = table_rows("log2", s)
-        t = np.array(ts, dtype=I64)[m - (1 << 14)]
-        y = (e - s) * (1 << s) + t
-        cols.update(x=x, y=y, e=e, p=p, m=m, t=t)
-        _limbs(cols, "out", 16, y + HALF)
-    elif kind == "Sin":
-        (x,) = ins
-        if np.any(x == VALUE_MIN):
-            _fail(plan, rows, x == VALUE_MIN, "sin of -2^15 raw (outside the odd table)")
-        neg = (x < 0).astype(I64)
-        a = np.abs(x)
-        _, ts = table_rows("sin", s)
-        t = np.array(ts, dtype=I64)[a]
-        cols.update(x=x, y=np.where(neg == 1, -t, t), a=a, neg=neg, t=t)
-    elif kind == "Contiguous":
-        cols.update(v=ins[0])
-    elif kind == "Relu":
-        (x,) = ins
-        g = (x > 0).astype(I64)
-        cols.update(x=x, out=g * x, g=g)
-        _limbs(cols, "d", 16, g * (x - 1) - (1 - g) * x)
-    elif kind == "SumReduce":
-        (x,) = ins
-        starts = np.flatnonzero(rows.is_first)
-        csum = np.cumsum(x)
-        base = np.repeat(csum[starts] - x[starts], np.diff(np.append(starts, len(x))))
-        acc = csum - base
-        cols.update(x=x, acc=acc)
-        _limbs(cols, "out", 16, acc + HALF, gate=rows.is_last)
-    elif kind.startswith("Dot"):
-        a, b = ins  # (lanes, rows)
-        cols = dot_columns(a, b, rows.is_first, rows.is_last, s, rows.bias)
-        acc = cols["acc"]
-        bad = (acc < -DOT_ACC_BOUND) | (acc >= DOT_ACC_BOUND)
-        if np.any(bad):
-            _fail(plan, rows, bad, "a partial sum leaves the dot accumulator range")
-    elif kind == "SumMaxReduce":
-        (x,) = ins
-        q = rows.topology["q"].astype(bool)
-        first = rows.is_first.astype(bool)
-        starts = np.flatnonzero(first)
-        csum = np.cumsum(x)
-        acc = csum - np.repeat(csum[starts] - x[starts], np.diff(np.append(starts, len(x))))
-        group = np.cumsum(first) << 20
-        run_max = np.maximum.accumulate(x + group) - group
-        m = np.where(q, run_max, acc)
-        prev = np.roll(m, 1)  # the row before (the constraints read m[-1] on every row)
-        ge = (q & (first | (x >= prev))).astype(I64)
-        g = np.where(q, 1 - rows.is_first, rows.is_last)
-        w = np.where(q, (2 * ge - 1) * (x - prev) - (1 - ge), m + HALF)
-        cols.update(x=x, m=m, ge=ge, t=(1 - ge) * (prev - x), g=g, w=w)
-        _limbs(cols, "w", 16, w, gate=g)
-    elif kind == "MaxReduce":
-        (x,) = ins
-        first = rows.is_first.astype(bool)
-        # running max within each group: offset groups so the scan never crosses a group start
-        group = np.cumsum(first) << 20
-        m = np.maximum.accumulate(x + group) - group
-        prev = np.where(first, 0, np.roll(m, 1))
-        ge = np.where(first, 1, x >= prev).astype(I64)
-        diff = (2 * ge - 1) * (x - prev) - (1 - ge)
-        cols.update(x=x, m=m, ge=ge)
-        _limbs(cols, "diff", 16, diff, gate=1 - rows.is_first)
-    else:
-        raise AssertionError(kind)
-    return cols
-
-
-def dot_columns(
-    a: np.ndarray, b: np.ndarray, is_first: np.ndarray, is_last: np.ndarray, s: int, bias: np.ndarray | None = None
-) -> dict[str, np.ndarray]:
-    """Main columns of a Dot component from its operand lanes ((lanes, rows) each), its sparse
-    group starts and ends and its bias (if any): the running integer sum, and on each group's last
-    row the output rounded half up (plus the bias) with its remainder."""
-    x = (a * b).sum(axis=0)
-    return accumulate_dot({f"a{j}": a[j] for j in range(a.shape[0])} | {f"b{j}": b[j] for j in range(b.shape[0])},
-                          x, is_first, is_last, s, bias)
-
-
-def accumulate_dot(
-    cols: dict[str, np.ndarray], x: np.ndarray, is_first: np.ndarray, is_last: np.ndarray, s: int,
-    bias: np.ndarray | None = None,
-) -> dict[str, np.ndarray]:
-    """acc, out, rem (and bias) and their range limbs from each row's sum of products x."""
-    starts = np.flatnonzero(is_first)
-    csum = np.cumsum(x)
-    acc = csum - np.repeat(csum[starts] - x[starts], np.diff(np.append(starts, len(x))))
-    last = is_last.astype(bool)
-    half = 1 << (s - 1)
-    rounded = (acc + half) >> s
-    out = np.where(last, rounded + (bias if bias is not None else 0), 0)
-    rem = np.where(last, acc + half - (rounded << s), 0)
-    cols.update(acc=acc, out=out, rem=rem)
-    if bias is not None:
-        cols["bias"] = bias
-    _limbs(cols, "acc", DOT_ACC_BITS, acc + DOT_ACC_BOUND)
-    _limbs(cols, "out", 16, out + HALF, gate=is_last)
-    _limbs(cols, "rem", s, rem, gate=is_last)
-    return cols
 
 
 def _lane_reads(
@@ -766,12 +472,12 @@ def _mat_out_columns(
         cols["bias"] = bias
     for name in names:
         high = name in ("shi", "shh")
-        _limbs(cols, name, HI_BITS if high else S_BITS, cols[name] + (HI_BOUND if high else DOT_ACC_BOUND))
+        range_value(cols, name, HI_BITS if high else S_BITS, cols[name] + (HI_BOUND if high else DOT_ACC_BOUND))
     if split_w:
-        _limbs(cols, "t1", HI_BITS, cols["t1"] + HI_BOUND)
-    _limbs(cols, "tot", S_BITS, tot + DOT_ACC_BOUND)
-    _limbs(cols, "out", 16, out + HALF)
-    _limbs(cols, "rem", s, rem)
+        range_value(cols, "t1", HI_BITS, cols["t1"] + HI_BOUND)
+    range_value(cols, "tot", S_BITS, tot + DOT_ACC_BOUND)
+    range_value(cols, "out", 16, out + HALF)
+    range_value(cols, "rem", s, rem)
     return topo, cols
 
 
@@ -815,7 +521,7 @@ def main_columns(
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
         if plan.kind in _MAT_KINDS:
-            out.append(_split_limbs(_mat_kind_columns(spec, graph, plan, fan, values)[1], plan.component))
+            out.append(split_limbs(_mat_kind_columns(spec, graph, plan, fan, values)[1], plan.component))
             continue
         rows = _layout(spec, graph, plan, fan, values)
         if plan.kind == "PrivateInput":
@@ -823,11 +529,11 @@ def main_columns(
             for nid, r0, count in rows.node_rows:
                 v[r0 : r0 + count] = values[nid]
             cols = {"v": v}
-            _limbs(cols, "v", 16, v + HALF)
+            range_value(cols, "v", 16, v + HALF)
         else:
-            cols = _op_columns(plan, rows, s)
+            cols = op_columns(plan, rows, s)
             _check_outputs(plan, rows, cols, values)
-        out.append(_split_limbs(cols, plan.component))
+        out.append(split_limbs(cols, plan.component))
     out += table_multiplicities(air, plans, out, pre, s)
     return out
 
@@ -862,7 +568,7 @@ def _check_product(nid: int, got: np.ndarray, expect: np.ndarray) -> None:
         raise TraceError(f"MatMul node {nid}: trace disagrees with the fixed-point executor")
 
 
-def _check_outputs(plan: ComponentPlan, rows: _Rows, cols: dict[str, np.ndarray], values: dict[int, np.ndarray]) -> None:
+def _check_outputs(plan: ComponentPlan, rows: Rows, cols: dict[str, np.ndarray], values: dict[int, np.ndarray]) -> None:
     """The AIR's computation must reproduce the executor's exact values (a twin check)."""
     kind = "Dot" if plan.kind.startswith("Dot") else plan.kind
     key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "RecipSqrt": "out", "ExpErf": "y", "SumMaxReduce": "m", "Exp2": "y", "Log2": "y",

@@ -8,7 +8,7 @@ import pytest
 
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover import graph as G
-from luminair.prover.air.graph_trace import accumulate_dot
+from luminair.prover.air.witness import accumulate_dot
 from luminair.prover.graph.error_bound import error_bound
 from luminair.verifier.fields import P
 from luminair.verifier.numeric import DOT_ACC_BOUND
