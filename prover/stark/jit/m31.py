@@ -1,0 +1,101 @@
+"""M31 arithmetic and the circle / line FFT compiled with numba (twins: prover/stark/field_vec.py,
+prover/stark/circle_fft.py; references: verifier/fields.py, verifier/fft.py).
+
+Values are canonical (< P = 2^31 - 1). A product of two is below 2^62 and folds with 2^31 = 1 (mod P):
+(x & P) + (x >> 31) < 2P, so one conditional subtraction makes it canonical.
+
+A transform works on one column in a uint32 buffer. Layer j pairs positions that differ in bit j;
+twiddles of layer j are tw[offs[j] : offs[j + 1]], one per group of 2^(j+1) positions. Layers with
+short strides run block by block (a block of 2^_BLOCK_LOG values stays in the L1 cache), the
+others one pass over the column each.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+P = 0x7FFFFFFF
+_BLOCK_LOG = 12
+
+
+@njit(cache=True, inline="always")
+def mulmod(a, b):
+    x = np.uint64(a) * np.uint64(b)
+    r = (x & np.uint64(P)) + (x >> np.uint64(31))
+    return np.uint32(r - np.uint64(P) if r >= np.uint64(P) else r)
+
+
+@njit(cache=True, inline="always")
+def addmod(a, b):
+    r = np.uint32(a) + np.uint32(b)  # < 2^32: no wrap
+    return np.uint32(r - np.uint32(P) if r >= np.uint32(P) else r)
+
+
+@njit(cache=True, inline="always")
+def submod(a, b):
+    return np.uint32(np.uint32(a) + np.uint32(P) - np.uint32(b) if a < b else np.uint32(a) - np.uint32(b))
+
+
+@njit(cache=True, inline="always")
+def _forward_layer(v, lo, hi, j, tw, off):
+    """Layer j of the forward transform on v[lo:hi] (lo aligned to 2^(j+1))."""
+    half = 1 << j
+    for base in range(lo, hi, 2 * half):
+        t = tw[off + (base >> (j + 1))]
+        for i in range(base, base + half):
+            a = v[i]
+            b = mulmod(v[i + half], t)
+            v[i] = addmod(a, b)
+            v[i + half] = submod(a, b)
+
+
+@njit(cache=True, inline="always")
+def _inverse_layer(v, lo, hi, j, tw, off):
+    half = 1 << j
+    for base in range(lo, hi, 2 * half):
+        t = tw[off + (base >> (j + 1))]
+        for i in range(base, base + half):
+            a = v[i]
+            b = v[i + half]
+            v[i] = addmod(a, b)
+            v[i + half] = mulmod(submod(a, b), t)
+
+
+@njit(cache=True, nogil=True)
+def forward(src, out, v, tw, offs, log_size, skip_top):
+    """out = the evaluations of the coefficients `src` (2^(log_size - skip_top) values, zero-padded
+    to 2^log_size): the top skip_top layers only copy the lower half up, so src is tiled instead.
+    v is a uint32 scratch of 2^log_size values."""
+    n = 1 << log_size
+    m = src.shape[0]
+    for r in range(0, n, m):
+        for i in range(m):
+            v[r + i] = np.uint32(src[i])
+    top = log_size - 1 - skip_top
+    b = min(_BLOCK_LOG, log_size)
+    for j in range(top, b - 1, -1):
+        _forward_layer(v, 0, n, j, tw, offs[j])
+    step = 1 << b
+    for lo in range(0, n, step):
+        for j in range(min(top, b - 1), -1, -1):
+            _forward_layer(v, lo, lo + step, j, tw, offs[j])
+    for i in range(n):
+        out[i] = v[i]
+
+
+@njit(cache=True, nogil=True)
+def inverse(src, out, v, tw, offs, log_size, n_inv):
+    """out = the coefficients of the evaluations `src` (2^log_size values), scaled by n_inv."""
+    n = 1 << log_size
+    for i in range(n):
+        v[i] = np.uint32(src[i])
+    b = min(_BLOCK_LOG, log_size)
+    step = 1 << b
+    for lo in range(0, n, step):
+        for j in range(b):
+            _inverse_layer(v, lo, lo + step, j, tw, offs[j])
+    for j in range(b, log_size):
+        _inverse_layer(v, 0, n, j, tw, offs[j])
+    for i in range(n):
+        out[i] = mulmod(v[i], n_inv)
