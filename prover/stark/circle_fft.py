@@ -1,4 +1,5 @@
-"""Circle and line FFTs over many columns at once: the numpy twin of verifier/fft.py.
+"""Circle and line FFTs over many columns at once: the compiled kernel (jit/m31.py) and its numpy
+twin, both cross-tested against verifier/fft.py (kernels.py chooses).
 
 Data is a (C, N) uint64 array (C columns of N = 2^n values). Layer j pairs the indices that differ
 in bit j; the twiddle of a pair depends only on the bits above j, so a layer is one reshape to
@@ -18,6 +19,7 @@ from typing import Sequence
 from ...verifier.circle import GEN, LOG_ORDER, index_to_point
 from ...verifier.fields import P
 from . import field_vec as fv
+from . import kernels
 from .backend import U32, U64, Array, xp
 
 
@@ -130,14 +132,53 @@ _P = U64(P)
 _P32 = U32(P)
 
 
+def _kind_twiddles(kind: str, log_size: int, inverse: bool) -> tuple[Array, ...]:
+    if kind.startswith("circle<"):  # the first 2^log_size positions of a larger domain
+        return prefix_twiddles(log_size, int(kind[len("circle<"):]))[1 if inverse else 0]
+    return (circle_twiddles if kind == "circle" else line_twiddles)(log_size)[1 if inverse else 0]
+
+
+@lru_cache(maxsize=64)
+def _flat_twiddles(kind: str, log_size: int, inverse: bool) -> tuple[Array, Array]:
+    """The compiled kernel's twiddles: every layer's, concatenated (uint32), and where each starts."""
+    tw = _kind_twiddles(kind, log_size, inverse)
+    offs = xp.zeros(log_size + 1, dtype=xp.int64)
+    offs[1:] = xp.cumsum([t.shape[0] for t in tw])
+    return xp.concatenate(tw).astype(U32) if tw else xp.zeros(0, U32), offs
+
+
+_NUMPY_NS = 6  # the numpy twin's cost of a butterfly, measured (kernels.use_compiled)
+
+
+def _batched_compiled(data: Sequence[Array], kind: str, log_size: int, inverse: bool, skip_top: int) -> Array:
+    """_batched with the compiled transform: one column a call, columns over threads."""
+    m31 = kernels.m31()
+    rows = len(data)
+    out = xp.empty((rows, 1 << log_size), dtype=U64)
+    tw, offs = _flat_twiddles(kind, log_size, inverse)
+    n_inv = pow(1 << log_size, P - 2, P)
+    per = max(1, (1 << 16) >> log_size)  # columns a task: small columns are grouped
+
+    def task(s: int) -> None:
+        scratch = xp.empty(1 << log_size, dtype=U32)
+        for r in range(s, min(rows, s + per)):
+            src = data[r]
+            if src.dtype not in (U32, U64) or not src.flags.c_contiguous:
+                src = xp.ascontiguousarray(src, dtype=U64)
+            if inverse:
+                m31.inverse(src, out[r], scratch, tw, offs, log_size, n_inv)
+            else:
+                m31.forward(src, out[r], scratch, tw, offs, log_size, skip_top)
+
+    kernels.run_parallel(task, range(0, rows, per))
+    return out
+
+
 @lru_cache(maxsize=64)
 def _plan(kind: str, log_size: int, inverse: bool) -> tuple[int, tuple[Array, ...]]:
     """(k, per-layer twiddles shaped for broadcasting): layer j >= k as (N >> (j+1), 1) against
     the natural layout, layer j < k as (C >> (j+1), 1, R) against the transposed layout."""
-    if kind.startswith("circle<"):  # the first 2^log_size positions of a larger domain
-        tw = prefix_twiddles(log_size, int(kind[len("circle<"):]))[1 if inverse else 0]
-    else:
-        tw = (circle_twiddles if kind == "circle" else line_twiddles)(log_size)[1 if inverse else 0]
+    tw = _kind_twiddles(kind, log_size, inverse)
     k = log_size // 2
     r = 1 << (log_size - k)
     shaped = []
@@ -254,6 +295,8 @@ def _batched(data: Sequence[Array], kind: str, log_size: int, inverse: bool, ski
     releases the GIL inside each large operation)."""
     global _POOL
     rows = len(data)
+    if kernels.use_compiled(rows * (log_size - skip_top) * (1 << (log_size - 1)) * _NUMPY_NS * 1e-9):
+        return _batched_compiled(data, kind, log_size, inverse, skip_top)
     out = xp.empty((rows, 1 << log_size), dtype=U64)
     per = max(1, _TASK_VALUES >> log_size)
     if _threads() == 1 or rows <= per or out.size < _PARALLEL_MIN:

@@ -81,6 +81,11 @@ def m31() -> ModuleType:
     return _load("m31")
 
 
+def deep() -> ModuleType:
+    """prover/stark/jit/deep.py, imported on first use."""
+    return _load("deep")
+
+
 def threads() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 

@@ -11,7 +11,8 @@ from ...verifier.formats import Decommitment
 from ...verifier.pcs import Sample
 from . import circle_fft as cf
 from . import field_vec as fv
-from .backend import U64, Array, xp
+from . import kernels
+from .backend import U32, U64, Array, xp
 from .merkle_tree import MerkleTree
 
 _P = U64(P)
@@ -148,17 +149,12 @@ def secure_lincomb(coefs: list[QM31], cols: list[Array]) -> tuple[Array, Array, 
     return tuple((lo[k] + (hi[k] << U64(16)) % _P) % _P for k in range(4))  # type: ignore[return-value]
 
 
-def quotient_column(
-    log_size: int,
-    samples: list[Sample],
-    evals: dict[tuple[int, int], Array],
-    alpha: QM31,
-) -> tuple[Array, Array, Array, Array]:
-    """The DEEP quotient column of committed log size `log_size` over its whole domain (twin of
-    verifier.pcs.quotient_values)."""
-    xs, ys = cf.domain_points(log_size)
-    n = xs.shape[0]
-    acc = fv.secure_zeros(n)
+_NUMPY_CELL_NS = 3  # the numpy twin's cost of a column value (kernels.use_compiled)
+
+
+def _quotient_groups(samples: list[Sample], alpha: QM31) -> tuple[dict[QPoint, list[tuple[QM31, int, int]]], dict[QPoint, list[QM31]]]:
+    """Per sample point: (gamma, tree, column) of each sampled column, and the sums (a, b) of
+    verifier.pcs's groups (the samples' alpha powers in order)."""
     groups: dict[QPoint, list[tuple[QM31, int, int]]] = {}
     sums: dict[QPoint, list[QM31]] = {}
     power: QM31 = (1, 0, 0, 0)
@@ -172,6 +168,50 @@ def quotient_column(
         ab[0] = q_add(ab[0], q_mul(power, a))
         ab[1] = q_add(ab[1], q_mul(power, b))
         power = q_mul(power, alpha)
+    return groups, sums
+
+
+def _quotient_compiled(
+    log_size: int,
+    groups: dict[QPoint, list[tuple[QM31, int, int]]],
+    sums: dict[QPoint, list[QM31]],
+    evals: dict[tuple[int, int], Array],
+) -> tuple[Array, Array, Array, Array]:
+    """quotient_column by the compiled kernel (jit/deep.py), blocks of points over threads."""
+    deep = kernels.deep()
+    xs, ys = (c.astype(U32) for c in cf.domain_points(log_size))
+    n = xs.shape[0]
+    cols = [xp.ascontiguousarray(evals[(t, c)], dtype=U32) for g in groups.values() for _, t, c in g]
+    if any(col.shape[0] != n for col in cols):
+        raise ValueError(f"a column sampled on the domain of log size {log_size} has another length")
+    addrs = xp.array([col.ctypes.data for col in cols], dtype=xp.int64)
+    gammas = xp.array([gamma for g in groups.values() for gamma, _, _ in g], dtype=U32).reshape(-1, 4)
+    starts = xp.cumsum([0] + [len(g) for g in groups.values()]).astype(xp.int64)
+    ab = xp.array([[*sums[z][0], *sums[z][1]] for z in groups], dtype=U32).reshape(-1, 8)
+    zs = xp.array([[*z[0], *z[1]] for z in groups], dtype=U32).reshape(-1, 8)
+    out = xp.empty((4, n), dtype=U64)
+    step = max(1 << 12, n // (4 * kernels.threads()))
+    kernels.run_parallel(lambda lo: deep.quotient_block(lo, min(n, lo + step), xs, ys, addrs, gammas, starts, ab, zs, out),
+                         range(0, n, step))
+    del cols  # the addresses were read: the columns may go
+    return out[0], out[1], out[2], out[3]
+
+
+def quotient_column(
+    log_size: int,
+    samples: list[Sample],
+    evals: dict[tuple[int, int], Array],
+    alpha: QM31,
+) -> tuple[Array, Array, Array, Array]:
+    """The DEEP quotient column of committed log size `log_size` over its whole domain (twin of
+    verifier.pcs.quotient_values)."""
+    groups, sums = _quotient_groups(samples, alpha)
+    n_cols = sum(len(g) for g in groups.values())
+    if kernels.use_compiled(n_cols * (1 << log_size) * _NUMPY_CELL_NS * 1e-9):
+        return _quotient_compiled(log_size, groups, sums, evals)
+    xs, ys = cf.domain_points(log_size)
+    n = xs.shape[0]
+    acc = fv.secure_zeros(n)
     for z, gammas in groups.items():
         cols = [evals[(t, c)] for _, t, c in gammas]
         num = []

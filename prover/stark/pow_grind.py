@@ -1,7 +1,8 @@
 """Proof-of-work grinding: the smallest nonce whose hash H(prefix || nonce) has `pow_bits` trailing
-zero bits (verifier.channel.check_pow), found with the per-nonce work in C and on two cores.
+zero bits (verifier.channel.check_pow), found on two cores.
 
-Nonces are tried in chunks: hashlib's copy/update/digest are mapped over a whole chunk (no Python
+The compiled kernel (jit/blake2s.first_pow_nonce) runs in threads over interleaved chunks; its twin,
+below, uses hashlib. With hashlib, nonces are tried in chunks: hashlib's copy/update/digest are mapped over a whole chunk (no Python
 bytecode per nonce) and the digests are tested at once with numpy. hashlib keeps the GIL for such
 small inputs, so the second core is a forked process that takes every other chunk. The answer is
 always the smallest valid nonce, the one the serial search returns, so proofs do not depend on
@@ -19,6 +20,7 @@ import struct
 from itertools import repeat
 
 from ...verifier.channel import Channel, trailing_zeros
+from . import kernels
 from .backend import xp
 
 _CHUNK = 1 << 13  # nonces per chunk
@@ -26,6 +28,8 @@ _FORK_MIN_BITS = 14  # below this the expected search (~2^bits hashes) is shorte
 _PACK = struct.Struct("<Q").pack
 _NONE = (1 << 64) - 1
 _B2 = type(hashlib.blake2s())
+_HASHLIB_NS = 300  # about one nonce with hashlib (kernels.use_compiled)
+_COMPILED_CHUNK = 1 << 15  # nonces per compiled task: a round of one chunk per thread is ~1 ms
 
 
 def first_valid_nonce(base: "hashlib._Hash", pow_bits: int, lo: int, hi: int) -> int | None:
@@ -61,8 +65,31 @@ def _search(base: "hashlib._Hash", pow_bits: int, first_chunk: int, step: int, s
         k += step
 
 
+def grind_compiled(prefix: bytes, pow_bits: int) -> int:
+    """grind_prefix with the compiled hash: rounds of one chunk per thread, in nonce order; the
+    first round holding a hit answers with its lowest one, so the result is the serial search's."""
+    jb = kernels.blake2s()
+    words = xp.frombuffer(prefix, dtype="<u4").copy()
+    width = kernels.threads()
+    first = 0
+    while True:
+        hits = [-1] * width
+
+        def search(t: int, first: int = first, hits: list[int] = hits) -> None:
+            lo = first + t * _COMPILED_CHUNK
+            hits[t] = jb.first_pow_nonce(words, pow_bits, lo, lo + _COMPILED_CHUNK)
+
+        kernels.run_parallel(search, range(width))
+        found = [h for h in hits if h >= 0]
+        if found:
+            return min(found)
+        first += width * _COMPILED_CHUNK
+
+
 def grind_prefix(prefix: bytes, pow_bits: int) -> int:
     """Smallest nonce n with trailing_zeros(blake2s(prefix || u64_le(n))) >= pow_bits."""
+    if len(prefix) == 32 and pow_bits <= 64 and kernels.use_compiled((1 << pow_bits) * _HASHLIB_NS * 1e-9):
+        return grind_compiled(prefix, pow_bits)
     base = hashlib.blake2s(prefix)
     if pow_bits < _FORK_MIN_BITS or not hasattr(os, "fork"):
         k = 0
