@@ -6,9 +6,10 @@ depend on the choice (tests/stark/test_kernel_paths.py).
 LUMINAIR_KERNELS chooses:
 * "numba": compiled kernels everywhere;
 * "numpy": the twins everywhere (numba is never imported);
-* "auto" (the default): the twins until the work asked of them would take longer than loading the
-  compiled kernels (importing numba and its on-disk cache costs about half a second in a fresh
-  process), the compiled kernels from then on. Small proofs so never pay for numba.
+* "auto" (the default): the compiled kernels for a proof whose work would keep the twins busy much
+  longer than loading the compiled kernels takes (importing numba and its on-disk cache: about
+  0.6 s in a fresh process), and for any single call that large; the twins otherwise, so small
+  proofs never pay for numba. Once loaded, the compiled kernels serve every call.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from types import ModuleType
 from typing import Callable, Iterable
 
 MODES = ("auto", "numba", "numpy")
-LOAD_COST_S = 0.5  # the twins' estimated seconds of work past which "auto" loads the compiled kernels
+LOAD_COST_S = 0.6  # loading numba and the cached kernels in a fresh process
+AUTO_MIN_TWIN_S = 2 * LOAD_COST_S  # the twins' estimated work past which "auto" loads them
 
 _lock = threading.Lock()
-_state = {"spent": 0.0}
 _modules: dict[str, ModuleType] = {}
 _pool: ThreadPoolExecutor | None = None
 
@@ -48,11 +49,15 @@ def use_compiled(twin_seconds: float) -> bool:
     m = mode()
     if m != "auto":
         return m == "numba"
-    if _modules:
-        return True
-    with _lock:
-        _state["spent"] += twin_seconds
-        return _state["spent"] >= LOAD_COST_S
+    return bool(_modules) or twin_seconds >= AUTO_MIN_TWIN_S
+
+
+def expect_work(twin_seconds: float) -> None:
+    """A proof about to ask for about `twin_seconds` of the twins' work: in "auto", load the
+    compiled kernels now if that pays (then every call of the proof runs compiled)."""
+    if use_compiled(twin_seconds):
+        for name in ("blake2s", "m31", "deep"):
+            _load(name)
 
 
 def _load(name: str) -> ModuleType:

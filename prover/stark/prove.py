@@ -22,6 +22,7 @@ from ...verifier.pcs import Sample
 from ...verifier.verify import check_sample_points, draw_challenges, draw_elements, mix_statement
 from . import circle_fft as cf
 from . import field_vec as fv
+from . import kernels
 from .backend import U64, Array, xp
 from .aux_columns import aux_trace, periodic_trace
 from .constraints import SV, DomainEvaluator, as_secure, combine_values
@@ -182,6 +183,9 @@ def prove_stark(
     for ct, tree in zip(preprocessed, air.preprocessed):
         if check_preprocessed and not tree.from_proof and ct.root != tree.root:
             raise ProverError(f"preprocessed tree {tree.name!r}: columns do not match the statement's root")
+
+    # The compiled kernels, where the twins' work would be long enough to pay for loading them.
+    kernels.expect_work(lde_cells(air, b) * TWIN_NS_PER_LDE_CELL * 1e-9)
 
     # 1. Statement.
     channel = Channel()
@@ -405,6 +409,14 @@ def prove_stark(
     timer.stage("openings")
     commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
     return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce)
+
+
+TWIN_NS_PER_LDE_CELL = 250  # the numpy twins' proving time per committed cell of the extended trace, measured
+
+
+def lde_cells(air: Air, log_blowup: int) -> int:
+    """Committed cells of the extended trace (every tree)."""
+    return sum(1 << (slot.log_size + log_blowup) for cols in air.layout.columns for slot in cols)
 
 
 def _worker_threads() -> int:

@@ -51,10 +51,19 @@ def test_unknown_mode_is_refused(monkeypatch):
         kernels.use_compiled(1.0)
 
 
-def test_auto_mode_waits_for_enough_work(monkeypatch):
+def test_auto_mode_loads_for_enough_work(monkeypatch):
     monkeypatch.setenv("LUMINAIR_KERNELS", "auto")
     monkeypatch.setattr(kernels, "_modules", {})
-    monkeypatch.setattr(kernels, "_state", {"spent": 0.0})
-    assert not kernels.use_compiled(0.1)
-    assert not kernels.use_compiled(kernels.LOAD_COST_S / 2)
-    assert kernels.use_compiled(kernels.LOAD_COST_S / 2)  # the work asked so far passes the cost
+    assert not kernels.use_compiled(kernels.AUTO_MIN_TWIN_S / 2)
+    kernels.expect_work(kernels.AUTO_MIN_TWIN_S / 2)
+    assert not kernels.loaded()
+    assert kernels.use_compiled(kernels.AUTO_MIN_TWIN_S)
+    kernels.expect_work(kernels.AUTO_MIN_TWIN_S)
+    assert kernels.loaded() and kernels.use_compiled(0.0)  # once loaded, every call runs compiled
+
+
+def test_numpy_mode_never_loads_numba(monkeypatch):
+    monkeypatch.setenv("LUMINAIR_KERNELS", "numpy")
+    monkeypatch.setattr(kernels, "_modules", {})
+    kernels.expect_work(1e9)
+    assert not kernels.loaded() and not kernels.use_compiled(1e9)
