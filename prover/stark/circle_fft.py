@@ -150,11 +150,13 @@ def _flat_twiddles(kind: str, log_size: int, inverse: bool) -> tuple[Array, Arra
 _NUMPY_NS = 6  # the numpy twin's cost of a butterfly, measured (kernels.use_compiled)
 
 
-def _batched_compiled(data: Sequence[Array], kind: str, log_size: int, inverse: bool, skip_top: int) -> Array:
-    """_batched with the compiled transform: one column a call, columns over threads."""
+def _batched_compiled(data: Sequence[Array], kind: str, log_size: int, inverse: bool, skip_top: int,
+                      dtype: type = U64) -> Array:
+    """_batched with the compiled transform: one column a call, columns over threads, written
+    straight into `dtype` (uint32 extensions need no uint64 copy)."""
     m31 = kernels.m31()
     rows = len(data)
-    out = xp.empty((rows, 1 << log_size), dtype=U64)
+    out = xp.empty((rows, 1 << log_size), dtype=dtype)
     tw, offs = _flat_twiddles(kind, log_size, inverse)
     n_inv = pow(1 << log_size, P - 2, P)
     per = max(1, (1 << 16) >> log_size)  # columns a task: small columns are grouped
@@ -290,13 +292,16 @@ def _threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def _batched(data: Sequence[Array], kind: str, log_size: int, inverse: bool, skip_top: int = 0) -> Array:
+def _batched(data: Sequence[Array], kind: str, log_size: int, inverse: bool, skip_top: int = 0,
+             dtype: type = U64) -> Array:
     """Transform every row of `data`; groups of rows run as tasks in parallel threads (numpy
     releases the GIL inside each large operation)."""
     global _POOL
     rows = len(data)
     if kernels.use_compiled(rows * (log_size - skip_top) * (1 << (log_size - 1)) * _NUMPY_NS * 1e-9):
-        return _batched_compiled(data, kind, log_size, inverse, skip_top)
+        return _batched_compiled(data, kind, log_size, inverse, skip_top, dtype)
+    if dtype is not U64:
+        return _batched(data, kind, log_size, inverse, skip_top).astype(dtype)
     out = xp.empty((rows, 1 << log_size), dtype=U64)
     per = max(1, _TASK_VALUES >> log_size)
     if _threads() == 1 or rows <= per or out.size < _PARALLEL_MIN:
@@ -357,17 +362,17 @@ def line_interpolate(evals: Array | Sequence[Array]) -> Array:
     return _transform(evals, "line", inverse=True)
 
 
-def extend(coeffs: Array | Sequence[Array], log_size: int, within: int | None = None) -> Array:
+def extend(coeffs: Array | Sequence[Array], log_size: int, within: int | None = None, dtype: type = U64) -> Array:
     """Evaluate (C, N) coefficients (or a list of C coefficient vectors) on the larger circle
     domain of log size `log_size`, or (`within`) on the first 2^log_size storage positions of the
-    one of log size `within` (prefix_twiddles)."""
+    one of log size `within` (prefix_twiddles); values (canonical) as `dtype`."""
     rows, flat = _as_rows(coeffs)
     n = rows[0].shape[0].bit_length() - 1
     kind = "circle" if within is None or within == log_size else f"circle<{within}"
     if log_size == 0:
-        out = xp.array(rows, dtype=U64).reshape(len(rows), 1)
+        out = xp.array(rows, dtype=dtype).reshape(len(rows), 1)
     else:
-        out = _batched(rows, kind, log_size, inverse=False, skip_top=log_size - n)
+        out = _batched(rows, kind, log_size, inverse=False, skip_top=log_size - n, dtype=dtype)
     return out[0] if flat else out
 
 

@@ -3,12 +3,14 @@
 Base vectors are uint64 arrays holding canonical values (< P); products of two canonical values
 fit in 62 bits, so `(a * b) % P` is exact. A secure (QM31) vector is a tuple of four base vectors,
 one per coordinate (a + b*i) + (c + d*i)*u. Every function is cross-tested in tests/twins against
-the scalar version it names.
+the scalar version it names. Once the compiled kernels are loaded (kernels.py), `mul` and `q_mul`
+of long, equally shaped vectors run compiled (jit/m31.py: one pass, no temporaries).
 """
 
 from __future__ import annotations
 
 from ...verifier.fields import P, QM31
+from . import kernels
 from .backend import U64, Array, xp
 
 SecureVec = tuple[Array, Array, Array, Array]
@@ -45,7 +47,23 @@ def neg(a: Array) -> Array:
     return xp.minimum(r, r - _P)
 
 
+_COMPILED_MIN = 1 << 12  # shorter vectors stay in numpy (a compiled call costs a few microseconds)
+
+
+def _compiled(*vecs: Array) -> bool:
+    """Whether these vectors take the compiled path: loaded kernels, 1-D uint64, same length."""
+    if not kernels.loaded() or kernels.mode() == "numpy":
+        return False
+    n = vecs[0].shape
+    return len(n) == 1 and n[0] >= _COMPILED_MIN and all(
+        isinstance(v, xp.ndarray) and v.shape == n and v.dtype == U64 for v in vecs)
+
+
 def mul(a: Array, b: Array) -> Array:
+    if isinstance(a, xp.ndarray) and isinstance(b, xp.ndarray) and _compiled(a, b):
+        out = xp.empty_like(a)
+        kernels.m31().mul_vec(a, b, out)
+        return out
     return (a * b) % _P
 
 
@@ -135,6 +153,10 @@ def q_mul(x: SecureVec, y: SecureVec) -> SecureVec:
     """Twin of verifier.fields.q_mul: (A + Bu)(C + Du) = (AC + (2+i)BD) + (AD + BC)u. Products are
     only folded below 2^32 (p = (p & P) + (p >> 31) mod P, no division) and each coordinate is
     reduced once: 4 remainders instead of 16 (every partial sum stays below 2^37)."""
+    if _compiled(*x, *y):
+        out = tuple(xp.empty_like(x[0]) for _ in range(4))
+        kernels.m31().q_mul_vec(*x, *y, *out)
+        return out  # type: ignore[return-value]
     a0, a1, b0, b1 = x
     c0, c1, d0, d1 = y
     m = lambda s, t: _fold(s * t)  # noqa: E731

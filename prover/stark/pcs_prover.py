@@ -60,12 +60,11 @@ def extend_columns(coeffs: list[Array], log_blowup: int) -> list[Array]:
         by_size.setdefault(c.shape[0], []).append(i)
     for size, idx in by_size.items():
         log = size.bit_length() - 1
-        ev = cf.extend([coeffs[i] for i in idx], log + log_blowup)
+        # kept as uint32 (canonical values < P fit): the committed extensions are most of a proof's
+        # memory; readers widen a column to uint64 before any arithmetic
+        ev = cf.extend([coeffs[i] for i in idx], log + log_blowup, dtype=U32)
         for j, i in enumerate(idx):
-            # kept as uint32 (canonical values < P fit): the committed extensions are most of a
-            # proof's memory; readers widen a column to uint64 before any arithmetic
-            out[i] = ev[j].astype(xp.uint32)
-        del ev
+            out[i] = ev[j]
     return out  # type: ignore[return-value]
 
 

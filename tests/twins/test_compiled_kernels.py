@@ -156,3 +156,26 @@ def test_deep_quotients_agree_with_the_verifier(monkeypatch):
     ref = quotient_values(log_size, positions, samples, opened, alpha)
     for p in positions:
         assert tuple(int(c[p]) for c in compiled) == ref[p]
+
+
+# --- field arithmetic ---------------------------------------------------------------------------
+
+
+def test_field_vectors_agree_with_numpy_and_the_verifier(monkeypatch):
+    from luminair.prover.stark import field_vec as fv
+    from luminair.prover.stark import kernels
+    from luminair.verifier.fields import q_mul
+
+    monkeypatch.setenv("LUMINAIR_KERNELS", "numba")
+    kernels.expect_work(1e9)
+    n = fv._COMPILED_MIN + 5
+    x = tuple(RNG.integers(0, P, size=n, dtype=np.uint64) for _ in range(4))
+    y = tuple(RNG.integers(0, P, size=n, dtype=np.uint64) for _ in range(4))
+    x[0][:3] = [0, P - 1, 1]  # the edges
+    y[0][:3] = [P - 1, P - 1, 0]
+    wide = RNG.integers(0, 1 << 64, size=n, dtype=np.uint64)  # not canonical: still numpy's result
+    compiled, twin = _both(monkeypatch, lambda: (fv.q_mul(x, y), fv.mul(x[0], y[0]), fv.mul(wide, y[1])))
+    for a, b in zip((*compiled[0], *compiled[1:]), (*twin[0], *twin[1:])):
+        assert a.dtype == b.dtype == np.uint64 and np.array_equal(a, b)
+    for i in (0, 1, 2, n - 1):
+        assert tuple(int(c[i]) for c in compiled[0]) == q_mul(tuple(int(c[i]) for c in x), tuple(int(c[i]) for c in y))

@@ -146,3 +146,45 @@ def inverse(src, out, v, tw, offs, log_size, n_inv):
         _layer(v, 0, n, j, tw, offs[j], True)
     for i in range(n):
         out[i] = mulmod(v[i], n_inv)
+
+
+# --- elementwise field arithmetic (twins: field_vec.mul, q_mul) ---------------------------------
+
+
+@njit(cache=True, inline="always")
+def _reduce64(x):
+    """Any uint64 -> x mod P: two folds (< 2^34, then < 2^31 + 8) and one subtraction."""
+    r = (x & np.uint64(P)) + (x >> np.uint64(31))
+    r = (r & np.uint64(P)) + (r >> np.uint64(31))
+    return np.minimum(r, r - np.uint64(P))
+
+
+@njit(cache=True, nogil=True)
+def mul_vec(a, b, out):
+    """out = a * b mod P, exactly numpy's (a * b) % P for any uint64 inputs (the product wraps
+    mod 2^64 in both)."""
+    for i in range(out.shape[0]):
+        out[i] = _reduce64(a[i] * b[i])
+
+
+@njit(cache=True, inline="always")
+def _m(x, y):
+    return _reduce64(x * y)
+
+
+@njit(cache=True, nogil=True)
+def q_mul_vec(a0, a1, b0, b1, c0, c1, d0, d1, r0, r1, s0, s1):
+    """(A + B u)(C + D u) = (AC + (2 + i) BD) + (AD + BC) u on canonical QM31 columns, A = a0 + a1 i
+    etc. (verifier.fields.q_mul); every output canonical."""
+    p = np.uint64(P)
+    two = np.uint64(2)  # a plain 2 would make numba compute in float64 (int64 times uint64)
+    for i in range(r0.shape[0]):
+        ac0 = _m(a0[i], c0[i]) + p - _m(a1[i], c1[i])
+        ac1 = _m(a0[i], c1[i]) + _m(a1[i], c0[i])
+        bd0 = _m(b0[i], d0[i]) + p - _m(b1[i], d1[i])
+        bd1 = _m(b0[i], d1[i]) + _m(b1[i], d0[i])
+        # (2 + i)(bd0 + bd1 i) = (2 bd0 - bd1) + (bd0 + 2 bd1) i; every sum below stays < 2^35
+        r0[i] = _reduce64(ac0 + two * bd0 + two * p - bd1)
+        r1[i] = _reduce64(ac1 + bd0 + two * bd1)
+        s0[i] = _reduce64(_m(a0[i], d0[i]) + p - _m(a1[i], d1[i]) + _m(b0[i], c0[i]) + p - _m(b1[i], c1[i]))
+        s1[i] = _reduce64(_m(a0[i], d1[i]) + _m(a1[i], d0[i]) + _m(b0[i], c1[i]) + _m(b1[i], c0[i]))
