@@ -23,9 +23,15 @@ from . import kernels
 from .backend import U32, U64, Array, xp
 
 
+def index_dtype(log_size: int) -> type:
+    """The narrowest index type for positions below 2^log_size: the cached permutations are
+    trace-sized, so int32 halves their memory."""
+    return xp.int32 if log_size <= 30 else xp.int64
+
+
 def bit_reverse_permutation(log_size: int) -> Array:
-    """perm[i] = bitrev_n(i), as an int64 index vector."""
-    idx = xp.arange(1 << log_size, dtype=xp.int64)
+    """perm[i] = bitrev_n(i), as an index vector (index_dtype)."""
+    idx = xp.arange(1 << log_size, dtype=index_dtype(log_size))
     out = xp.zeros_like(idx)
     for b in range(log_size):
         out |= ((idx >> b) & 1) << (log_size - 1 - b)
@@ -382,14 +388,14 @@ def row_to_storage(log_size: int) -> Array:
     n = 1 << log_size
     rows = xp.arange(n, dtype=xp.int64)
     natural = xp.where(rows % 2 == 0, rows // 2, (2 * n - 1 - rows) // 2)
-    return bit_reverse_permutation(log_size)[natural]
+    return bit_reverse_permutation(log_size)[natural]  # index_dtype
 
 
 @lru_cache(maxsize=64)
 def storage_to_row(log_size: int) -> Array:
     perm = row_to_storage(log_size)
     inv = xp.empty_like(perm)
-    inv[perm] = xp.arange(perm.shape[0], dtype=xp.int64)
+    inv[perm] = xp.arange(perm.shape[0], dtype=perm.dtype)
     return inv
 
 
@@ -398,7 +404,9 @@ def mask_permutation(domain_log_size: int, trace_log_size: int, offset: int) -> 
     """For each storage position s of the circle domain of log size m >= n: the storage position of
     the point s + offset * G_(2^n), i.e. the mask `offset` rows away for a trace of log size n."""
     rows = storage_to_row(domain_log_size)
-    shifted = (rows + offset * (1 << (domain_log_size - trace_log_size))) % (1 << domain_log_size)
+    shift = (offset << (domain_log_size - trace_log_size)) % (1 << domain_log_size)
+    shifted = rows + rows.dtype.type(shift)  # < 2^(m+1): fits the index type
+    shifted[shifted >= 1 << domain_log_size] -= 1 << domain_log_size
     return row_to_storage(domain_log_size)[shifted]
 
 

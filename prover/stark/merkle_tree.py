@@ -91,7 +91,7 @@ class MerkleTree:
         self.by_size: dict[int, list[int]] = {}
         for i, k in enumerate(self.log_sizes):
             self.by_size.setdefault(k, []).append(i)
-        self.layers: list[bytes] = [b""] * (self.height + 1)
+        self.layers: list[bytes | Array] = [b""] * (self.height + 1)  # bytes, or uint8 arrays (compiled)
         self._build()
 
     def _build(self) -> None:
@@ -149,11 +149,11 @@ class MerkleTree:
         return layers
 
     def node(self, layer: int, index: int) -> bytes:
-        return self.layers[layer][DIGEST_BYTES * index : DIGEST_BYTES * (index + 1)]
+        return bytes(self.layers[layer][DIGEST_BYTES * index : DIGEST_BYTES * (index + 1)])
 
     @property
     def root(self) -> bytes:
-        return self.layers[0]
+        return bytes(self.layers[0])
 
     def decommit(self, queries: dict[int, list[int]]) -> tuple[list[list[int]], Decommitment]:
         """Opened values per column at `queries[log size]`, and the witnesses to recompute the root."""
@@ -186,13 +186,14 @@ def _prefix_state(prefix: bytes) -> Array:
     return jb.compress_block(jb.initial_state(DIGEST_BYTES), prefix, 64, False)
 
 
-def _build_compiled(columns: list[Array], by_size: dict[int, list[int]], height: int) -> list[bytes]:
-    """Every layer (index = layer), hashed by the compiled BLAKE2s; rows in blocks over threads.
+def _build_compiled(columns: list[Array], by_size: dict[int, list[int]], height: int) -> list[bytes | Array]:
+    """Every layer (index = layer, each a flat uint8 array of its digests), hashed by the compiled
+    BLAKE2s; rows in blocks over threads.
     A block's columns are copied into one (columns, rows) uint32 array, so no whole-tree transpose
     is ever held."""
     jb = kernels.blake2s()
     leaf, node = _prefix_state(LEAF_PREFIX), _prefix_state(NODE_PREFIX)
-    layers: list[bytes] = [b""] * (height + 1)
+    layers: list[bytes | Array] = [b""] * (height + 1)
     children = xp.empty(0, dtype=U32)
     for k in range(height, -1, -1):
         n = 1 << k
@@ -211,7 +212,7 @@ def _build_compiled(columns: list[Array], by_size: dict[int, list[int]], height:
             jb.hash_rows(h0, 64, children[cw * s : cw * e], cw, vals, out[s:e], DIGEST_BYTES)
 
         kernels.run_parallel(block, range(0, n, rows))
-        layers[k] = out.tobytes()
+        layers[k] = out.reshape(-1)
         if k:
             children = out.reshape(-1).view("<u4")  # node j of layer k - 1 reads words 13j .. 13j + 12
     return layers

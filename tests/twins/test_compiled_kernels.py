@@ -94,7 +94,7 @@ def test_merkle_trees_agree_and_open(monkeypatch, log_sizes):
     cols = [RNG.integers(0, P, size=1 << k, dtype=np.uint64).astype(np.uint32 if i % 2 else np.uint64)
             for i, k in enumerate(log_sizes)]
     compiled, twin = _both(monkeypatch, lambda: mt.MerkleTree(cols))
-    assert compiled.layers == twin.layers
+    assert [bytes(layer) for layer in compiled.layers] == [bytes(layer) for layer in twin.layers]
     h = max(log_sizes)
     queries = {k: sorted(random.Random(k).sample(range(1 << k), min(3, 1 << k))) for k in set(log_sizes)}
     values, dec = compiled.decommit(queries)
@@ -179,3 +179,47 @@ def test_field_vectors_agree_with_numpy_and_the_verifier(monkeypatch):
         assert a.dtype == b.dtype == np.uint64 and np.array_equal(a, b)
     for i in (0, 1, 2, n - 1):
         assert tuple(int(c[i]) for c in compiled[0]) == q_mul(tuple(int(c[i]) for c in x), tuple(int(c[i]) for c in y))
+
+
+def test_field_vector_sums_and_constants_agree(monkeypatch):
+    from luminair.prover.stark import field_vec as fv
+    from luminair.prover.stark import kernels
+
+    monkeypatch.setenv("LUMINAIR_KERNELS", "numba")
+    kernels.expect_work(1e9)
+    n = fv._COMPILED_MIN + 3
+    a, b = (RNG.integers(0, P, size=n, dtype=np.uint64) for _ in range(2))
+    wide = RNG.integers(0, 1 << 64, size=n, dtype=np.uint64)  # the same formulas, so the same values
+    k = np.uint64(P - 2)
+    q = (P - 1, 5, 0, 123456789)
+    x = tuple(RNG.integers(0, P, size=n, dtype=np.uint64) for _ in range(4))
+    cases = [lambda: fv.add(a, b), lambda: fv.sub(a, b), lambda: fv.add(wide, b), lambda: fv.sub(a, wide),
+             lambda: fv.add(a, k), lambda: fv.sub(a, k), lambda: fv.neg(a), lambda: fv.neg(wide),
+             lambda: fv.mul(a, k), lambda: fv.mul_scalar(a, -7), lambda: fv.q_mul_const(x, q),
+             lambda: fv.q_mul(x, tuple(np.asarray(c, dtype=np.uint64) for c in q)), lambda: fv.q_inv(x)]
+    for case in cases:
+        compiled, twin = _both(monkeypatch, case)
+        for u, v in zip(compiled if isinstance(compiled, tuple) else (compiled,), twin if isinstance(twin, tuple) else (twin,)):
+            assert u.dtype == v.dtype == np.uint64 and np.array_equal(u, v)
+
+
+@pytest.mark.parametrize("log_size", [2, 5, 13])
+def test_fri_folds_agree_with_the_verifier(monkeypatch, log_size):
+    from luminair.prover.stark import fri_prover as fp
+    from luminair.prover.stark import kernels
+    from luminair.verifier.circle import domain_point, line_domain_x
+    from luminair.verifier.poly import fold_circle_pair, fold_line_pair
+
+    monkeypatch.setenv("LUMINAIR_KERNELS", "numba")
+    kernels.expect_work(1e9)
+    col = tuple(RNG.integers(0, P, size=1 << log_size, dtype=np.uint64) for _ in range(4))
+    alpha = (11, P - 3, 7, 1 << 30)
+    for fold, ref, twiddle in ((fp.fold_circle, fold_circle_pair, lambda i: domain_point(2 * i, log_size)[1]),
+                               (fp.fold_line, fold_line_pair, lambda i: line_domain_x(2 * i, log_size))):
+        compiled, twin = _both(monkeypatch, lambda: fold(col, log_size, alpha))
+        for u, v in zip(compiled, twin):
+            assert np.array_equal(u, v)
+        for i in (0, (1 << (log_size - 1)) - 1):
+            e = tuple(int(c[2 * i]) for c in col)
+            o = tuple(int(c[2 * i + 1]) for c in col)
+            assert tuple(int(c[i]) for c in compiled) == ref(e, o, twiddle(i), alpha)

@@ -160,7 +160,7 @@ def _reduce64(x):
 
 
 @njit(cache=True, nogil=True)
-def mul_vec(a, b, out):
+def mul_vv(a, b, out):
     """out = a * b mod P, exactly numpy's (a * b) % P for any uint64 inputs (the product wraps
     mod 2^64 in both)."""
     for i in range(out.shape[0]):
@@ -188,3 +188,87 @@ def q_mul_vec(a0, a1, b0, b1, c0, c1, d0, d1, r0, r1, s0, s1):
         r1[i] = _reduce64(ac1 + bd0 + two * bd1)
         s0[i] = _reduce64(_m(a0[i], d0[i]) + p - _m(a1[i], d1[i]) + _m(b0[i], c0[i]) + p - _m(b1[i], c1[i]))
         s1[i] = _reduce64(_m(a0[i], d1[i]) + _m(a1[i], d0[i]) + _m(b0[i], c1[i]) + _m(b1[i], c0[i]))
+
+
+# Sums and differences exactly as field_vec writes them (r = a + b or a + (P - b), then
+# min(r, r - P) in wrapping uint64), so the two agree on every input, canonical or not.
+
+
+@njit(cache=True, inline="always")
+def _min_p(r):
+    return np.minimum(r, r - np.uint64(P))
+
+
+@njit(cache=True, nogil=True)
+def add_vv(a, b, out):
+    for i in range(out.shape[0]):
+        out[i] = _min_p(a[i] + b[i])
+
+
+@njit(cache=True, nogil=True)
+def sub_vv(a, b, out):
+    for i in range(out.shape[0]):
+        out[i] = _min_p(a[i] + (np.uint64(P) - b[i]))
+
+
+@njit(cache=True, nogil=True)
+def add_vs(a, c, out):
+    for i in range(out.shape[0]):
+        out[i] = _min_p(a[i] + c)
+
+
+@njit(cache=True, nogil=True)
+def sub_vs(a, c, out):
+    d = np.uint64(P) - c
+    for i in range(out.shape[0]):
+        out[i] = _min_p(a[i] + d)
+
+
+@njit(cache=True, nogil=True)
+def neg_v(a, out):
+    for i in range(out.shape[0]):
+        out[i] = _min_p(np.uint64(P) - a[i])
+
+
+@njit(cache=True, nogil=True)
+def mul_vs(a, c, out):
+    for i in range(out.shape[0]):
+        out[i] = _reduce64(a[i] * c)
+
+
+@njit(cache=True, nogil=True)
+def q_mul_vs(a0, a1, b0, b1, c0, c1, d0, d1, r0, r1, s0, s1):
+    """q_mul_vec by a QM31 constant (c0, c1, d0, d1 canonical scalars)."""
+    p = np.uint64(P)
+    two = np.uint64(2)
+    for i in range(r0.shape[0]):
+        ac0 = _m(a0[i], c0) + p - _m(a1[i], c1)
+        ac1 = _m(a0[i], c1) + _m(a1[i], c0)
+        bd0 = _m(b0[i], d0) + p - _m(b1[i], d1)
+        bd1 = _m(b0[i], d1) + _m(b1[i], d0)
+        r0[i] = _reduce64(ac0 + two * bd0 + two * p - bd1)
+        r1[i] = _reduce64(ac1 + bd0 + two * bd1)
+        s0[i] = _reduce64(_m(a0[i], d0) + p - _m(a1[i], d1) + _m(b0[i], c0) + p - _m(b1[i], c1))
+        s1[i] = _reduce64(_m(a0[i], d1) + _m(a1[i], d0) + _m(b0[i], c1) + _m(b1[i], c0))
+
+
+@njit(cache=True, nogil=True)
+def fold_pairs(c0, c1, c2, c3, inv_tw, a0, a1, a2, a3, o0, o1, o2, o3):
+    """o[i] = (f[2i] + f[2i+1]) + alpha (f[2i] - f[2i+1]) inv_tw[i] for a QM31 column f = (c0..c3)
+    and a QM31 constant alpha = (a0..a3) (fri_prover._fold_pairs)."""
+    p = np.uint64(P)
+    two = np.uint64(2)
+    for i in range(o0.shape[0]):
+        t = np.uint64(inv_tw[i])
+        e0, e1, e2, e3 = c0[2 * i], c1[2 * i], c2[2 * i], c3[2 * i]
+        d0, d1, d2, d3 = c0[2 * i + 1], c1[2 * i + 1], c2[2 * i + 1], c3[2 * i + 1]
+        f0, f1, g0, g1 = (_m(e0 + p - d0, t), _m(e1 + p - d1, t), _m(e2 + p - d2, t), _m(e3 + p - d3, t))
+        # alpha (f0 + f1 i + (g0 + g1 i) u), as q_mul_vs
+        ac0 = _m(f0, a0) + p - _m(f1, a1)
+        ac1 = _m(f0, a1) + _m(f1, a0)
+        bd0 = _m(g0, a2) + p - _m(g1, a3)
+        bd1 = _m(g0, a3) + _m(g1, a2)
+        o0[i] = _reduce64(e0 + d0 + ac0 + two * bd0 + two * p - bd1)
+        o1[i] = _reduce64(e1 + d1 + ac1 + bd0 + two * bd1)
+        o2[i] = _reduce64(e2 + d2 + _m(f0, a2) + p - _m(f1, a3) + _m(g0, a0) + p - _m(g1, a1))
+        o3[i] = _reduce64(e3 + d3 + _m(f0, a3) + _m(f1, a2) + _m(g0, a1) + _m(g1, a0))
