@@ -199,49 +199,43 @@ def cmd_compile(args: argparse.Namespace) -> dict[str, Any]:
             "cached_load_s": round(med["warm_cache"]["first_proof_s"] - med["warm_cache"]["second_proof_s"], 3)}
 
 
+_PEAK = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)")
+
+
 def _cli_run(model: str, mode: str, out_dir: Path) -> dict[str, Any]:
+    """One `luminair prove` in a fresh process (its peak RSS read by a wrapper whose only child it is)."""
     ex = ROOT / "examples" / model
     exe = Path(sys.executable).with_name("luminair")
     cmd = [str(exe), "prove", str(ex / "network.onnx"), "--input", str(ex / "input.json"), "--out", str(out_dir),
            "--quiet", "--json"]
     env = {**os.environ, "LUMINAIR_KERNELS": mode}
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
-    stdout, stderr = proc.communicate()
-    wall = time.perf_counter() - t
-    _, _, usage = os.wait4(proc.pid, 0) if proc.returncode is None else (0, 0, None)
+    proc = subprocess.run([sys.executable, "-c", _PEAK, *cmd], capture_output=True, env=env, cwd=ROOT)
+    wall = time.perf_counter() - t  # includes the wrapper's own start (~20 ms)
     if proc.returncode:
-        raise RuntimeError(f"{model}: luminair prove failed: {stderr.decode()[-2000:]}")
-    summary = json.loads(stdout)
+        raise RuntimeError(f"{model}: luminair prove failed: {proc.stderr.decode()[-2000:]}")
+    summary = json.loads(proc.stdout)
     stages = summary["time_s"]
     proving = {k: v for k, v in stages.items() if k not in ("load_and_compile", "settings", "execution", "trace columns")}
     return {"wall_s": wall, "proving_s": sum(proving.values()), "stages": stages, "proof_bytes": summary["proof_bytes"],
             "security": summary["security"], "digest": hashlib.sha256((out_dir / "proof.bin").read_bytes()).hexdigest()[:16],
-            "peak_rss_mb": None if usage is None else round(usage.ru_maxrss / 1024, 1)}
+            "peak_rss_mb": round(int(proc.stderr.decode().split()[-1]) / 1024, 1)}
 
 
 def cmd_cli(args: argparse.Namespace) -> dict[str, Any]:
-    import resource
-
-    out: dict[str, Any] = {"machine": machine(), "runs": args.runs, "models": {}}
+    out: dict[str, Any] = {"machine": machine(), "load_average": os.getloadavg(), "runs": args.runs, "models": {}}
     for model in args.models:
         entry: dict[str, Any] = {}
         for mode in args.modes:
-            runs = []
             with tempfile.TemporaryDirectory() as d:
-                for _ in range(args.runs):
-                    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-                    r = _cli_run(model, mode, Path(d) / "out")
-                    if r["peak_rss_mb"] is None:  # Popen reaped the child: its peak is the children's, if higher
-                        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-                        r["peak_rss_mb"] = round(after / 1024, 1) if after > before else None
-                    runs.append(r)
+                runs = [_cli_run(model, mode, Path(d) / "out") for _ in range(args.runs)]
             entry[mode] = {
                 "wall_s": round(statistics.median(r["wall_s"] for r in runs), 3),
                 "wall_s_runs": [round(r["wall_s"], 3) for r in runs],
                 "proving_s": round(statistics.median(r["proving_s"] for r in runs), 3),
                 "stages_s": {k: round(statistics.median(r["stages"][k] for r in runs), 3) for k in runs[0]["stages"]},
-                "peak_rss_mb": max((r["peak_rss_mb"] or 0) for r in runs) or None,
+                "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
                 "proof_bytes": runs[0]["proof_bytes"], "security": runs[0]["security"],
                 "proof_digests": sorted({r["digest"] for r in runs}),
             }
