@@ -1,8 +1,7 @@
 """BLAKE2s compiled with numba: Merkle leaves and nodes by the row, and proof-of-work nonces.
 
 The hash is RFC 7693's, with no key, cross-tested against hashlib (tests/twins). Messages are
-hashed LANES at a time: every step of the compression runs over a lane vector, which LLVM turns
-into SIMD instructions (about 3x a one-message loop on this project's machine).
+hashed LANES at a time, each state word a SIMD register across the lanes (_compress_lanes).
 
 A Merkle message is a 64-byte prefix block (verifier/merkle.py) and then, per node, `cw` words of
 children (13 words: two 26-byte digests) and the row's column values (u32 words); the prefix block
@@ -15,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.core import cgutils
+from numba.core import cgutils, errors
 from numba.extending import intrinsic
 
 LANES = 16
@@ -42,91 +41,71 @@ def initial_state(digest_bytes: int) -> np.ndarray:
     return h
 
 
-# numba widens u32 arithmetic to 64 bits, which hides the rotations from LLVM: these intrinsics
-# emit the 32-bit instructions themselves.
+_G = ((0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15),
+      (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14))
 
 
 @intrinsic
-def _add(typingctx, a, b):
-    def codegen(context, builder, sig, args):
-        return builder.add(args[0], args[1])
-
-    return types.uint32(types.uint32, types.uint32), codegen
-
-
-@intrinsic
-def _add3(typingctx, a, b, c):
-    def codegen(context, builder, sig, args):
-        return builder.add(builder.add(args[0], args[1]), args[2])
-
-    return types.uint32(types.uint32, types.uint32, types.uint32), codegen
-
-
-@intrinsic
-def _xor_rotr(typingctx, a, b, r):
-    """(a ^ b) rotated right by the constant r."""
+def _compress_lanes(typingctx, h, m, t, last):
+    """The compression of LANES messages at once, written as LLVM vector IR: each of the 16 state
+    words is one <LANES x i32> register through the ten (unrolled) rounds, so no state word ever
+    goes to memory (4x a loop over lanes that numba compiles itself). h: (8, LANES), m: (16, LANES),
+    C-contiguous uint32 arrays; h is updated in place."""
+    for a, rows in ((h, 8), (m, 16)):
+        if not (isinstance(a, types.Array) and a.dtype == types.uint32 and a.ndim == 2 and a.layout == "C"):
+            raise errors.TypingError(f"expected a C-contiguous ({rows}, {LANES}) uint32 array, got {a}")
 
     def codegen(context, builder, sig, args):
-        x = builder.xor(args[0], args[1])
         i32 = ir.IntType(32)
-        fshr = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i32, [i32, i32, i32]), "llvm.fshr.i32")
-        return builder.call(fshr, [x, x, builder.trunc(args[2], i32)])
+        vt = ir.VectorType(i32, LANES)
+        rows = [builder.bitcast(context.make_array(ty)(context, builder, a).data, vt.as_pointer())
+                for ty, a in zip(sig.args[:2], args[:2])]
+        hp, mp = rows
+        hs = [builder.load(builder.gep(hp, [ir.Constant(i32, i)]), align=4) for i in range(8)]
+        ms = [builder.load(builder.gep(mp, [ir.Constant(i32, i)]), align=4) for i in range(16)]
+        fshr = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fshr.v{LANES}i32")
 
-    return types.uint32(types.uint32, types.uint32, r), codegen
+        def splat(x: ir.Value) -> ir.Value:
+            one = builder.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(i32, 0))
+            return builder.shuffle_vector(one, ir.Constant(vt, ir.Undefined), ir.Constant(vt, [0] * LANES))
 
+        def xor_rotr(a: ir.Value, b: ir.Value, r: int) -> ir.Value:
+            x = builder.xor(a, b)
+            return builder.call(fshr, [x, x, ir.Constant(vt, [r] * LANES)])
 
-@njit(cache=True, inline="always")
-def _g(v, a, b, c, d, mx, my):
-    """The mixing function G on every lane of rows a, b, c, d of the state v."""
-    for lane in range(LANES):
-        va = _add3(v[a, lane], v[b, lane], mx[lane])
-        vd = _xor_rotr(v[d, lane], va, 16)
-        vc = _add(v[c, lane], vd)
-        vb = _xor_rotr(v[b, lane], vc, 12)
-        va = _add3(va, vb, my[lane])
-        vd = _xor_rotr(vd, va, 8)
-        vc = _add(vc, vd)
-        vb = _xor_rotr(vb, vc, 7)
-        v[a, lane] = va
-        v[b, lane] = vb
-        v[c, lane] = vc
-        v[d, lane] = vd
+        t64 = args[2]
+        last_flag = builder.icmp_unsigned("!=", args[3], ir.Constant(args[3].type, 0))
+        v = hs + [ir.Constant(vt, [int(w)] * LANES) for w in _IV]
+        v[12] = builder.xor(v[12], splat(builder.trunc(t64, i32)))
+        v[13] = builder.xor(v[13], splat(builder.trunc(builder.lshr(t64, ir.Constant(t64.type, 32)), i32)))
+        v[14] = builder.xor(v[14], splat(builder.select(last_flag, ir.Constant(i32, 0xFFFFFFFF), ir.Constant(i32, 0))))
+        for r in range(10):
+            s = _SIGMA[r]
+            for i, (a, b, c, d) in enumerate(_G):
+                for x, r1, r2 in ((ms[s[2 * i]], 16, 12), (ms[s[2 * i + 1]], 8, 7)):
+                    v[a] = builder.add(builder.add(v[a], v[b]), x)
+                    v[d] = xor_rotr(v[d], v[a], r1)
+                    v[c] = builder.add(v[c], v[d])
+                    v[b] = xor_rotr(v[b], v[c], r2)
+        for i in range(8):
+            builder.store(builder.xor(hs[i], builder.xor(v[i], v[i + 8])), builder.gep(hp, [ir.Constant(i32, i)]), align=4)
+        return context.get_dummy_value()
+
+    return types.none(h, m, types.int64, last), codegen
 
 
 @njit(cache=True, nogil=True)
-def compress(h, m, t, last, v):
+def compress(h, m, t, last):
     """One compression per lane: h (8, LANES) state words, m (16, LANES) message words, after t
-    bytes; v is a (16, LANES) scratch."""
-    for i in range(8):
-        for lane in range(LANES):
-            v[i, lane] = h[i, lane]
-            v[i + 8, lane] = _IV[i]
-    t_lo, t_hi = np.uint32(t & 0xFFFFFFFF), np.uint32(t >> 32)
-    for lane in range(LANES):
-        v[12, lane] ^= t_lo
-        v[13, lane] ^= t_hi
-        if last:
-            v[14, lane] = ~v[14, lane]
-    for r in range(10):
-        s = _SIGMA[r]
-        _g(v, 0, 4, 8, 12, m[s[0]], m[s[1]])
-        _g(v, 1, 5, 9, 13, m[s[2]], m[s[3]])
-        _g(v, 2, 6, 10, 14, m[s[4]], m[s[5]])
-        _g(v, 3, 7, 11, 15, m[s[6]], m[s[7]])
-        _g(v, 0, 5, 10, 15, m[s[8]], m[s[9]])
-        _g(v, 1, 6, 11, 12, m[s[10]], m[s[11]])
-        _g(v, 2, 7, 8, 13, m[s[12]], m[s[13]])
-        _g(v, 3, 4, 9, 14, m[s[14]], m[s[15]])
-    for i in range(8):
-        for lane in range(LANES):
-            h[i, lane] ^= v[i, lane] ^ v[i + 8, lane]
+    bytes (the last block if `last`)."""
+    _compress_lanes(h, m, np.int64(t), last)
 
 
 def compress_block(h: np.ndarray, block: bytes, t: int, last: bool) -> np.ndarray:
     """The state (8 words) after compressing one 64-byte block into h (the prefix states)."""
-    hs = np.repeat(h.astype(np.uint32)[:, None], LANES, axis=1)
-    m = np.repeat(np.frombuffer(block, dtype="<u4")[:, None], LANES, axis=1)
-    compress(hs, m, t, last, np.empty((16, LANES), dtype=np.uint32))
+    hs = np.ascontiguousarray(np.repeat(h.astype(np.uint32)[:, None], LANES, axis=1))
+    m = np.ascontiguousarray(np.repeat(np.frombuffer(block, dtype="<u4")[:, None], LANES, axis=1))
+    compress(hs, m, t, last)
     return hs[:, 0].copy()
 
 
@@ -140,7 +119,6 @@ def hash_rows(h0, t0, children, cw, values, out, digest_bytes):
     n_blocks = max(1, (words + 15) // 16)
     m = np.zeros((16, LANES), dtype=np.uint32)
     h = np.empty((8, LANES), dtype=np.uint32)
-    v = np.empty((16, LANES), dtype=np.uint32)
     for first in range(0, rows, LANES):
         count = min(LANES, rows - first)
         for i in range(8):
@@ -159,7 +137,7 @@ def hash_rows(h0, t0, children, cw, values, out, digest_bytes):
                     for lane in range(LANES):
                         m[j, lane] = 0
             last = b == n_blocks - 1
-            compress(h, m, t0 + 4 * (words if last else 16 * (b + 1)), last, v)
+            compress(h, m, t0 + 4 * (words if last else 16 * (b + 1)), last)
         for lane in range(count):
             for q in range(digest_bytes):
                 out[first + lane, q] = np.uint8((h[q >> 2, lane] >> np.uint32(8 * (q & 3))) & np.uint32(0xFF))
@@ -174,7 +152,6 @@ def first_pow_nonce(prefix_words, pow_bits, lo, hi):
         for lane in range(LANES):
             m[i, lane] = prefix_words[i]
     h = np.empty((8, LANES), dtype=np.uint32)
-    v = np.empty((16, LANES), dtype=np.uint32)
     mask = np.uint64(0xFFFFFFFFFFFFFFFF) if pow_bits >= 64 else np.uint64((1 << pow_bits) - 1)
     for first in range(lo, hi, LANES):
         for lane in range(LANES):
@@ -186,7 +163,7 @@ def first_pow_nonce(prefix_words, pow_bits, lo, hi):
                 h[i, lane] = _IV[i]
         for lane in range(LANES):
             h[0, lane] ^= np.uint32(0x01010020)
-        compress(h, m, 40, True, v)
+        compress(h, m, 40, True)
         for lane in range(min(LANES, hi - first)):
             low = np.uint64(h[0, lane]) | (np.uint64(h[1, lane]) << np.uint64(32))
             if low & mask == 0:
