@@ -119,6 +119,8 @@ def hash_rows(h0, t0, children, cw, values, out, digest_bytes):
     n_blocks = max(1, (words + 15) // 16)
     m = np.zeros((16, LANES), dtype=np.uint32)
     h = np.empty((8, LANES), dtype=np.uint32)
+    ht = np.empty((LANES, 8), dtype=np.uint32)
+    hb = ht.view(np.uint8)  # (LANES, 32): little-endian, as the digests are
     for first in range(0, rows, LANES):
         count = min(LANES, rows - first)
         for i in range(8):
@@ -138,9 +140,12 @@ def hash_rows(h0, t0, children, cw, values, out, digest_bytes):
                         m[j, lane] = 0
             last = b == n_blocks - 1
             compress(h, m, t0 + 4 * (words if last else 16 * (b + 1)), last)
+        for i in range(8):  # lanes back to rows, then each digest's bytes (little-endian words)
+            for lane in range(LANES):
+                ht[lane, i] = h[i, lane]
         for lane in range(count):
             for q in range(digest_bytes):
-                out[first + lane, q] = np.uint8((h[q >> 2, lane] >> np.uint32(8 * (q & 3))) & np.uint32(0xFF))
+                out[first + lane, q] = hb[lane, q]
 
 
 @njit(cache=True, nogil=True)
