@@ -176,10 +176,29 @@ def q_neg(x: SecureVec) -> SecureVec:
     return (neg(x[0]), neg(x[1]), neg(x[2]), neg(x[3]))
 
 
+def _full_width(x: SecureVec) -> SecureVec:
+    """With the compiled kernels, a QM31 column whose coordinates mix full vectors and constants
+    (a base column lifted to QM31: (a, 0, 0, 0)) gets full-length constants, so it takes the compiled
+    path; otherwise x as it is."""
+    if not kernels.loaded():
+        return x
+    full = [c for c in x if isinstance(c, xp.ndarray) and c.ndim == 1]
+    if not full or len(full) == 4 or full[0].shape[0] < _COMPILED_MIN:
+        return x
+    n = full[0].shape[0]
+    if not all(c.shape == (n,) for c in full) or not all(
+            isinstance(c, (xp.ndarray, xp.generic)) and (c.ndim == 1 or (c.ndim == 0 and c.dtype == U64)) for c in x):
+        return x
+    return tuple(c if c.ndim == 1 else xp.full(n, c, dtype=U64) for c in x)  # type: ignore[return-value]
+
+
 def q_mul(x: SecureVec, y: SecureVec) -> SecureVec:
     """Twin of verifier.fields.q_mul: (A + Bu)(C + Du) = (AC + (2+i)BD) + (AD + BC)u. Products are
     only folded below 2^32 (p = (p & P) + (p >> 31) mod P, no division) and each coordinate is
     reduced once: 4 remainders instead of 16 (every partial sum stays below 2^37)."""
+    x, y = _full_width(x), _full_width(y)
+    if kernels.loaded() and not _compiled(*x) and _compiled(*y):
+        x, y = y, x  # a constant times a column: the product commutes
     if _compiled(*x):
         if _compiled(*x, *y):
             out = tuple(xp.empty_like(x[0]) for _ in range(4))

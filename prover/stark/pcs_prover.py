@@ -129,11 +129,28 @@ _BLOCK = 1 << 15  # domain points per block of the float64 products
 _TERMS = 64  # columns per exact float64 dot product: 64 * 2^16 * 2^31 < 2^53
 
 
+def _lincomb_compiled(coefs: list[QM31], cols: list[Array]) -> tuple[Array, Array, Array, Array]:
+    """secure_lincomb by the compiled kernel (jit/deep.lincomb_block); columns must be canonical."""
+    n = cols[0].shape[0]
+    held = [xp.ascontiguousarray(c, dtype=U64) for c in cols]  # alive until the kernel has run
+    if any(c.shape != (n,) for c in held):
+        raise ValueError("secure_lincomb: columns of different lengths")
+    addrs = xp.array([c.ctypes.data for c in held], dtype=xp.int64)
+    k = xp.array([[v % P for v in q] for q in coefs], dtype=U64).reshape(-1, 4)
+    out = xp.empty((4, n), dtype=U64)
+    step = max(1 << 12, n // (2 * kernels.threads()))
+    kernels.run_parallel(lambda lo: kernels.deep().lincomb_block(lo, min(n, lo + step), n, addrs, k, out), range(0, n, step))
+    del held
+    return out[0], out[1], out[2], out[3]
+
+
 def secure_lincomb(coefs: list[QM31], cols: list[Array]) -> tuple[Array, Array, Array, Array]:
     """sum_k coefs[k] * cols[k] for QM31 coefficients and base columns, exactly: each coordinate
     of each coefficient is split in 16-bit halves so that float64 matrix products (BLAS) of up to
     64 terms stay below 2^53; partial sums are reduced mod P."""
     n = cols[0].shape[0]
+    if kernels.loaded() and kernels.mode() != "numpy" and n >= 1 << 12:
+        return _lincomb_compiled(coefs, cols)
     c = xp.array(coefs, dtype=xp.int64).T  # (4, K)
     halves = xp.concatenate([c & 0xFFFF, c >> 16]).astype(xp.float64)  # (8, K)
     out = xp.zeros((8, n), dtype=U64)

@@ -60,6 +60,7 @@ def commit_preprocessed(tree: PreprocessedTree, columns: Mapping[str, Any], log_
     """Coefficients and extensions of a preprocessed tree's columns, made once per model (settings).
     A tree the proof commits itself (the topology, inside the main tree) gets no Merkle tree of
     its own: only the main tree's is ever built, opened or mixed."""
+    kernels.expect_work(sum(1 << (c.log_size + log_blowup) for c in tree.columns) * TWIN_NS_PER_LDE_CELL * 1e-9)
     cols = [to_storage(columns[c.key], c.log_size, f"preprocessed {c.key}") for c in tree.columns]
     committed = commit_columns(cols, log_blowup, merkle=not tree.from_proof)
     for c, (col, spec) in enumerate(zip(cols, tree.columns)):  # the trace-domain values, kept

@@ -223,3 +223,24 @@ def test_fri_folds_agree_with_the_verifier(monkeypatch, log_size):
             e = tuple(int(c[2 * i]) for c in col)
             o = tuple(int(c[2 * i + 1]) for c in col)
             assert tuple(int(c[i]) for c in compiled) == ref(e, o, twiddle(i), alpha)
+
+
+def test_lifted_and_constant_products_and_lincombs_agree(monkeypatch):
+    from luminair.prover.stark import field_vec as fv
+    from luminair.prover.stark import kernels
+
+    monkeypatch.setenv("LUMINAIR_KERNELS", "numba")
+    kernels.expect_work(1e9)
+    n = fv._COMPILED_MIN * 2 + 1
+    a = RNG.integers(0, P, size=n, dtype=np.uint64)
+    z = np.zeros((), dtype=np.uint64)
+    x = tuple(RNG.integers(0, P, size=n, dtype=np.uint64) for _ in range(4))
+    q = tuple(np.asarray(v, dtype=np.uint64) for v in (3, P - 1, 0, 77))
+    cols = [RNG.integers(0, P, size=n, dtype=np.uint64) for _ in range(20)]
+    coefs = [tuple(int(v) for v in RNG.integers(0, P, size=4)) for _ in range(20)]
+    cases = [lambda: fv.q_mul((a, z, z, z), x), lambda: fv.q_mul(x, (a, z, z, z)), lambda: fv.q_mul(q, x),
+             lambda: pp.secure_lincomb(coefs, cols), lambda: pp.secure_lincomb(coefs[:1], [cols[0][::2]])]
+    for case in cases:
+        compiled, twin = _both(monkeypatch, case)
+        for u, v in zip(compiled, twin):
+            assert u.shape == v.shape and np.array_equal(u, v)

@@ -119,3 +119,33 @@ def quotient_block(lo, hi, xs, ys, addrs, gammas, starts, ab, zs, out):
         for k in range(4):
             for i in range(w):
                 out[k, s + i] = acc[k, i] % np.uint64(P)
+
+
+@intrinsic
+def _u64_pointer(typingctx, addr):
+    def codegen(context, builder, sig, args):
+        return builder.inttoptr(args[0], context.get_value_type(sig.return_type))
+
+    return types.CPointer(types.uint64)(types.int64), codegen
+
+
+@njit(cache=True, nogil=True)
+def lincomb_block(lo, hi, n, addrs, coefs, out):
+    """out[:, lo:hi] = sum_j coefs[j] * col_j over points lo..hi-1 (QM31 coefficients, canonical
+    uint64 base columns at addrs[j], each of n values): pcs_prover.secure_lincomb."""
+    acc = np.zeros((4, _BLOCK), dtype=np.uint64)
+    for s in range(lo, hi, _BLOCK):
+        w = min(hi, s + _BLOCK) - s
+        acc[:, :w] = 0
+        for j in range(addrs.shape[0]):
+            col = carray(_u64_pointer(addrs[j]), n)
+            g0, g1, g2, g3 = np.uint64(coefs[j, 0]), np.uint64(coefs[j, 1]), np.uint64(coefs[j, 2]), np.uint64(coefs[j, 3])
+            for i in range(w):  # folded products < 2^32: 2^31 columns fit a u64 sum
+                f = col[s + i]
+                acc[0, i] += _fold(g0 * f)
+                acc[1, i] += _fold(g1 * f)
+                acc[2, i] += _fold(g2 * f)
+                acc[3, i] += _fold(g3 * f)
+        for k in range(4):
+            for i in range(w):
+                out[k, s + i] = acc[k, i] % np.uint64(P)
