@@ -787,7 +787,8 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="output directory (created if missing; checked before proving; the pair is replaced atomically)",
     )
-    p.add_argument("--preset", choices=["fast", "default", "secure"], default=None)
+    p.add_argument("--preset", choices=["fast", "default", "secure", "small"], default=None,
+                   help="default: the fastest proof within 150 KB; small: the smallest proof, same security")
     p.add_argument("--security", type=int, default=None, help="target conjectured bits (overrides --preset)")
     p.add_argument("--scale-bits", type=int, default=None, help="fixed-point fractional bits (default 10)")
     p.add_argument(

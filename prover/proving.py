@@ -223,7 +223,10 @@ def gen_settings(
     cfg.validate()
     spec = build_spec(graph, title, description)
     if config is None and security_bits is None:  # a preset: its blowup sized by the trace
-        cfg = preset_config(preset or "default", air_cells(build_graph_air(spec, cfg.log_blowup)[0]))
+        from .stark.proof_size import estimate_proof_bytes
+
+        sizing_air = build_graph_air(spec, cfg.log_blowup)[0]
+        cfg = preset_config(preset or "default", air_cells(sizing_air), lambda c: estimate_proof_bytes(sizing_air, c))
     data = encode_settings(KIND_GRAPH, cfg, spec)
     parsed = read_settings(data)
     air, plans = build_graph_air(parsed.body, cfg.log_blowup)
