@@ -9,7 +9,8 @@ LUMINAIR_KERNELS chooses:
 * "auto" (the default): the compiled kernels for a proof whose work would keep the twins busy much
   longer than loading the compiled kernels takes (importing numba and its on-disk cache: about
   0.6 s in a fresh process), and for any single call that large; the twins otherwise, so small
-  proofs never pay for numba. Once loaded, the compiled kernels serve every call.
+  proofs never pay for numba. Once loaded, the compiled kernels serve every call. Without numba
+  (an install without the prover extra's dependencies) "auto" keeps the twins.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ AUTO_MIN_TWIN_S = 2 * LOAD_COST_S  # the twins' estimated work past which "auto"
 
 _lock = threading.Lock()
 _modules: dict[str, ModuleType] = {}
+_missing: list[str] = []  # why numba could not be imported, once tried
 _pool: ThreadPoolExecutor | None = None
 
 
@@ -49,7 +51,16 @@ def use_compiled(twin_seconds: float) -> bool:
     m = mode()
     if m != "auto":
         return m == "numba"
-    return bool(_modules) or twin_seconds >= AUTO_MIN_TWIN_S
+    return bool(_modules) or (twin_seconds >= AUTO_MIN_TWIN_S and _numba_available())
+
+
+def _numba_available() -> bool:
+    if not _missing and not _modules:
+        try:
+            import numba  # noqa: F401
+        except ImportError as e:
+            _missing.append(str(e))
+    return not _missing
 
 
 def expect_work(twin_seconds: float) -> None:

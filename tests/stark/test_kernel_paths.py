@@ -1,6 +1,8 @@
 """The compiled kernels and their numpy twins give byte-identical proofs (same transcript), and
 LUMINAIR_KERNELS is checked."""
 
+import sys
+
 import pytest
 
 from luminair.prover.air.examples import prove_example
@@ -67,3 +69,19 @@ def test_numpy_mode_never_loads_numba(monkeypatch):
     monkeypatch.setattr(kernels, "_modules", {})
     kernels.expect_work(1e9)
     assert not kernels.loaded() and not kernels.use_compiled(1e9)
+
+
+def test_auto_mode_without_numba_keeps_the_twins(monkeypatch):
+    monkeypatch.setenv("LUMINAIR_KERNELS", "auto")
+    monkeypatch.setattr(kernels, "_modules", {})
+    monkeypatch.setattr(kernels, "_missing", ["No module named 'numba'"])
+    assert not kernels.use_compiled(1e9)
+    kernels.expect_work(1e9)
+    assert not kernels.loaded()
+    # asked for explicitly: a clear error, not a fallback (numba made unimportable for the test)
+    monkeypatch.setenv("LUMINAIR_KERNELS", "numba")
+    monkeypatch.setitem(sys.modules, "numba", None)
+    for name in [m for m in sys.modules if m.startswith("luminair.prover.stark.jit.")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(kernels.KernelError, match="the compiled kernels need numba"):
+        kernels.expect_work(1.0)
