@@ -4,7 +4,8 @@ time as a user sees it. Prints one JSON document (medians of --runs).
 
     python bench/kernels_bench.py kernels [--runs 5]
     python bench/kernels_bench.py compile
-    python bench/kernels_bench.py cli [--models mlp_16_16_4 ...] [--runs 3] [--modes auto numpy] [--ezkl]
+    python bench/kernels_bench.py cli [--models mlp_16_16_4 ...] [--runs 3] [--modes auto numpy]
+                                      [--presets default small] [--ezkl]
 
 `kernels`: per operation, ns of one thread's CPU time (the machine is shared: CPU time is steadier
 than wall time), for a Merkle node (two 26-byte children, no column), a leaf byte (rows of 16
@@ -203,12 +204,12 @@ _PEAK = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
          "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)")
 
 
-def _cli_run(model: str, mode: str, out_dir: Path) -> dict[str, Any]:
+def _cli_run(model: str, mode: str, out_dir: Path, preset: str = "default") -> dict[str, Any]:
     """One `luminair prove` in a fresh process (its peak RSS read by a wrapper whose only child it is)."""
     ex = ROOT / "examples" / model
     exe = Path(sys.executable).with_name("luminair")
     cmd = [str(exe), "prove", str(ex / "network.onnx"), "--input", str(ex / "input.json"), "--out", str(out_dir),
-           "--quiet", "--json"]
+           "--preset", preset, "--quiet", "--json"]
     env = {**os.environ, "LUMINAIR_KERNELS": mode}
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _PEAK, *cmd], capture_output=True, env=env, cwd=ROOT)
@@ -227,10 +228,10 @@ def cmd_cli(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"machine": machine(), "load_average": os.getloadavg(), "runs": args.runs, "models": {}}
     for model in args.models:
         entry: dict[str, Any] = {}
-        for mode in args.modes:
+        for mode, preset in [(m, "default") for m in args.modes] + [("auto", p) for p in args.presets if p != "default"]:
             with tempfile.TemporaryDirectory() as d:
-                runs = [_cli_run(model, mode, Path(d) / "out") for _ in range(args.runs)]
-            entry[mode] = {
+                runs = [_cli_run(model, mode, Path(d) / "out", preset) for _ in range(args.runs)]
+            entry[mode if preset == "default" else f"{mode}, --preset {preset}"] = {
                 "wall_s": round(statistics.median(r["wall_s"] for r in runs), 3),
                 "wall_s_runs": [round(r["wall_s"], 3) for r in runs],
                 "proving_s": round(statistics.median(r["proving_s"] for r in runs), 3),
@@ -239,8 +240,8 @@ def cmd_cli(args: argparse.Namespace) -> dict[str, Any]:
                 "proof_bytes": runs[0]["proof_bytes"], "security": runs[0]["security"],
                 "proof_digests": sorted({r["digest"] for r in runs}),
             }
-        digests = {d for m in entry.values() for d in m["proof_digests"]}
-        entry["same_proof_on_every_path"] = len(digests) == 1
+        digests = {d for k, m in entry.items() if "--preset" not in k for d in m["proof_digests"]}
+        entry["same_proof_on_every_kernel_path"] = len(digests) == 1
         if args.ezkl:
             entry["ezkl"] = _ezkl(model, entry)
         out["models"][model] = entry
@@ -274,6 +275,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--models", nargs="+", default=["mlp_16_16_4", "mlp_784_128_10"])
     ap.add_argument("--modes", nargs="+", default=["auto", "numpy"])
+    ap.add_argument("--presets", nargs="+", default=["default"], help="cli: also these presets (auto kernels)")
     ap.add_argument("--ezkl", action="store_true")
     args = ap.parse_args()
     fn = {"kernels": cmd_kernels, "compile": cmd_compile, "cli": cmd_cli}[args.command]

@@ -118,6 +118,10 @@ def batch_inverse(a: Array) -> Array:
     """Inverse of every element of a 1-D vector with one exponentiation (Montgomery's trick over a
     product tree, so it stays vectorized). Twin of verifier.fields.batch_inverse."""
     n = a.shape[0]
+    if n >= _COMPILED_MIN and _compiled(a):
+        out = xp.empty_like(a)
+        if kernels.m31().batch_inverse(a, out):
+            return out
     if n <= 64:
         return inv(a)
     levels = [a]

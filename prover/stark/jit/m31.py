@@ -272,3 +272,30 @@ def fold_pairs(c0, c1, c2, c3, inv_tw, a0, a1, a2, a3, o0, o1, o2, o3):
         o1[i] = _reduce64(e1 + d1 + ac1 + bd0 + two * bd1)
         o2[i] = _reduce64(e2 + d2 + _m(f0, a2) + p - _m(f1, a3) + _m(g0, a0) + p - _m(g1, a1))
         o3[i] = _reduce64(e3 + d3 + _m(f0, a3) + _m(f1, a2) + _m(g0, a1) + _m(g1, a0))
+
+
+@njit(cache=True, nogil=True)
+def batch_inverse(a, out):
+    """out = 1 / a elementwise (Montgomery's trick: one exponentiation). Returns False, out
+    unspecified, if some a[i] is 0 (the caller's twin then decides what zeros give)."""
+    n = a.shape[0]
+    run = np.uint32(1)
+    for i in range(n):
+        x = np.uint32(_reduce64(np.uint64(a[i])))
+        if x == 0:
+            return False
+        out[i] = run  # the product of a[:i]
+        run = mulmod(run, x)
+    inv = np.uint32(1)
+    e = P - 2
+    base = run
+    while e:
+        if e & 1:
+            inv = mulmod(inv, base)
+        base = mulmod(base, base)
+        e >>= 1
+    for i in range(n - 1, -1, -1):
+        x = np.uint32(_reduce64(np.uint64(a[i])))
+        out[i] = mulmod(inv, np.uint32(out[i]))
+        inv = mulmod(inv, x)
+    return True
