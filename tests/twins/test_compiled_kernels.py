@@ -116,7 +116,7 @@ def test_fft_matches_the_reference(monkeypatch, log_size):
         assert compiled[1].tolist() == ref(data[1].tolist())
 
 
-@pytest.mark.parametrize("log_size", [4, 12, 14])  # 14: past the kernel's cache block
+@pytest.mark.parametrize("log_size", [4, 12, 14, 17])  # 14, 17: past the cache block (single and paired layers)
 def test_fft_layouts_agree(monkeypatch, log_size):
     data = RNG.integers(0, P, size=(2, 1 << log_size), dtype=np.uint64)
     cases = [

@@ -109,6 +109,36 @@ def _layer(v, lo, hi, j, tw, off, inverse):
                     a[i], b[i] = _fwd(a[i], b[i], t)
 
 
+@njit(cache=True, inline="always")
+def _layer_pair(v, n, j, tw, off_hi, off_lo, inverse):
+    """Layers j and j - 1 in one pass over v (forward: j first; inverse: j - 1 first): each group
+    of 2^(j+1) positions is four quarters q0..q3 of 2^(j-1); layer j pairs (q0, q2), (q1, q3),
+    layer j - 1 pairs (q0, q1) and (q2, q3). Half the memory traffic of two passes."""
+    h = 1 << (j - 1)
+    for base in range(0, n, 4 * h):
+        g = base >> (j + 1)
+        t = tw[off_hi + g]
+        ta = tw[off_lo + 2 * g]
+        tb = tw[off_lo + 2 * g + 1]
+        q0 = v[base : base + h]
+        q1 = v[base + h : base + 2 * h]
+        q2 = v[base + 2 * h : base + 3 * h]
+        q3 = v[base + 3 * h : base + 4 * h]
+        for i in range(h):
+            a, b, c, d = q0[i], q1[i], q2[i], q3[i]
+            if inverse:
+                a, b = _inv(a, b, ta)
+                c, d = _inv(c, d, tb)
+                a, c = _inv(a, c, t)
+                b, d = _inv(b, d, t)
+            else:
+                a, c = _fwd(a, c, t)
+                b, d = _fwd(b, d, t)
+                a, b = _fwd(a, b, ta)
+                c, d = _fwd(c, d, tb)
+            q0[i], q1[i], q2[i], q3[i] = a, b, c, d
+
+
 @njit(cache=True, nogil=True)
 def forward(src, out, v, tw, offs, log_size, skip_top):
     """out = the evaluations of the coefficients `src` (2^(log_size - skip_top) values, zero-padded
@@ -121,8 +151,14 @@ def forward(src, out, v, tw, offs, log_size, skip_top):
             v[r + i] = np.uint32(src[i])
     top = log_size - 1 - skip_top
     b = min(_BLOCK_LOG, log_size)
-    for j in range(top, b - 1, -1):
-        _layer(v, 0, n, j, tw, offs[j], False)
+    j = top
+    while j >= b:  # the layers above the cache block: two a pass over the column where they can
+        if j - 1 >= b:
+            _layer_pair(v, n, j, tw, offs[j], offs[j - 1], False)
+            j -= 2
+        else:
+            _layer(v, 0, n, j, tw, offs[j], False)
+            j -= 1
     step = 1 << b
     for lo in range(0, n, step):
         for j in range(min(top, b - 1), -1, -1):
@@ -142,8 +178,14 @@ def inverse(src, out, v, tw, offs, log_size, n_inv):
     for lo in range(0, n, step):
         for j in range(b):
             _layer(v, lo, lo + step, j, tw, offs[j], True)
-    for j in range(b, log_size):
-        _layer(v, 0, n, j, tw, offs[j], True)
+    j = b
+    while j < log_size:
+        if j + 1 < log_size:
+            _layer_pair(v, n, j + 1, tw, offs[j + 1], offs[j], True)
+            j += 2
+        else:
+            _layer(v, 0, n, j, tw, offs[j], True)
+            j += 1
     for i in range(n):
         out[i] = mulmod(v[i], n_inv)
 
