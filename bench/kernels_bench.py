@@ -12,8 +12,9 @@ than wall time), for a Merkle node (two 26-byte children, no column), a leaf byt
 columns), a proof-of-work nonce, a butterfly (2^16 and 2^20 forward and inverse transforms), a
 DEEP quotient cell (one column at one point); `limit` is bench/kernel_limits.c built with the
 system compiler (-O3 -march=native): a BLAKE2s compression one message at a time and 16 at a
-time (SIMD vectors), and a vectorized butterfly loop; null without a compiler. `compile`: the first run's JIT compile of every kernel (an empty
-numba cache in a fresh process) and the load of the cached ones. `cli`: `luminair prove` in a fresh
+time (SIMD vectors), and a vectorized butterfly loop; null without a compiler. `compile`: the
+first run's JIT compile of every kernel (an empty numba cache in a fresh process) and the load of
+the cached ones. `cli`: `luminair prove` in a fresh
 process per run: wall time including process start, the proving stages apart, peak RSS; with
 --ezkl, EZKL's setup and prove on the same model (bench/ezkl_bench.py) where it runs."""
 
