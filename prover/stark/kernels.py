@@ -54,6 +54,11 @@ def use_compiled(twin_seconds: float) -> bool:
     return bool(_modules) or (twin_seconds >= AUTO_MIN_TWIN_S and _numba_available())
 
 
+def can_load() -> bool:
+    """Whether "auto" may still load the compiled kernels (numba is there)."""
+    return mode() == "auto" and _numba_available()
+
+
 def _numba_available() -> bool:
     if not _missing and not _modules:
         try:
