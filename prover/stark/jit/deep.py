@@ -31,18 +31,18 @@ def _u32_pointer(typingctx, addr):
     return types.CPointer(types.uint32)(types.int64), codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fold(x):
     """A product below 2^62 folded below 2^32 (congruent mod P)."""
     return (x & np.uint64(P)) + (x >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _reduce(x):
     return np.uint32(x % np.uint64(P))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pow(a, e):
     r = np.uint32(1)
     while e:

@@ -19,20 +19,20 @@ P = 0x7FFFFFFF
 _BLOCK_LOG = 12
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mulmod(a, b):
     x = np.uint64(a) * np.uint64(b)
     r = (x & np.uint64(P)) + (x >> np.uint64(31))
     return np.uint32(r - np.uint64(P) if r >= np.uint64(P) else r)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def addmod(a, b):
     r = np.uint32(a) + np.uint32(b)  # < 2^32: no wrap
     return np.uint32(r - np.uint32(P) if r >= np.uint32(P) else r)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def submod(a, b):
     return np.uint32(np.uint32(a) + np.uint32(P) - np.uint32(b) if a < b else np.uint32(a) - np.uint32(b))
 
@@ -41,33 +41,33 @@ def submod(a, b):
 # so that LLVM vectorizes them: about 0.4-0.6 ns a butterfly against 1.8-2.9 with branches.
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _mul_min(b, t):
     x = np.uint64(b) * np.uint64(t)
     r = (x & np.uint64(P)) + (x >> np.uint64(31))
     return np.minimum(r, r - np.uint64(P))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _canon(x):
     """x < 2P (uint64) -> x mod P, as uint32."""
     return np.uint32(np.minimum(x, x - np.uint64(P)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fwd(a, b, t):
     """(a + b t, a - b t)."""
     bt = _mul_min(b, t)
     return _canon(np.uint64(a) + bt), _canon(np.uint64(a) - bt + np.uint64(P))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _inv(a, b, t):
     """(a + b, (a - b) t)."""
     return _canon(np.uint64(a) + np.uint64(b)), np.uint32(_mul_min(_canon(np.uint64(a) - np.uint64(b) + np.uint64(P)), t))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _layer(v, lo, hi, j, tw, off, inverse):
     """Layer j on v[lo:hi] (lo aligned to 2^(j+1)). Layers 0-2 have their own loops: with runs of
     1, 2 or 4 pairs, a loop over pairs would not vectorize."""
@@ -109,7 +109,7 @@ def _layer(v, lo, hi, j, tw, off, inverse):
                     a[i], b[i] = _fwd(a[i], b[i], t)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _layer_pair(v, n, j, tw, off_hi, off_lo, inverse):
     """Layers j and j - 1 in one pass over v (forward: j first; inverse: j - 1 first): each group
     of 2^(j+1) positions is four quarters q0..q3 of 2^(j-1); layer j pairs (q0, q2), (q1, q3),
@@ -193,7 +193,7 @@ def inverse(src, out, v, tw, offs, log_size, n_inv):
 # --- elementwise field arithmetic (twins: field_vec.mul, q_mul) ---------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _reduce64(x):
     """Any uint64 -> x mod P: two folds (< 2^34, then < 2^31 + 8) and one subtraction."""
     r = (x & np.uint64(P)) + (x >> np.uint64(31))
@@ -209,7 +209,7 @@ def mul_vv(a, b, out):
         out[i] = _reduce64(a[i] * b[i])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _m(x, y):
     return _reduce64(x * y)
 
@@ -236,7 +236,7 @@ def q_mul_vec(a0, a1, b0, b1, c0, c1, d0, d1, r0, r1, s0, s1):
 # min(r, r - P) in wrapping uint64), so the two agree on every input, canonical or not.
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _min_p(r):
     return np.minimum(r, r - np.uint64(P))
 
