@@ -20,7 +20,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .budget import budget_for, check_file_sizes, check_work, statement_work
+from .budget import BudgetError, budget_for, check_file_sizes, check_work, statement_work
 from .config import DEFAULT_MIN_SECURITY_BITS, preset_label
 from .errors import ConfigError, StatementError, VerificationError
 from .formats import read_proof_file
@@ -45,6 +45,14 @@ class VerifyResult:
     statement: str | None = None
     verification_time_ms: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    # "verified", "rejected" (a check failed) or "not checked" (over the work budget or the size
+    # caps: nothing was checked); work_needed: the max_work that admits the files, when known
+    kind: str = ""
+    work_needed: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.kind:
+            self.kind = "verified" if self.success else "rejected"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -92,9 +100,10 @@ def verify(
         terms = soundness_terms(settings.config, st.air, st.public_terms)
         bits = security_bits(terms)
         if bits < min_security_bits:
+            worst = weakest(terms)
             raise ConfigError(
-                f"{bits} bits: the {weakest(terms)} term of this proof is below the verifier's floor of "
-                f"{min_security_bits} bits"
+                f"{bits} bits by the union of this proof's soundness terms (the weakest: {worst}, "
+                f"{terms[worst]} bits) is below the verifier's floor of {min_security_bits} bits"
             )
         verify_stark(st.air, settings.config, st.statement_bytes, proof.stark, st.public_sum, progress)
         return VerifyResult(
@@ -110,6 +119,11 @@ def verify(
             statement=f"{KIND_NAMES[settings.kind]}: {st.description}",
             verification_time_ms=(time.perf_counter() - t0) * 1000,
             extra={"soundness_bits": terms, **({"training": st.training} if st.training is not None else {})},
+        )
+    except BudgetError as e:
+        return VerifyResult(
+            False, e.message, e.check, model_digest=digest, kind="not checked", work_needed=e.needed,
+            verification_time_ms=(time.perf_counter() - t0) * 1000,
         )
     except VerificationError as e:
         return VerifyResult(

@@ -36,6 +36,7 @@ Each estimate is an upper bound of what the current code does, calibrated on CPy
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .errors import VerificationError
@@ -66,9 +67,14 @@ TABLE_EVAL_UNITS = 2  # a padded table row, its two columns evaluated at the out
 
 
 class BudgetError(VerificationError):
-    """The files declare more work than this verifier spends on one pair."""
+    """The files declare more work than this verifier spends on one pair: they were not checked.
+    `needed` is the max_work that admits them (None when no budget does: files over every cap)."""
 
     check = "work budget"
+
+    def __init__(self, detail: str, needed: int | None = None) -> None:
+        super().__init__(detail)
+        self.needed = needed
 
 
 def budget_for(proof_size: int, settings_size: int, max_work: int | None = None) -> int:
@@ -93,10 +99,14 @@ def file_caps(max_work: int | None = None) -> tuple[int, int]:
 
 def check_file_sizes(proof_size: int, settings_size: int, max_work: int | None = None) -> None:
     proof_cap, settings_cap = file_caps(max_work)
+    # the budget whose caps admit both files: MAX_WORK per multiple of the default caps
+    scale = max(-(-proof_size // MAX_PROOF_BYTES), -(-settings_size // MAX_SETTINGS_BYTES), 1)
+    needed = scale * MAX_WORK if scale <= MAX_FILE_SCALE else None
     for name, size, cap in (("proof.bin", proof_size, proof_cap), ("settings.bin", settings_size, settings_cap)):
         if size > cap:
-            hint = "" if max_work is not None else "; a larger max_work raises it in proportion"
-            raise BudgetError(f"{name} is {size} bytes, more than this verifier reads ({cap} bytes{hint})")
+            hint = (f"; a budget of max_work={needed} raises the caps far enough" if needed is not None
+                    else f"; no budget raises the caps that far (at most {MAX_FILE_SCALE} times)")
+            raise BudgetError(f"{name} is {size} bytes, more than this verifier reads ({cap} bytes{hint})", needed)
 
 
 def check_work(work: dict[str, float], budget: int) -> None:
@@ -104,10 +114,18 @@ def check_work(work: dict[str, float], budget: int) -> None:
     total = sum(work.values())
     if total > budget:  # the same float sum as bench/hostile_bench.py's bisection
         part = max(work, key=lambda k: work[k])
+        needed = work_needed(work)
         raise BudgetError(
             f"these files declare about {int(total)} units of verifier work ({part}: {int(work[part])}), "
-            f"more than the {budget} this verifier spends on a pair of files of their size"
+            f"more than the {budget} this verifier spends on a pair of files of their size; a budget of "
+            f"max_work={needed} checks them",
+            needed,
         )
+
+
+def work_needed(work: dict[str, float]) -> int:
+    """The smallest max_work that admits this estimate (check_work's sum, rounded up)."""
+    return math.ceil(sum(work.values()))
 
 
 def statement_work(settings: Any, public: list[list[int]], proof_size: int) -> dict[str, float]:

@@ -191,7 +191,7 @@ def test_the_file_caps_grow_only_with_a_callers_max_work() -> None:
     from luminair.verifier.budget import MAX_SETTINGS_BYTES, MAX_WORK, BudgetError, check_file_sizes, file_caps
 
     big = MAX_SETTINGS_BYTES + 1
-    with pytest.raises(BudgetError, match="a larger max_work raises it"):
+    with pytest.raises(BudgetError, match=f"a budget of max_work={2 * MAX_WORK} raises the caps"):
         check_file_sizes(1000, big)
     check_file_sizes(1000, big, max_work=2 * MAX_WORK)
     with pytest.raises(BudgetError, match="settings.bin"):
