@@ -25,19 +25,23 @@ static const uint8_t SIGMA[10][16] = {
     a += b + x; d = ROTR(d ^ a, 16); c += d; b = ROTR(b ^ c, 12); \
     a += b + y; d = ROTR(d ^ a, 8); c += d; b = ROTR(b ^ c, 7);
 
+/* The ten rounds and the output step, for scalar words (compress) and 16-lane vectors (compress16). */
+#define ROUNDS_AND_OUTPUT \
+    for (int r = 0; r < 10; r++) { \
+        const uint8_t *s = SIGMA[r]; \
+        G(v0, v4, v8, v12, m[s[0]], m[s[1]]) G(v1, v5, v9, v13, m[s[2]], m[s[3]]) \
+        G(v2, v6, v10, v14, m[s[4]], m[s[5]]) G(v3, v7, v11, v15, m[s[6]], m[s[7]]) \
+        G(v0, v5, v10, v15, m[s[8]], m[s[9]]) G(v1, v6, v11, v12, m[s[10]], m[s[11]]) \
+        G(v2, v7, v8, v13, m[s[12]], m[s[13]]) G(v3, v4, v9, v14, m[s[14]], m[s[15]]) \
+    } \
+    h[0] ^= v0 ^ v8; h[1] ^= v1 ^ v9; h[2] ^= v2 ^ v10; h[3] ^= v3 ^ v11; \
+    h[4] ^= v4 ^ v12; h[5] ^= v5 ^ v13; h[6] ^= v6 ^ v14; h[7] ^= v7 ^ v15;
+
 static void compress(uint32_t *h, const uint32_t *m, uint64_t t, int last) {
     uint32_t v0 = h[0], v1 = h[1], v2 = h[2], v3 = h[3], v4 = h[4], v5 = h[5], v6 = h[6], v7 = h[7];
     uint32_t v8 = IV[0], v9 = IV[1], v10 = IV[2], v11 = IV[3], v12 = IV[4] ^ (uint32_t)t;
     uint32_t v13 = IV[5] ^ (uint32_t)(t >> 32), v14 = last ? ~IV[6] : IV[6], v15 = IV[7];
-    for (int r = 0; r < 10; r++) {
-        const uint8_t *s = SIGMA[r];
-        G(v0, v4, v8, v12, m[s[0]], m[s[1]]) G(v1, v5, v9, v13, m[s[2]], m[s[3]])
-        G(v2, v6, v10, v14, m[s[4]], m[s[5]]) G(v3, v7, v11, v15, m[s[6]], m[s[7]])
-        G(v0, v5, v10, v15, m[s[8]], m[s[9]]) G(v1, v6, v11, v12, m[s[10]], m[s[11]])
-        G(v2, v7, v8, v13, m[s[12]], m[s[13]]) G(v3, v4, v9, v14, m[s[14]], m[s[15]])
-    }
-    h[0] ^= v0 ^ v8; h[1] ^= v1 ^ v9; h[2] ^= v2 ^ v10; h[3] ^= v3 ^ v11;
-    h[4] ^= v4 ^ v12; h[5] ^= v5 ^ v13; h[6] ^= v6 ^ v14; h[7] ^= v7 ^ v15;
+    ROUNDS_AND_OUTPUT
 }
 
 typedef uint32_t v16 __attribute__((vector_size(64)));
@@ -47,15 +51,7 @@ static void compress16(v16 *h, const v16 *m, uint64_t t, int last) {
     v16 v8 = (v16){0} + IV[0], v9 = (v16){0} + IV[1], v10 = (v16){0} + IV[2], v11 = (v16){0} + IV[3];
     v16 v12 = (v16){0} + (IV[4] ^ (uint32_t)t), v13 = (v16){0} + (IV[5] ^ (uint32_t)(t >> 32));
     v16 v14 = (v16){0} + (last ? ~IV[6] : IV[6]), v15 = (v16){0} + IV[7];
-    for (int r = 0; r < 10; r++) {
-        const uint8_t *s = SIGMA[r];
-        G(v0, v4, v8, v12, m[s[0]], m[s[1]]) G(v1, v5, v9, v13, m[s[2]], m[s[3]])
-        G(v2, v6, v10, v14, m[s[4]], m[s[5]]) G(v3, v7, v11, v15, m[s[6]], m[s[7]])
-        G(v0, v5, v10, v15, m[s[8]], m[s[9]]) G(v1, v6, v11, v12, m[s[10]], m[s[11]])
-        G(v2, v7, v8, v13, m[s[12]], m[s[13]]) G(v3, v4, v9, v14, m[s[14]], m[s[15]])
-    }
-    h[0] ^= v0 ^ v8; h[1] ^= v1 ^ v9; h[2] ^= v2 ^ v10; h[3] ^= v3 ^ v11;
-    h[4] ^= v4 ^ v12; h[5] ^= v5 ^ v13; h[6] ^= v6 ^ v14; h[7] ^= v7 ^ v15;
+    ROUNDS_AND_OUTPUT
 }
 
 static double cpu(void) { return (double)clock() / CLOCKS_PER_SEC; }

@@ -18,7 +18,7 @@ import numpy as np
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
-from .m31 import P, addmod, mulmod, submod
+from .m31 import P, addmod, mulmod, powmod, submod
 
 _BLOCK = 1024
 
@@ -40,17 +40,6 @@ def _fold(x):
 @njit(cache=True)
 def _reduce(x):
     return np.uint32(x % np.uint64(P))
-
-
-@njit(cache=True)
-def _pow(a, e):
-    r = np.uint32(1)
-    while e:
-        if e & 1:
-            r = mulmod(r, a)
-        a = mulmod(a, a)
-        e >>= 1
-    return r
 
 
 @njit(cache=True, nogil=True)
@@ -97,7 +86,7 @@ def quotient_block(lo, hi, xs, ys, addrs, gammas, starts, ab, zs, out):
                 norm[i] = addmod(mulmod(d0[i], d0[i]), mulmod(d1[i], d1[i]))
                 prefix[i] = run
                 run = mulmod(run, norm[i]) if norm[i] else run  # a zero norm stays zero (its inverse: 0)
-            inv = _pow(run, P - 2)
+            inv = powmod(run, P - 2)
             for i in range(w - 1, -1, -1):
                 if norm[i] == 0:
                     ni = np.uint32(0)

@@ -316,6 +316,18 @@ def fold_pairs(c0, c1, c2, c3, inv_tw, a0, a1, a2, a3, o0, o1, o2, o3):
         o3[i] = _reduce64(e3 + d3 + _m(f0, a3) + _m(f1, a2) + _m(g0, a1) + _m(g1, a0))
 
 
+@njit(cache=True)
+def powmod(a, e):
+    """a^e mod P (square and multiply; the compiled twin of verifier.fields' power)."""
+    r = np.uint32(1)
+    while e:
+        if e & 1:
+            r = mulmod(r, a)
+        a = mulmod(a, a)
+        e >>= 1
+    return r
+
+
 @njit(cache=True, nogil=True)
 def batch_inverse(a, out):
     """out = 1 / a elementwise (Montgomery's trick: one exponentiation). Returns False, out
@@ -328,14 +340,7 @@ def batch_inverse(a, out):
             return False
         out[i] = run  # the product of a[:i]
         run = mulmod(run, x)
-    inv = np.uint32(1)
-    e = P - 2
-    base = run
-    while e:
-        if e & 1:
-            inv = mulmod(inv, base)
-        base = mulmod(base, base)
-        e >>= 1
+    inv = powmod(run, P - 2)
     for i in range(n - 1, -1, -1):
         x = np.uint32(_reduce64(np.uint64(a[i])))
         out[i] = mulmod(inv, np.uint32(out[i]))
