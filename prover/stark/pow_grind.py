@@ -3,8 +3,8 @@ zero bits (verifier.channel.check_pow), found on two cores.
 
 The compiled kernel (jit/blake2s.first_pow_nonce) runs in threads over interleaved chunks; its twin,
 below, uses hashlib. A proof that has not loaded the compiled kernels grinds with hashlib up to
-_HASHLIB_NONCES and, in the rare case the answer lies further (about 1 in 7 at 20 bits), loads
-them for the rest: the search's tail stays short. With hashlib, nonces are tried in chunks:
+twice the expected number of nonces (2^(bits + 1)) and, where the answer lies further (about 1
+search in 7), loads them for the rest: the search's tail stays short. With hashlib, nonces are tried in chunks:
 hashlib's copy/update/digest are mapped over a whole chunk (no Python bytecode per nonce) and the
 digests are tested at once with numpy. hashlib keeps the GIL for such
 small inputs, so the second core is a forked process that takes every other chunk. The answer is
@@ -33,7 +33,6 @@ _NONE = (1 << 64) - 1
 _B2 = type(hashlib.blake2s())
 _HASHLIB_NS = 300  # about one nonce with hashlib (kernels.use_compiled)
 _COMPILED_CHUNK = 1 << 16  # nonces per compiled task: a round of one chunk per thread is ~1 ms
-_HASHLIB_NONCES = 1 << 21  # hashlib's share of a search where the compiled kernels can take over (~0.3 s)
 
 
 def first_valid_nonce(base: "hashlib._Hash", pow_bits: int, lo: int, hi: int) -> int | None:
@@ -97,12 +96,18 @@ def grind_prefix(prefix: bytes, pow_bits: int) -> int:
     compilable = len(prefix) == 32 and pow_bits <= 64
     if compilable and kernels.use_compiled((1 << pow_bits) * _HASHLIB_NS * 1e-9):
         return grind_compiled(prefix, pow_bits)
-    stop = _HASHLIB_NONCES // _CHUNK if compilable and kernels.can_load() else None
+    stop = _hashlib_chunks(pow_bits) if compilable and kernels.can_load() else None
     hit = _grind_hashlib(prefix, pow_bits, stop)
     if hit is not None:
         return hit
     assert stop is not None  # an unbounded search returns a nonce
     return grind_compiled(prefix, pow_bits, stop * _CHUNK)
+
+
+def _hashlib_chunks(pow_bits: int) -> int:
+    """hashlib's share of a search that the compiled kernel can take over, in chunks: twice the
+    expected nonces (a search goes past it with probability e^-2)."""
+    return max(1, (2 << pow_bits) // _CHUNK)
 
 
 def _grind_hashlib(prefix: bytes, pow_bits: int, stop: int | None) -> int | None:

@@ -66,12 +66,12 @@ def test_first_valid_nonce_checks_bits_past_64():
 
 @pytest.mark.parametrize("fork_min_bits", [1, 30])  # the two-process and the serial hashlib search
 def test_a_search_past_the_hashlib_budget_goes_on_compiled(monkeypatch, fork_min_bits):
-    """hashlib searches the first _HASHLIB_NONCES, the compiled kernel the rest: the same nonce."""
+    """hashlib searches its share (here 4 chunks of 64), the compiled kernel the rest: the same nonce."""
     from luminair.prover.stark import kernels
 
     monkeypatch.setenv("LUMINAIR_KERNELS", "auto")
     monkeypatch.setattr(pow_grind, "_CHUNK", 64)
-    monkeypatch.setattr(pow_grind, "_HASHLIB_NONCES", 256)
+    monkeypatch.setattr(pow_grind, "_hashlib_chunks", lambda bits: 4)
     monkeypatch.setattr(pow_grind, "_FORK_MIN_BITS", fork_min_bits)
     handed_over = []
     real = pow_grind.grind_compiled
