@@ -111,19 +111,42 @@ def test_gen_settings_sizes_the_preset_from_the_graph(default_proof, monkeypatch
     from luminair.verifier import config
 
     settings, proof = default_proof
-    assert settings.config == config.at_blowup(PRESETS["default"], 4)  # a tiny trace: the largest blowup
+    # a tiny trace: the fastest config (the smallest blowup) is far within the proof budget
+    assert settings.config == config.at_blowup(PRESETS["default"], 2) == PRESETS["default"]
     r = verify(proof.data, settings.data)
     assert r.success and r.security_label == "default preset"
     cx = Graph()
     x = cx.input("x", (1, 8))
     (x @ cx.constant(np.linspace(-1, 1, 32).reshape(8, 4), "w")).relu().output("y")
+    small = cx.gen_settings(preset="small")
+    assert small.config == config.at_blowup(PRESETS["default"], 4)  # the smallest proof: the largest blowup
+    assert small.config.security_bits >= PRESETS["default"].security_bits
+    monkeypatch.setattr(config, "PRESET_MAX_PROOF_BYTES", 1)  # no config within the budget: the smallest proof
+    assert cx.gen_settings(preset="default").config == config.at_blowup(PRESETS["default"], 4)
     monkeypatch.setattr(config, "PRESET_LDE_CELLS", 1)  # as if the trace were too large for any
     assert cx.gen_settings(preset="default").config == PRESETS["default"]
     # an explicit config or bit count is taken as given
     assert cx.gen_settings(security_bits=96).config.log_blowup == 2
     monkeypatch.setattr(config, "PRESET_LDE_CELLS", 1 << 40)
     assert cx.gen_settings(config=PRESETS["default"]).config == PRESETS["default"]
-    assert cx.gen_settings(preset="secure").config == config.at_blowup(PRESETS["secure"], 4)
+    assert cx.gen_settings(preset="secure").config == config.at_blowup(PRESETS["secure"], 4)  # (budget of 1 byte)
+
+
+def test_a_time_sized_preset_takes_the_fastest_config_within_the_budget():
+    from luminair.verifier.config import PRESET_MAX_PROOF_BYTES, at_blowup, preset_config
+
+    default = PRESETS["default"]
+    sizes = {2: PRESET_MAX_PROOF_BYTES + 1, 3: PRESET_MAX_PROOF_BYTES, 4: 1000}  # log blowup -> estimated bytes
+    estimate = lambda cfg: sizes[cfg.log_blowup]  # noqa: E731
+    assert preset_config("default", 1 << 10, estimate) == at_blowup(default, 3)  # 2 is over the budget
+    sizes[2] = 1000
+    assert preset_config("default", 1 << 10, estimate) == default  # blowup 2^2: the least extension work
+    assert preset_config("small", 1 << 10, estimate) == at_blowup(default, 4)  # never sized for time
+    assert preset_config("default", 1 << 10) == at_blowup(default, 4)  # no estimate: the smallest proof
+    sizes.update({2: 10**9, 3: 10**9, 4: 10**9})
+    assert preset_config("default", 1 << 10, estimate) == at_blowup(default, 4)  # none fits: the smallest
+    assert "[default preset]" in at_blowup(default, 3).describe()
+
 
 
 # --- the union bound on the project's examples, and the relations' entry bound ----------------------
