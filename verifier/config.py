@@ -113,6 +113,17 @@ PRESET_NOTES["small"] = " (sized for the smallest proof)"
 
 
 MAX_EXTRA_POW_BITS = 1  # grinding a sized preset may add to save a query (2^21 hashes: about 0.4 s on two cores)
+# A time-sized preset on a trace of at most LIGHT_TRACE_CELLS grinds LIGHT_POW_BITS (milliseconds with
+# hashlib) and makes up the rest with queries, which cost such a trace little: its proof does not
+# load the compiled kernels, and 2^21 hashes with hashlib took it 0.6-1.5 s (bench/results)
+LIGHT_POW_BITS = 12
+LIGHT_TRACE_CELLS = 1 << 22
+
+
+def with_pow_bits(config: PcsConfig, pow_bits: int) -> PcsConfig:
+    """`config` grinding `pow_bits`, with the fewest queries keeping at least its conjectured bits."""
+    need = max(0, config.security_bits - pow_bits)
+    return replace(config, pow_bits=pow_bits, n_queries=max(1, -(-need // config.log_blowup)))
 
 
 def at_blowup(config: PcsConfig, log_blowup: int) -> PcsConfig:
@@ -138,8 +149,9 @@ def preset_config(name: str, trace_cells: int | None = None,
     smallest = next((at_blowup(base, b) for b in PRESET_BLOWUPS if trace_cells << b <= PRESET_LDE_CELLS), base)
     if name in SIZE_PRESETS or proof_bytes is None:
         return smallest
+    light = trace_cells <= LIGHT_TRACE_CELLS
     for log_blowup in TIME_BLOWUPS:
-        cfg = at_blowup(base, log_blowup)
+        cfg = at_blowup(with_pow_bits(base, LIGHT_POW_BITS) if light else base, log_blowup)
         if trace_cells << log_blowup <= PRESET_LDE_CELLS and proof_bytes(cfg) <= PRESET_MAX_PROOF_BYTES:
             return cfg
     return smallest
@@ -149,7 +161,8 @@ def preset_label(config: PcsConfig) -> str:
     for name, preset in PRESETS.items():
         sized = name in SIZED_PRESETS
         blowups = sorted({*PRESET_BLOWUPS, *TIME_BLOWUPS}) if sized else []
-        if any(_comes_from(config, c, sized) for c in (preset, *(at_blowup(preset, b) for b in blowups))):
+        bases = (preset, with_pow_bits(preset, LIGHT_POW_BITS)) if sized else (preset,)
+        if any(_comes_from(config, c, sized) for c in (preset, *(at_blowup(b, x) for b in bases for x in blowups))):
             return f" [{name} preset{PRESET_NOTES[name]}]"
     if config.security_bits < DEFAULT_MIN_SECURITY_BITS:
         return " [custom, below the 96-bit floor: DEVELOPMENT ONLY]"
