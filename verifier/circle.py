@@ -129,12 +129,6 @@ def line_domain_x(q: int, log_size: int) -> int:
 # --- QM31 points (out-of-domain sampling) -------------------------------------------------------
 
 
-def qpoint_add(a: QPoint, b: QPoint) -> QPoint:
-    x1, y1 = a
-    x2, y2 = b
-    return (q_sub(q_mul(x1, x2), q_mul(y1, y2)), q_add(q_mul(x1, y2), q_mul(y1, x2)))
-
-
 def qpoint_add_m31(a: QPoint, b: Point) -> QPoint:
     x1, y1 = a
     x2, y2 = b

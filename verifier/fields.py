@@ -105,10 +105,6 @@ def q_mul_m31(x: QM31, k: int) -> QM31:
     return (x[0] * k % P, x[1] * k % P, x[2] * k % P, x[3] * k % P)
 
 
-def q_square(x: QM31) -> QM31:
-    return q_mul(x, x)
-
-
 def q_pow(x: QM31, e: int) -> QM31:
     result = QONE
     base = x
@@ -169,6 +165,3 @@ def from_partial_evals(e: list[QM31] | tuple[QM31, ...]) -> QM31:
     acc = q_add(acc, q_mul(e[3], iu))
     return acc
 
-
-def is_canonical_m31(v: int) -> bool:
-    return 0 <= v < P

@@ -72,9 +72,6 @@ class NumericFormat:
         check_raw(raw, what, self)
         return raw
 
-    def dequantize(self, raw: int) -> float:
-        return raw / (1 << self.scale_bits)
-
     def describe(self) -> str:
         return (
             f"fixed point, scale 2^{self.scale_bits} (resolution {self.resolution:.6g}), "
@@ -93,11 +90,6 @@ def check_raw(raw: int, what: str, fmt: NumericFormat | None = None) -> int:
             f"{what}: raw value {raw}{real} is outside the 16-bit range [{VALUE_MIN}, {VALUE_MAX}]"
         )
     return raw
-
-
-def to_field(raw: int) -> int:
-    """Signed raw integer -> canonical M31 element."""
-    return raw % P
 
 
 def from_field(v: int) -> int:

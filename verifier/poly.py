@@ -55,11 +55,6 @@ def eval_circle_poly_m31(coeffs: list[int], point: QPoint) -> QM31:
     return _fold_levels(level, factors[1:])
 
 
-def eval_circle_poly_qm31(coeffs: list[QM31], point: QPoint) -> QM31:
-    n = len(coeffs).bit_length() - 1
-    return _fold_levels(list(coeffs), circle_factors(point, n))
-
-
 def line_factors(x: QM31, log_size: int) -> list[QM31]:
     factors = []
     for _ in range(log_size):

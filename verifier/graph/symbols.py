@@ -50,10 +50,6 @@ def evaluate(poly: Poly, values: tuple[int, ...]) -> int:
     return total
 
 
-def is_ref(value: int) -> bool:
-    return value < 0
-
-
 def ref(index: int) -> int:
     """The integer written in the graph body for expression `index`."""
     return -(index + 1)
