@@ -171,11 +171,13 @@ def _single_thread(kernels: Any, fn: Callable[[], Any]) -> Any:
         kernels.threads = real
 
 
+EXAMPLE_AIRS = Path(__file__).resolve().parent.parent / "examples"  # example_airs.py
 _COMPILE_SNIPPET = """
-import json, os, time
+import json, os, sys, time
 t = time.perf_counter()
 os.environ["LUMINAIR_KERNELS"] = "numba"
-from luminair.prover.air.examples import prove_example
+sys.path.insert(0, {examples!r})
+from example_airs import prove_example
 from luminair.verifier.config import PRESETS
 t1 = time.perf_counter()
 def both():  # every kernel: columns long enough for the compiled field operations, LogUp, FRI folds
@@ -198,7 +200,7 @@ def cmd_compile(args: argparse.Namespace) -> dict[str, Any]:
         with tempfile.TemporaryDirectory() as cache:
             env = {**os.environ, "NUMBA_CACHE_DIR": cache}
             for key in ("empty_cache", "warm_cache"):
-                got = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET], env=env, check=True, capture_output=True,
+                got = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET.replace("{examples!r}", repr(str(EXAMPLE_AIRS)))], env=env, check=True, capture_output=True,
                                      text=True, cwd=ROOT)
                 runs[key].append(json.loads(got.stdout))
     med = {k: {f: round(statistics.median(r[f] for r in v), 3) for f in v[0]} for k, v in runs.items()}

@@ -28,6 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
+sys.path.insert(0, str(EXAMPLES))  # examples/example_airs.py
 
 
 def _use_stark_dir(stark_dir: str | None) -> None:
@@ -50,8 +51,9 @@ def _mlp(model: str, preset: str):
 
 
 def cmd_digests(args: argparse.Namespace) -> dict:
-    from luminair.prover.air.examples import prove_example
+    from example_airs import prove_example
     from luminair.verifier.config import PRESETS, PcsConfig
+    from luminair.verifier.formats import ProofFile
 
     out: dict[str, str] = {}
     h = lambda b: hashlib.sha256(b).hexdigest()[:16]  # noqa: E731
@@ -62,11 +64,11 @@ def cmd_digests(args: argparse.Namespace) -> dict:
         ("square_lookup", {"log_size": 10, "table_log_size": 6}, "fast"),
         ("square_lookup", {"log_size": 13, "table_log_size": 10}, "default"),
     ]:
-        _, proof = prove_example(name, params, PRESETS[preset])
-        out[f"{name}{params}/{preset}"] = h(proof)
+        proof = prove_example(name, params, PRESETS[preset])[2]
+        out[f"{name}{params}/{preset}"] = h(ProofFile(bytes(32), [], proof).to_bytes())
     for cfg in [PcsConfig(4, 1, 5, 0), PcsConfig(0, 3, 6, 2), PcsConfig(2, 2, 8, 3)]:
-        _, proof = prove_example("fibonacci", {"log_size": 6, "n_columns": 5}, cfg)
-        out[f"fibonacci6/{cfg}"] = h(proof)
+        proof = prove_example("fibonacci", {"log_size": 6, "n_columns": 5}, cfg)[2]
+        out[f"fibonacci6/{cfg}"] = h(ProofFile(bytes(32), [], proof).to_bytes())
     models = [("mlp_16_16_4", "fast"), ("mlp_64_64_10", "default"), ("mlp_16_16_4", "secure")]
     if args.heavy:
         models.append(("mlp_784_128_10", "default"))
@@ -86,18 +88,16 @@ def _cpu() -> float:
 
 def _fibonacci_prover(name: str, preset: str):
     """`fibonacci_<log rows>x<columns>`: the example AIR, as a prove() returning its stage times."""
-    from luminair.prover.air.examples import fibonacci_trace
+    from example_airs import fibonacci_case
     from luminair.prover.stark.prove import ProveStats, prove_stark
-    from luminair.verifier.air.examples import fibonacci_air, fibonacci_result
     from luminair.verifier.config import PRESETS
 
     log, cols = (int(v) for v in name.split("_")[1].split("x"))
-    air = fibonacci_air(log, cols, 1, 1, fibonacci_result(log, cols, 1, 1))
-    trace = fibonacci_trace(log, cols, 1, 1)
+    air, main, pre = fibonacci_case(log, cols)
 
     def prove() -> dict:
         stats = ProveStats()
-        prove_stark(air, PRESETS[preset], b"bench", [trace], stats=stats)
+        prove_stark(air, PRESETS[preset], b"bench", main, pre, stats=stats)
         return stats.stages
 
     return prove

@@ -28,8 +28,8 @@ def test_verifier_imports_only_the_standard_library_and_itself():
     assert not bad, bad
 
 
-def test_verifier_works_with_numpy_and_the_prover_blocked(fib_files, tmp_path):
-    settings, proof = fib_files
+def test_verifier_works_with_numpy_and_the_prover_blocked(stark_files, tmp_path):
+    settings, proof = stark_files
     (tmp_path / "p.bin").write_bytes(proof)
     (tmp_path / "s.bin").write_bytes(settings)
     code = f"""

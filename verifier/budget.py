@@ -30,8 +30,7 @@ Each estimate is an upper bound of what the current code does, calibrated on CPy
 * openings: Merkle paths, DEEP quotients and FRI folds, which work on what the STARK part of
   proof.bin holds (opened values, hash witnesses, fold siblings), so a cost per byte of it;
 * tables: the rows of each function table the graph looks up, generated and evaluated at the
-  out-of-domain point, and the square-lookup example's table root, recomputed per point of its
-  extended domain (the range tables' values are topology columns of 2 boundary rows each).
+  out-of-domain point (the range tables' values are topology columns of 2 boundary rows each).
 """
 
 from __future__ import annotations
@@ -64,7 +63,6 @@ OUTPUT_SOURCE_UNITS = 0.05  # per element of an output's source node
 OPENING_UNITS_PER_BYTE = 0.3
 MATMUL_PRODUCT_UNITS = 0.15  # a weight of a Freivalds-checked product: one big-integer multiply-add of v = W rho
 MATMUL_PERIOD_UNITS = 3  # a value of v at the out-of-domain point: 4 coordinates of a sparse column
-TABLE_POINT_UNITS = 26  # a recomputed table root: per point of its extended domain (FFT, leaf hashes)
 TABLE_ROW_UNITS = 3  # a function table's rows, generated with integer arithmetic
 ERF_ROW_UNITS = 10  # an erf row: an integer series each (8.3 us measured at scale 14)
 TABLE_EVAL_UNITS = 2  # a padded table row, its two columns evaluated at the out-of-domain point
@@ -140,14 +138,9 @@ def statement_work(settings: Any, public: list[list[int]], proof_size: int) -> d
         "public values": float(PUBLIC_VALUE_UNITS * n_public),
         "openings": OPENING_UNITS_PER_BYTE * max(0, proof_size - 4 * n_public),
     }
-    blowup = settings.config.log_blowup
-    if settings.kind == 2:  # a graph (statement.KIND_GRAPH)
-        plan = plan_graph(settings.body)
-        work.update(graph_work(plan))
-        work["tables"] = float(graph_table_work(plan))
-    elif getattr(settings.body, "name", "") == "square_lookup":  # its table's root is recomputed
-        log = min(settings.body.params.get("table_log_size", 0), 40)  # not validated yet (statement.py)
-        work["tables"] = float(TABLE_POINT_UNITS << (log + blowup))
+    plan = plan_graph(settings.body)
+    work.update(graph_work(plan))
+    work["tables"] = float(graph_table_work(plan))
     return work
 
 

@@ -1,7 +1,7 @@
 """Polynomials at single points: circle and line polynomial evaluation, vanishing polynomials,
 closed-form row selectors, and the single-pair FRI fold formulas (circle-stark.md sections 4, 12).
 
-Basis conventions (shared with the FFTs in verifier/fft.py and prover/stark/circle_fft.py):
+Basis conventions (shared with the FFTs in tests/reference_fft.py and prover/stark/circle_fft.py):
 * circle polynomial of log size n: coefficient k multiplies y^k0 * x^k1 * pi(x)^k2 * ... *
   pi^(n-2)(x)^k(n-1), where k_j is bit j of k and pi(x) = 2x^2 - 1;
 * line polynomial of log size m: coefficient k multiplies x^k0 * pi(x)^k1 * ... * pi^(m-1)(x)^k(m-1).

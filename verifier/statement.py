@@ -1,8 +1,6 @@
 """settings.bin: the statement a proof is checked against, and the AIR it implies.
 
-Layout: "LMNRSETT" | u16 version | u8 kind | config | body
-* kind 1 (example AIR): string name | u32 n | n x (string key, u32 value)
-* kind 2 (graph): see verifier/graph/settings.py
+Layout: "LMNRSETT" | u16 version | u8 kind (2: a graph) | config | body (verifier/graph/settings.py)
 The settings digest is BLAKE2s of the whole file; it is mixed into the channel first, so a proof
 cannot be replayed against any other settings file (another title included). The model digest
 (Settings.model_digest) identifies the model itself: graph, views, weights, numeric format and
@@ -15,25 +13,16 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from .air.examples import fibonacci_air, square_lookup_air
-from .air.framework import AirDefinitionError, check_entry_bound
-from .claim import Statement, statement_bytes
+from .air.framework import check_entry_bound
+from .claim import Statement
 from .config import PcsConfig
-from .errors import FormatError, StatementError
 from .formats import SETTINGS_MAGIC, FORMAT_VERSION, Reader, Writer, read_config, read_header, write_config
 from .graph.settings import instantiate, model_digest, read_graph, write_graph
 from .graph.statement import graph_statement
 from .graph.symbols import symbol_values
 
-KIND_AIR = 1
-KIND_GRAPH = 2
-KIND_NAMES = {KIND_AIR: "example AIR", KIND_GRAPH: "graph"}
-
-
-@dataclass
-class ExampleAirSpec:
-    name: str
-    params: dict[str, int]
+KIND_GRAPH = 2  # (kind 1 held example AIRs up to format 9: they live in examples/example_airs.py)
+KIND_NAMES = {KIND_GRAPH: "graph"}
 
 
 @dataclass
@@ -63,13 +52,7 @@ def encode_settings(kind: int, config: PcsConfig, body: Any) -> bytes:
     w.u16(FORMAT_VERSION)
     w.u8(kind)
     write_config(w, config)
-    if kind == KIND_AIR:
-        w.string(body.name)
-        w.u32(len(body.params))
-        for k, v in body.params.items():
-            w.string(k)
-            w.u32(v)
-    elif kind == KIND_GRAPH:
+    if kind == KIND_GRAPH:
         write_graph(w, body)
     else:
         raise ValueError(f"unknown settings kind {kind}")
@@ -80,18 +63,10 @@ def read_settings(data: bytes) -> Settings:
     r = Reader(data, "settings.bin")
     read_header(r, SETTINGS_MAGIC, "settings")
     kind = r.u8("statement kind")
+    if kind != KIND_GRAPH:
+        raise r.fail("statement kind", f"unknown kind {kind}: this verifier checks graph statements (kind {KIND_GRAPH})")
     config = read_config(r)
-    if kind == KIND_AIR:
-        name = r.string("air name", 64)
-        params = {}
-        for i in range(r.count("air params", 64, 8)):
-            key = r.string(f"air param {i} name", 64)
-            params[key] = r.u32(f"air param {key}")
-        body: Any = ExampleAirSpec(name, params)
-    elif kind == KIND_GRAPH:
-        body = read_graph(r)
-    else:
-        raise r.fail("statement kind", f"unknown kind {kind}")
+    body = read_graph(r)
     r.finish()
     return Settings(kind, config, body, bytes(data))
 
@@ -108,46 +83,7 @@ def bind_symbols(settings: Settings, public: list[list[int]]) -> Settings:
     return Settings(settings.kind, settings.config, concrete, settings.raw, template=body)
 
 
-_EXAMPLE_PARAMS = {
-    "fibonacci": {"log_size": (4, 20), "n_columns": (3, 256)},
-    "square_lookup": {"log_size": (4, 20), "table_log_size": (4, 10)},
-}
-
-
-def _example_statement(settings: Settings, public: list[list[int]]) -> Statement:
-    spec: ExampleAirSpec = settings.body
-    bounds = _EXAMPLE_PARAMS.get(spec.name)
-    if bounds is None:
-        raise FormatError(f"settings.bin: unknown example AIR {spec.name!r}")
-    if set(spec.params) != set(bounds):
-        raise FormatError(f"settings.bin: example AIR {spec.name!r} needs parameters {sorted(bounds)}")
-    for key, (lo, hi) in bounds.items():
-        if not lo <= spec.params[key] <= hi:
-            raise FormatError(f"settings.bin: {spec.name}.{key} = {spec.params[key]} outside [{lo}, {hi}]")
-    p = spec.params
-    stmt = statement_bytes(settings.digest, public)
-    try:
-        if spec.name == "fibonacci":
-            if len(public) != 1 or len(public[0]) != 3:
-                raise StatementError("a Fibonacci proof carries exactly the public values (a, b, result)")
-            a, b, result = public[0]
-            air = fibonacci_air(p["log_size"], p["n_columns"], a, b, result)
-            return Statement(air, stmt, outputs={"result": {"shape": [1], "values": [result]}},
-                             description=f"Fibonacci AIR, 2^{p['log_size']} rows x {p['n_columns']} columns")
-        if len(public) != 1 or len(public[0]) != 1:
-            raise StatementError("a square-lookup proof carries exactly one public value (the total)")
-        (total,) = public[0]
-        air = square_lookup_air(p["log_size"], p["table_log_size"], total, settings.config.log_blowup)
-        return Statement(air, stmt, outputs={"total": {"shape": [1], "values": [total]}},
-                         description=f"square lookup AIR, 2^{p['log_size']} rows, table 2^{p['table_log_size']}")
-    except (AirDefinitionError, ValueError) as e:
-        raise FormatError(f"settings.bin: {e}") from None
-
-
 def build_statement(settings: Settings, public: list[list[int]]) -> Statement:
-    if settings.kind == KIND_AIR:
-        st = _example_statement(settings, public)
-    else:
-        st = graph_statement(settings, public)
+    st = graph_statement(settings, public)
     check_entry_bound(st.air, st.public_terms)
     return st

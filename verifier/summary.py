@@ -10,7 +10,7 @@ from .config import preset_label
 from .formats import read_proof_file
 from .graph.summary import graph_summary
 from .numeric import from_field
-from .statement import KIND_AIR, KIND_NAMES, read_settings
+from .statement import KIND_NAMES, read_settings
 
 
 def settings_summary(data: bytes) -> dict[str, Any]:
@@ -30,14 +30,7 @@ def settings_summary(data: bytes) -> dict[str, Any]:
             "label": preset_label(s.config).strip(" []"),
         },
     }
-    if s.kind == KIND_AIR:
-        out["air"] = {"name": s.body.name, "params": dict(s.body.params)}
-        out["graph"] = {
-            "nodes": [{"id": 0, "op": s.body.name, "label": s.body.name, "shape": []}],
-            "edges": [],
-        }
-    else:
-        out.update(graph_summary(s.body))
+    out.update(graph_summary(s.body))
     return out
 
 

@@ -1,10 +1,10 @@
-"""The STARK verifier, step by step (circle-stark.md section 8.2). `verify_stark` raises a typed
+"""The STARK verifier, step by step (docs/protocol.md). `verify_stark` raises a typed
 VerificationError naming the failed check; the file-level `verify` (verifier/api.py) wraps it.
 
 Transcript order (the prover mirrors it in prover/stark/prove.py):
   1. protocol tag, config, statement (settings digest + public values), component list
-  2. pinned preprocessed roots (the verifier's own), main root (the main trace, the topology
-     columns, which the constraints pin, and the function tables, pinned in step 4)
+  2. main root (the main trace, the topology columns, which the constraints pin, and the function
+     tables, pinned in step 4)
   3. interaction proof of work; LogUp relation elements; claimed sums (checked against the public
      terms); interaction root
   4. composition alpha; composition root; OODS point; sampled values (the columns the verifier
@@ -148,18 +148,6 @@ def check_sample_points(oods: QPoint, lay) -> None:  # noqa: ANN001 - Layout
             raise OodsMismatch(f"degenerate sample point (y = conj(y)) at mask offset {offset}, log size {log_size}")
 
 
-def tree_roots(air: Air, proof: StarkProof) -> list[bytes]:
-    """Every tree's root in layout order: pinned ones are the verifier's own; main (which holds the
-    prover-committed preprocessed columns), interaction and composition come from the proof."""
-    it = iter(proof.commitments)
-    roots = [tree.root for tree in air.preprocessed if not tree.from_proof]
-    roots.append(next(it))
-    if air.layout.interaction_tree is not None:
-        roots.append(next(it))
-    roots.append(next(it))
-    return roots
-
-
 def verify_stark(
     air: Air,
     config: PcsConfig,
@@ -179,12 +167,11 @@ def verify_stark(
     channel = Channel()
     mix_statement(channel, config, statement, air)
 
-    # 2. Trace commitments: pinned roots are the verifier's own; the main root comes from the proof
-    #    and also binds the topology columns, which the constraints pin.
+    # 2. The main commitment: the trace, and the preprocessed columns (the topology, which the
+    #    constraints pin; the function tables, which step 4 pins).
     report(progress, 3)
-    roots = tree_roots(air, proof)
-    for root in roots[: lay.main_tree + 1]:
-        channel.mix_root(root)
+    roots = list(proof.commitments)  # main (with the preprocessed columns), [interaction], composition
+    channel.mix_root(roots[lay.main_tree])
 
     # 3. LogUp: grinding, then the relation elements; bind the claimed sums, check they cancel the
     #    public terms.

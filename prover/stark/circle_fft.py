@@ -1,5 +1,5 @@
 """Circle and line FFTs over many columns at once: the compiled kernel (jit/m31.py) and its numpy
-twin, both cross-tested against verifier/fft.py (kernels.py chooses).
+twin, both cross-tested against tests/reference_fft.py (kernels.py chooses).
 
 Data is a (C, N) uint64 array (C columns of N = 2^n values). Layer j pairs the indices that differ
 in bit j; the twiddle of a pair depends only on the bits above j, so a layer is one reshape to

@@ -58,11 +58,11 @@ def to_storage(values: Any, log_size: int, what: str) -> Array:
 
 def commit_preprocessed(tree: PreprocessedTree, columns: Mapping[str, Any], log_blowup: int) -> CommittedTree:
     """Coefficients and extensions of a preprocessed tree's columns, made once per model (settings).
-    A tree the proof commits itself (the topology, inside the main tree) gets no Merkle tree of
-    its own: only the main tree's is ever built, opened or mixed."""
+    Every preprocessed tree is committed inside the main tree: it gets no Merkle tree of its own,
+    only the main tree's is ever built, opened or mixed."""
     kernels.expect_work(sum(1 << (c.log_size + log_blowup) for c in tree.columns) * TWIN_NS_PER_LDE_CELL * 1e-9)
     cols = [to_storage(columns[c.key], c.log_size, f"preprocessed {c.key}") for c in tree.columns]
-    committed = commit_columns(cols, log_blowup, merkle=not tree.from_proof)
+    committed = commit_columns(cols, log_blowup, merkle=False)
     for c, (col, spec) in enumerate(zip(cols, tree.columns)):  # the trace-domain values, kept
         _tree_extensions(committed)[(c, spec.log_size)] = col
     return committed
@@ -163,16 +163,12 @@ def prove_stark(
     preprocessed: list[CommittedTree] = (),  # type: ignore[assignment]
     stats: ProveStats | None = None,
     on_stage: StageHook | None = None,
-    check_preprocessed: bool = True,
     consume_main: bool = False,
 ) -> StarkProof:
     """Prove that `main` (per component: column name -> row-order values) satisfies `air`.
 
     The prover does not check the constraints: a trace that breaks them still yields a complete
-    proof, which the verifier rejects (that is how forgery tests are built). It does refuse
-    preprocessed commitments whose roots differ from the statement's, unless
-    `check_preprocessed=False` (only forgery tests, which must build such proofs, turn it off).
-    With `consume_main`, each component's column dict is emptied once it is copied (less memory)."""
+    proof, which the verifier rejects (that is how forgery tests are built). With `consume_main`, each component's column dict is emptied once it is copied (less memory)."""
     stats = stats if stats is not None else ProveStats()
     timer = _Timer(stats, on_stage)
     lay = air.layout
@@ -181,9 +177,6 @@ def prove_stark(
         raise ProverError(f"{len(main)} main traces for {len(air.components)} components")
     if len(preprocessed) != len(air.preprocessed):
         raise ProverError("preprocessed commitments do not match the statement's preprocessed trees")
-    for ct, tree in zip(preprocessed, air.preprocessed):
-        if check_preprocessed and not tree.from_proof and ct.root != tree.root:
-            raise ProverError(f"preprocessed tree {tree.name!r}: columns do not match the statement's root")
 
     # The compiled kernels, where the twins' work would be long enough to pay for loading them.
     kernels.expect_work(lde_cells(air, b) * TWIN_NS_PER_LDE_CELL * 1e-9)
@@ -191,10 +184,6 @@ def prove_stark(
     # 1. Statement.
     channel = Channel()
     mix_statement(channel, config, statement, air)
-    pinned = [ct for ct, tree in zip(preprocessed, air.preprocessed) if not tree.from_proof]
-    for tree in air.preprocessed:
-        if not tree.from_proof:
-            channel.mix_root(tree.root)  # the statement's own root (checked above unless forging)
 
     # 2. Main trace, opened by the prover-committed preprocessed columns (the model's topology, whose
     #    extensions were computed once, with its commitment: only their leaves are hashed again).
@@ -206,10 +195,9 @@ def prove_stark(
             main_cols.append(to_storage(cols[name], comp.log_size, f"{comp.name}.{name}"))
         if consume_main:  # the caller hands the row-order trace over: free it as soon as it is copied
             cols.clear()  # type: ignore[attr-defined]
-    own = [ct for ct, tree in zip(preprocessed, air.preprocessed) if tree.from_proof]
     main_only = commit_columns(main_cols, b)
-    coeffs = [c for ct in own for c in ct.coeffs] + main_only.coeffs
-    evals = [e for ct in own for e in ct.evals] + main_only.evals
+    coeffs = [c for ct in preprocessed for c in ct.coeffs] + main_only.coeffs
+    evals = [e for ct in preprocessed for e in ct.evals] + main_only.evals
     main_tree = CommittedTree(coeffs, evals, MerkleTree(evals))
     channel.mix_root(main_tree.root)
     timer.stage("commit main trace")
@@ -350,7 +338,7 @@ def prove_stark(
     # 5. Out-of-domain sampling.
     oods = qpoint_from_t(channel.draw_felt())
     check_sample_points(oods, lay)  # fails with probability ~2^-60: the verifier would refuse it too
-    trees: list[CommittedTree] = [*pinned, main_tree]
+    trees: list[CommittedTree] = [main_tree]
     if inter_tree is not None:
         trees.append(inter_tree)
     trees.append(comp_tree)

@@ -91,7 +91,7 @@ def _prove_forged(settings, st, plans, main, pub, topology, topology_tree, pre_o
     s = settings.spec.scale_bits
     main[len(plans):] = table_multiplicities(st.air, plans, main[: len(plans)], topology, s, strict=False)
     pre = pre_override or [topology_tree, *table_trees(st.air, s, settings.config.log_blowup)]
-    stark = prove_stark(st.air, settings.config, st.statement_bytes, main, pre, check_preprocessed=False)
+    stark = prove_stark(st.air, settings.config, st.statement_bytes, main, pre)
     return ProofFile(settings.parsed.digest, pub, stark).to_bytes()
 
 

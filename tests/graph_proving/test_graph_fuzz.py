@@ -1,7 +1,7 @@
 """Seeded, time-bounded mutation fuzzer over both files of several models (issue 10).
 
-Each model (two example AIRs, an MLP, a graph with views, private inputs, reductions and several
-outputs) gets its share of LUMINAIR_FUZZ_SECONDS (default 6 s in all; set it higher to fuzz
+Each model (a sum of squares at the default preset, a graph of table lookups, an MLP, a graph with
+views, private inputs, reductions and several outputs) gets its share of LUMINAIR_FUZZ_SECONDS (default 6 s in all; set it higher to fuzz
 longer) and a random stream seeded by LUMINAIR_FUZZ_SEED (default 10) and the model's name, so a
 failure names the seed and iteration that reproduce it. A mutation is a few byte-level edits
 (flips, overwrites, interesting u32 words, swaps, cuts, insertions, deletions, duplicated runs),
@@ -14,7 +14,7 @@ half of them aimed inside one region of proof.bin, applied to
 
 Every call must return (verify never raises), never with an internal error, never accept a changed
 pair, and take at most 2 s. tests/stark/test_fuzz.py keeps the hypothesis property tests of the
-example AIRs (shrinking to minimal failing mutations)."""
+first two (shrinking to minimal failing mutations)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ PER_CALL_S = 2.0
 DIGEST = slice(10, 42)  # proof.bin: magic (8 bytes), version (2), settings digest (32)
 MODES = ("proof", "settings", "settings, proof re-bound", "both, re-bound")
 WORDS = (0, 1, 2, 0xFF, 0x100, 0xFFFF, 1 << 16, 1 << 20, 1 << 24, (1 << 31) - 2, (1 << 31) - 1, 1 << 31, 0xFFFFFFFF)
-MODELS = ("fibonacci AIR", "square-lookup AIR", "MLP", "views graph")
+MODELS = ("sum of squares", "table lookups", "MLP", "views graph")
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +62,9 @@ def views_case() -> tuple[bytes, bytes]:
 @pytest.fixture
 def model_files(request: pytest.FixtureRequest) -> tuple[bytes, bytes]:
     name = request.param
-    if name == "fibonacci AIR":
-        return request.getfixturevalue("fib_files")
-    if name == "square-lookup AIR":
+    if name == "sum of squares":
+        return request.getfixturevalue("stark_files")
+    if name == "table lookups":
         return request.getfixturevalue("lookup_files")
     if name == "MLP":
         _, settings, _, proof = request.getfixturevalue("mlp_fused_case")

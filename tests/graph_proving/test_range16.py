@@ -122,7 +122,7 @@ def _forge_table(cx, settings, trace, tamper=None, value: int | None = None, pub
         mult[row] = 1
     tree = commit_preprocessed(st.air.preprocessed[0], topology, settings.config.log_blowup)
     pre = [tree, *table_trees(st.air, settings.spec.scale_bits, settings.config.log_blowup)]
-    stark = prove_stark(st.air, settings.config, st.statement_bytes, main, pre, check_preprocessed=False)
+    stark = prove_stark(st.air, settings.config, st.statement_bytes, main, pre)
     return ProofFile(settings.parsed.digest, public, stark).to_bytes()
 
 

@@ -50,7 +50,7 @@ def test_mutated_proofs_never_verify_and_never_crash(lookup_files, mutations):
 
 @hsettings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(MUTATION, min_size=1, max_size=2))
-def test_mutated_settings_never_verify_and_never_crash(fib_files, mutations):
-    settings, proof = fib_files
+def test_mutated_settings_never_verify_and_never_crash(stark_files, mutations):
+    settings, proof = stark_files
     bad = mutate(settings, mutations)
     assert_typed_rejection(proof, bad, bad == settings)

@@ -5,18 +5,18 @@ import sys
 
 import pytest
 
-from luminair.prover.air.examples import prove_example
+from example_airs import prove_example
 from luminair.prover.stark import kernels
-from luminair.verifier import verify
 from luminair.verifier.config import PRESETS, PcsConfig
+from luminair.verifier.formats import ProofFile
+from luminair.verifier.verify import verify_stark
 
 
 def _prove(monkeypatch, mode: str, name: str, params: dict, config: PcsConfig) -> bytes:
     monkeypatch.setenv("LUMINAIR_KERNELS", mode)
-    settings, proof = prove_example(name, params, config)
-    r = verify(proof, settings, min_security_bits=0)
-    assert r.success, r.error_message
-    return proof
+    air, statement, proof = prove_example(name, params, config)
+    verify_stark(air, config, statement, proof)
+    return ProofFile(bytes(32), [], proof).to_bytes()
 
 
 @pytest.mark.parametrize("name,params,preset", [

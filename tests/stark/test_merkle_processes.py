@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from luminair.prover.stark import merkle_tree as mt
-from luminair.verifier.commit import merkle_root
+from reference_commit import merkle_root
 from luminair.verifier.fields import P
 from luminair.verifier.merkle import verify_decommitment
 

@@ -12,7 +12,7 @@ from luminair.prover.stark import merkle_tree as mt
 from luminair.prover.stark import pcs_prover as pp
 from luminair.prover.stark import pow_grind
 from luminair.prover.stark.jit import blake2s as jb
-from luminair.verifier import fft as rf
+import reference_fft as rf
 from luminair.verifier.channel import Channel, pow_hash, trailing_zeros
 from luminair.verifier.fields import P
 from luminair.verifier.merkle import DIGEST_BYTES, LEAF_PREFIX, NODE_PREFIX, leaf_hash, node_hash, verify_decommitment

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from luminair.prover.stark import circle_fft as cf
-from luminair.verifier import fft as rf
+import reference_fft as rf
 from luminair.verifier.fields import P
 
 _P = np.uint64(P)

@@ -8,7 +8,7 @@ import pytest
 from luminair.prover.stark import circle_fft as cf
 from luminair.prover.stark import field_vec as fv
 from luminair.verifier import circle as vc
-from luminair.verifier import fft as rf
+import reference_fft as rf
 from luminair.verifier import fields as f
 from luminair.verifier.fields import P
 
@@ -89,7 +89,7 @@ def test_mask_permutation_is_the_shift_by_offset_rows(m, n, offset):
 
 def test_lde_agrees_with_reference():
     from luminair.prover.stark.pcs_prover import commit_columns
-    from luminair.verifier.commit import commitment_root, storage_order
+    from reference_commit import commitment_root, storage_order
 
     rng = random.Random(4)
     cols = [[rng.randrange(P) for _ in range(16)], [rng.randrange(P) for _ in range(32)]]

@@ -9,7 +9,7 @@ from luminair.prover.stark import circle_fft as cf
 from luminair.prover.stark.constraints import DomainEvaluator
 from luminair.prover.stark.fri_prover import fold_circle, fold_line
 from luminair.prover.stark.pcs_prover import eval_at_point, quotient_column
-from luminair.verifier.air.examples import FibonacciComponent, SquareUserComponent
+from example_airs import FibonacciComponent, SquareTableComponent, SquareUserComponent
 from luminair.verifier.air.framework import Air
 from luminair.verifier.air.point import PointEvaluator, shifted_point
 from luminair.verifier.circle import domain_point, line_domain_x, qpoint_from_point, qpoint_from_t
@@ -67,7 +67,7 @@ def test_quotient_column_matches_the_verifier_at_every_position():
 
 
 def _components():
-    from luminair.verifier.air.examples import SquareTableComponent
+
     from luminair.verifier.graph.components import (
         COMPONENT_ORDER,
         FunctionTableComponent,
@@ -111,7 +111,7 @@ def test_domain_evaluator_equals_point_evaluator_on_the_same_values(component):
     n = component.log_size
     m = n + 1
     keys = sorted(component_info(component).pre_masks)
-    air = Air([component], [PreprocessedTree("pre", [PreprocessedColumn(k, n) for k in keys], b"")] if keys else [])
+    air = Air([component], [PreprocessedTree("pre", [PreprocessedColumn(k, n) for k in keys])] if keys else [])
     info = air.infos[0]
     lay = air.layout
     rand_poly = lambda: arr([rng.randrange(P) for _ in range(1 << n)])  # noqa: E731
@@ -151,15 +151,13 @@ def test_domain_evaluator_equals_point_evaluator_on_the_same_values(component):
         for t, cols in enumerate(lay.columns):
             vals = []
             for c, slot in enumerate(cols):
-                if t == lay.main_tree:
-                    key = ("main", component.main_columns[c])
+                if t == lay.main_tree:  # the preprocessed columns open the main tree, before the component's
+                    key = ("pre", keys[c]) if c < len(keys) else ("main", component.main_columns[c - len(keys)])
                 elif t == lay.interaction_tree:
                     key = ("inter", str(c))
-                elif t == lay.composition_tree:
+                else:  # the composition tree
                     vals.append([(0, 0, 0, 0)] * len(slot.masks))
                     continue
-                else:
-                    key = ("pre", keys[c])
                 vals.append([eval_circle_poly_m31(coeffs[key].tolist(), shifted_point(pt, o, n)) for o in slot.masks])
             sampled.append(vals)
         pe = PointEvaluator(0, component, lay, sampled, pt, alpha)

@@ -5,7 +5,7 @@ import pytest
 
 from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.verifier.channel import Channel, check_pow, trailing_zeros
-from luminair.verifier.commit import merkle_root
+from reference_commit import merkle_root
 from luminair.verifier.errors import MerkleError
 from luminair.verifier.fields import P
 from luminair.verifier.merkle import LEAF_PREFIX, NODE_PREFIX, leaf_hash, node_hash, verify_decommitment

@@ -174,15 +174,11 @@ print(r.check, '|', r.error_message)
     assert out.stdout.strip() == "malformed file | malformed file: the files need more memory than this verifier has"
 
 
-def test_an_example_air_with_absurd_parameters_is_a_typed_rejection() -> None:
-    """The budget reads the square-lookup table size before statement.py validates it (the fuzzer
-    found an OverflowError here)."""
-    from luminair.verifier.statement import KIND_AIR, ExampleAirSpec, encode_settings
-
-    for log in (11, 40, (1 << 32) - 1):
-        settings = encode_settings(KIND_AIR, hb.HOSTILE, ExampleAirSpec("square_lookup", {"log_size": 20, "table_log_size": log}))
-        r = verify(hb.proof_file(settings, [[0]]), settings)
-        assert r.check in ("work budget", "malformed file"), r.error_message
+def test_a_settings_file_of_another_statement_kind_is_malformed() -> None:
+    """Kind 1 (the example AIRs of format 9 and earlier) is no statement this verifier checks."""
+    settings = hb.example_air_settings()
+    r = verify(hb.proof_file(settings, [[0]]), settings)
+    assert r.check == "malformed file" and "unknown kind 1" in r.error_message, r.error_message
 
 
 def test_the_file_caps_grow_only_with_a_callers_max_work() -> None:

@@ -182,22 +182,18 @@ class PreprocessedColumn:
 
 @dataclass
 class PreprocessedTree:
-    """A committed tree of columns fixed before the witness, bound in one of three ways:
-    * the verifier knows `root` itself (the square-lookup example's recomputed table);
-    * `from_proof`: the prover commits the columns inside the main tree (build_layout: they open
-      it; its root is the proof's first commitment, mixed into the channel before any challenge)
-      and the AIR's own constraints pin every column completely (the graph topology), so the root
+    """Columns fixed before the witness. The prover commits them inside the main tree
+    (build_layout: they open it; its root is the proof's first commitment, mixed into the channel
+    before any challenge), so no tree of their own is opened, and they are bound in one of two ways:
+    * the AIR's own constraints pin every column completely (the graph topology), so the root
       needs no trust; the prover can still reuse that commitment across proofs of one model;
-    * `from_proof` with `known_values`: committed inside the main tree as well, and pinned by the
-      verifier, which evaluates each column (row order, from `known_values()`) at its sample
-      points itself and requires the proof's samples to equal that (verify.check_known_columns:
-      a committed column of the right degree that agrees at the random out-of-domain point is
-      the column, up to the OODS error). The graph's function tables: no tree of their own to open."""
+    * `known_values`: the verifier evaluates each column (row order, from `known_values()`) at its
+      sample points itself and requires the proof's samples to equal that
+      (verify.check_known_columns: a committed column of the right degree that agrees at the random
+      out-of-domain point is the column, up to the OODS error). The graph's function tables."""
 
     name: str
     columns: list[PreprocessedColumn]
-    root: bytes = b""
-    from_proof: bool = False
     known_values: Callable[[], dict[str, list[int]]] | None = None
 
 
@@ -219,9 +215,6 @@ class Air:
 
     def _check(self) -> None:
         keys = {col.key: col for tree in self.preprocessed for col in tree.columns}
-        for tree in self.preprocessed:
-            if tree.known_values is not None and not tree.from_proof:
-                raise AirDefinitionError(f"preprocessed tree {tree.name!r}: known values are committed in the main tree")
         for comp, info in zip(self.components, self.infos):
             unused = [c for c in comp.main_columns if c not in info.main_masks]
             if unused:
@@ -536,8 +529,8 @@ class Layout:
 
 
 def build_layout(air: Air) -> Layout:
-    """Pinned preprocessed trees first (one tree each); a prover-committed preprocessed tree's
-    columns open the main tree (the same root binds them, one set of Merkle paths opens both)."""
+    """The preprocessed columns open the main tree (the same root binds them, one set of Merkle
+    paths opens both), then the components' main columns."""
     names: list[str] = []
     columns: list[list[ColumnSlot]] = []
     pre_index: dict[str, tuple[int, int]] = {}
@@ -545,17 +538,11 @@ def build_layout(air: Air) -> Layout:
     for info in air.infos:
         for key, masks in info.pre_masks.items():
             pre_masks.setdefault(key, set()).update(masks)
-    n_pinned = sum(not tree.from_proof for tree in air.preprocessed)
     main_cols: list[ColumnSlot] = []
     for tree in air.preprocessed:
-        cols = main_cols if tree.from_proof else []
-        t = n_pinned if tree.from_proof else len(columns)
         for col in tree.columns:
-            pre_index[col.key] = (t, len(cols))
-            cols.append(ColumnSlot(col.log_size, tuple(sorted(pre_masks.get(col.key, {0})))))
-        if not tree.from_proof:
-            names.append(tree.name)
-            columns.append(cols)
+            pre_index[col.key] = (0, len(main_cols))
+            main_cols.append(ColumnSlot(col.log_size, tuple(sorted(pre_masks.get(col.key, {0})))))
     main_offset = []
     for comp, info in zip(air.components, air.infos):
         main_offset.append(len(main_cols))

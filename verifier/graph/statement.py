@@ -100,7 +100,7 @@ def _build_graph_air(plan: GraphPlan) -> tuple[Air, list[ComponentPlan]]:
     topology = [
         PreprocessedColumn(f"{c.name}.{col}", c.log_size) for c in components for col in c.topology_columns()
     ]
-    trees = [PreprocessedTree("topology", topology, from_proof=True)]
+    trees = [PreprocessedTree("topology", topology)]
     needed = {t for c in components for t in c.tables}
     for table in TABLE_ORDER:
         if table not in needed:
@@ -109,7 +109,7 @@ def _build_graph_air(plan: GraphPlan) -> tuple[Air, list[ComponentPlan]]:
         components.append(FunctionTableComponent(table, log))
         cols = [PreprocessedColumn(f"table.{table}.in", log), PreprocessedColumn(f"table.{table}.out", log)]
         values = partial(table_columns, table, spec.scale_bits)
-        trees.append(PreprocessedTree(f"table.{table}", cols, from_proof=True, known_values=values))
+        trees.append(PreprocessedTree(f"table.{table}", cols, known_values=values))
     return Air(components, trees), plans
 
 

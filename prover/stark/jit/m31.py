@@ -1,5 +1,5 @@
 """M31 arithmetic and the circle / line FFT compiled with numba (twins: prover/stark/field_vec.py,
-prover/stark/circle_fft.py; references: verifier/fields.py, verifier/fft.py).
+prover/stark/circle_fft.py; references: verifier/fields.py, tests/reference_fft.py).
 
 Values are canonical (< P = 2^31 - 1). A product of two is below 2^62 and folds with 2^31 = 1 (mod P):
 (x & P) + (x >> 31) < 2P, so one conditional subtraction makes it canonical.

@@ -1,14 +1,12 @@
-"""Pure-Python commitments: the root of a tree of columns given row by row.
-
-The verifier uses this to recompute preprocessed roots it can afford to (small tables), so it never
-has to trust a root it could check; it is also the reference the prover's numpy tree building is
-cross-tested against."""
+"""Pure-Python commitments from the verifier's own definitions (circle FFT, Merkle hashing): the
+root of a tree of columns given row by row, the reference the prover's tree building (numpy and
+compiled) is cross-tested against."""
 
 from __future__ import annotations
 
-from .circle import row_to_storage
-from .fft import circle_evaluate, circle_interpolate
-from .merkle import leaf_hash, node_hash, pack_u32
+from luminair.verifier.circle import row_to_storage
+from reference_fft import circle_evaluate, circle_interpolate
+from luminair.verifier.merkle import leaf_hash, node_hash, pack_u32
 
 
 def storage_order(values: list[int], log_size: int) -> list[int]:

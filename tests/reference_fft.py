@@ -1,7 +1,6 @@
-"""Reference circle and line FFTs in pure Python (circle-stark.md section 4).
-
-The verifier uses these only to recompute small preprocessed commitments (the square-lookup
-example's table root); the prover's numpy FFT (prover/stark/circle_fft.py) is cross-tested against them.
+"""Reference circle and line FFTs in pure Python, on the verifier's definitions (fields, circle
+domains, the polynomial basis of verifier/poly.py): the prover's FFTs (prover/stark/circle_fft.py,
+numpy and compiled) are cross-tested against them. The verifier itself never runs an FFT.
 
 Evaluations are in bit-reversed storage order of the canonic circle domain (or line domain);
 coefficients are in natural order in the basis documented in verifier/poly.py. Layer j of the
@@ -13,8 +12,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .circle import domain_point, line_domain_x
-from .fields import P, batch_inverse
+from luminair.verifier.circle import domain_point, line_domain_x
+from luminair.verifier.fields import P, batch_inverse
 
 
 @lru_cache(maxsize=64)
