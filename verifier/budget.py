@@ -5,21 +5,28 @@ CPython (bench/hostile_bench.py measures it; tests/verifier/test_hostile_files.p
 `verify` checks, in this order:
 1. the file sizes, before decoding anything: at most MAX_PROOF_BYTES and MAX_SETTINGS_BYTES. They
    bound memory: every decoder below is bounded by the bytes it reads (counts are checked against
-   the bytes left before anything is allocated), at most ~16 bytes of Python objects per byte;
+   the bytes left before anything is allocated) and decodes large lists into compact arrays
+   (verifier/packed.py: a few bytes of memory per byte of the file); a deflated public tensor,
+   whose values no file bytes back, is charged to the budget before it is inflated;
 2. the codecs' own bounds while decoding (verifier/formats.py: trees, columns, masks, openings;
    verifier/graph/settings.py: nodes, view steps, output index maps), the settings digest and the
    configuration's floor;
-3. the declared work (this module), before the statement is built: each step whose cost grows with
-   a declared size is estimated from the parsed graph, the proof's public values and the size of
-   its STARK part, in work units of about one microsecond of CPython, and the total must fit the
-   budget of these files, min(max_work, BASE_WORK + WORK_PER_BYTE * (proof bytes + settings
-   bytes)): any pair may cost BASE_WORK, larger files a little more per byte they hold, never
-   more than max_work (MAX_WORK by default, about 1 s);
+3. the declared work (this module), charged to a WorkMeter part by part before it is paid: the
+   public values as they are decoded, a symbolic graph's substitution before it is instantiated,
+   then every step whose cost grows with a declared size, estimated from the parsed graph, the
+   proof's public values and the size of its STARK part, before the statement is built. Units are
+   about one microsecond of CPython; the total must fit the budget of these files,
+   min(max_work, BASE_WORK + WORK_PER_BYTE * (proof bytes + settings bytes)): any pair may cost
+   BASE_WORK, larger files a little more per byte they hold, never more than max_work (MAX_WORK by
+   default, about 1 s);
 4. the proof's shape against the statement (verifier/verify.py check_shape), before the LogUp
    terms, the out-of-domain evaluation, the Merkle openings and FRI.
 
 Each estimate is an upper bound of what the current code does, calibrated on CPython:
-* public values: decoding every element of proof.bin's public tensors;
+* public values: decoding every element of proof.bin's public tensors (charged before decoding);
+* symbol substitution (a symbolic settings.bin): each expression term evaluated once a proof, each
+  reference substituted, and the instantiated graph encoded and read back with every check of a
+  concrete settings.bin (per node and per view step), charged before instantiating;
 * LogUp public terms: one per row of the known component (4 weights or public inputs) and one per
   output element, each a QM31 combination and a share of one batch inversion;
 * topology: the boundary rows of every view (where an address run starts or a padding mask
@@ -36,6 +43,7 @@ Each estimate is an upper bound of what the current code does, calibrated on CPy
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .errors import VerificationError
@@ -48,6 +56,8 @@ WORK_PER_BYTE = 8  # plus this much per byte the two files hold (every backed el
 
 # Unit costs, measured (bench/hostile_bench.py --calibrate prints estimate against time).
 PUBLIC_VALUE_UNITS = 1
+EXPRESSION_TERM_UNITS = 3  # a term of a symbolic expression, evaluated once a proof (up to 4 powers)
+REFERENCE_UNITS = 0.3  # an expression reference: looked up, written and read back once instantiated
 KNOWN_ROW_UNITS = 9  # a known or direct-weight row: its values combined in one pass, two QM31 products of the running fraction
 OUTPUT_TERM_UNITS = 9  # an output element: 2 values combined, two QM31 products of the running fraction
 BOUNDARY_UNITS = 30  # a boundary row: its values, its selector at the out-of-domain point
@@ -99,7 +109,7 @@ def check_file_sizes(proof_size: int, settings_size: int, max_work: int | None =
             raise BudgetError(f"{name} is {size} bytes, more than this verifier reads ({cap} bytes{hint})")
 
 
-def check_work(work: dict[str, float], budget: int) -> None:
+def check_work(work: dict[str, float], budget: float) -> None:
     """Refuse the pair if the estimated work exceeds the budget, naming the largest part."""
     total = sum(work.values())
     if total > budget:  # the same float sum as bench/hostile_bench.py's bisection
@@ -110,14 +120,46 @@ def check_work(work: dict[str, float], budget: int) -> None:
         )
 
 
-def statement_work(settings: Any, public: list[list[int]], proof_size: int) -> dict[str, float]:
-    """Estimated work units of checking a pair, by part: the statement (from the parsed settings
-    and the public values) and the openings (from the bytes of the STARK proof itself)."""
-    n_public = sum(len(t) for t in public)
-    work = {
-        "public values": float(PUBLIC_VALUE_UNITS * n_public),
-        "openings": OPENING_UNITS_PER_BYTE * max(0, proof_size - 4 * n_public),
-    }
+class WorkMeter:
+    """The work a pair of files declares, by part, charged before it is paid: the first charge that
+    takes the total past the budget refuses the pair (BudgetError naming the largest part). Without
+    a budget it only counts (bench/hostile_bench.py's estimate)."""
+
+    __slots__ = ("budget", "parts")
+
+    def __init__(self, budget: float = math.inf) -> None:
+        self.budget = budget
+        self.parts: dict[str, float] = {}
+
+    @property
+    def total(self) -> float:
+        return sum(self.parts.values())
+
+    def charge(self, part: str, units: float) -> None:
+        self.parts[part] = self.parts.get(part, 0.0) + units
+        check_work(self.parts, self.budget)
+
+    def charge_all(self, work: dict[str, float]) -> None:
+        for part, units in work.items():
+            self.parts[part] = self.parts.get(part, 0.0) + units
+        check_work(self.parts, self.budget)
+
+    def charge_public_values(self, n: int) -> None:
+        self.charge("public values", float(PUBLIC_VALUE_UNITS * n))
+
+
+def substitution_work(n_terms: int, n_references: int, n_nodes: int, n_steps: int) -> float:
+    """Instantiating a symbolic graph (graph/settings.py instantiate): the expressions' terms, the
+    references, and the concrete graph's nodes and view steps, read back like a settings.bin."""
+    return (EXPRESSION_TERM_UNITS * n_terms + REFERENCE_UNITS * n_references
+            + NODE_UNITS * n_nodes + STEP_UNITS * n_steps)
+
+
+def statement_work(settings: Any, stark_bytes: int) -> dict[str, float]:
+    """Estimated work units of checking a pair once its files are decoded (the public values were
+    charged while decoding), by part: the statement (from the parsed settings) and the openings
+    (from the size of the proof's STARK part, ProofFile.stark_bytes)."""
+    work = {"openings": OPENING_UNITS_PER_BYTE * stark_bytes}
     blowup = settings.config.log_blowup
     if settings.kind == 2:  # a graph (statement.KIND_GRAPH)
         work.update(graph_work(settings.body))

@@ -31,7 +31,7 @@ FAST = [case for case in hb.cases() if case.fast]
 @pytest.mark.parametrize("case", FAST, ids=[case.name for case in FAST])
 def test_a_hostile_pair_is_refused_or_verified_within_2_s_and_256_mib(case: hb.Case) -> None:
     proof, settings = case.build()
-    r = hb.run_pair(proof, settings, case.floor)
+    r = hb.run_pair(proof, settings, case.floor, kwargs=case.kwargs)
     assert r["check"] != "crashed", r["message"]
     assert (r["check"] or "") in case.expect, f"{r['check']}: {r['message']}"
     assert r["time_s"] <= hb.TIME_LIMIT_S, r

@@ -1,14 +1,16 @@
-"""Codec of the graph body of settings.bin (kind 2). Bounded like every reader in formats.py."""
+"""Codec of the graph body of settings.bin (kind 2). Bounded like every reader in formats.py; a
+constant's values are decoded into an array("i") (4 bytes a value, as in the file)."""
 
 from __future__ import annotations
 
-import struct
+from array import array
 
 from ..errors import FormatError
 from ..formats import Reader, Writer
 from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
+from ..packed import INT, from_le, to_le
 from .spec import N_INPUTS, OP_CODE, OPS, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_shape
-from .symbols import has_refs, read_symbols, substitute, write_symbols
+from .symbols import count_refs, expression_values, has_refs, read_symbols, substitute, write_symbols
 from .topology import AffineView, ViewError, affine_view, is_affine
 
 MAX_NODES = 1 << 13  # decoding costs ~15 us a node; a component of ~1000 nodes reaches the work budget
@@ -48,14 +50,18 @@ def _read_label(r: Reader, what: str, maximum: int) -> str:
     return text
 
 
-def _write_ints(w: Writer, vals: list[int] | tuple[int, ...]) -> None:
+def _write_ints(w: Writer, vals: list[int] | tuple[int, ...] | array) -> None:
     w.u32(len(vals))
-    w.raw(struct.pack(f"<{len(vals)}i", *vals))  # one object for a whole weight tensor (model digest)
+    w.raw(to_le(vals, INT))  # one object for a whole weight tensor (model digest)
+
+
+def _read_int_array(r: Reader, what: str, maximum: int) -> array:
+    n = r.count(what, maximum, 4)
+    return from_le(INT, r.view(4 * n, what))
 
 
 def _read_ints(r: Reader, what: str, maximum: int) -> list[int]:
-    n = r.count(what, maximum, 4)
-    return list(struct.unpack(f"<{n}i", r.take(4 * n, what)))
+    return _read_int_array(r, what, maximum).tolist()
 
 
 def _flatten(kind: str, arg: tuple) -> list[int]:
@@ -180,7 +186,7 @@ def read_graph(r: Reader) -> GraphSpec:
         if not template:
             _check_node_shapes(node, where, r)
         if op == "Constant":
-            vals = _read_ints(r, f"{where} values", MAX_NUMEL)
+            vals = _read_int_array(r, f"{where} values", MAX_NUMEL)
             if len(vals) != _numel(shape):
                 raise r.fail(f"{where} values", f"{len(vals)} values for shape {shape}")
             if vals and (min(vals) < VALUE_MIN or max(vals) > VALUE_MAX):
@@ -230,22 +236,32 @@ def read_graph(r: Reader) -> GraphSpec:
     return GraphSpec(scale, nodes, inputs, outputs, title, description, symbols, exprs)
 
 
+def template_size(template: GraphSpec) -> dict[str, int]:
+    """What instantiating a template costs (budget.substitution_work): its expressions' terms, its
+    references, nodes and view steps."""
+    steps = [s for n in template.nodes for _, _, st in n.srcs for s in st] + [s for o in template.outputs for s in o.steps]
+    refs = sum(count_refs(n.shape) for n in template.nodes) + sum(count_refs(_flatten(k, a)) for k, a in steps)
+    return {"n_terms": sum(len(p) for p in template.exprs), "n_references": refs, "n_nodes": len(template.nodes),
+            "n_steps": len(steps)}
+
+
 def instantiate(template: GraphSpec, values: tuple[int, ...]) -> GraphSpec:
     """The concrete graph a template gives for these symbol values (checked by the caller against
-    the symbols' bounds). Every reference is substituted, then the result is encoded and read back
-    as a graph without symbols, so it passes every check a concrete settings.bin passes."""
-    exprs = template.exprs
+    the symbols' bounds). Each expression is evaluated once and every reference substituted, then
+    the result is encoded and read back as a graph without symbols, so it passes every check a
+    concrete settings.bin passes."""
+    evaluated = expression_values(template.exprs, values)
 
     def steps_of(steps: tuple, where: str) -> tuple:
         out = []
         for kind, arg in steps:
-            flat = substitute(_flatten(kind, arg), exprs, values, f"{where} {kind} step")
+            flat = substitute(_flatten(kind, arg), evaluated, f"{where} {kind} step")
             out.append((kind, _unflatten(kind, list(flat), where, None) if kind in ("slice", "pad") else flat))
         return tuple(out)
 
     nodes: list[NodeSpec] = []
     for i, n in enumerate(template.nodes):
-        shape = substitute(n.shape, exprs, values, f"node {i} shape")
+        shape = substitute(n.shape, evaluated, f"node {i} shape")
         srcs = [(s, nodes[s].shape, steps_of(st, f"node {i} input {k}")) for k, (s, _, st) in enumerate(n.srcs)]
         nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values))
     outputs = [OutputSpec(o.name, o.node, steps_of(o.steps, f"output {k}")) for k, o in enumerate(template.outputs)]

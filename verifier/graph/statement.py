@@ -23,7 +23,7 @@ from .components import (
 )
 from .spec import CONTRACT, GROUPED, GraphSpec, is_identity_map
 from .tables import TABLE_ORDER, table_columns, table_log_size
-from .training import raw_values, training_statement
+from .training import is_training, raw_values, training_statement
 from .topology import (
     KNOWN_LANES,
     ColumnPattern,
@@ -297,7 +297,7 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
             "index_map": "identity" if identity else list(out.src_indices),
         }
     # a training step (train/ names): roles, recomputed rounding noise and weights digests
-    training = training_statement(
+    training = None if not is_training(spec) else training_statement(  # (raw values only for a step)
         spec,
         {inp.name: raw_values(vals) for inp, vals in zip(pub_inputs, public)},
         {out.name: raw_values(vals) for out, vals in zip(spec.outputs, public[len(pub_inputs):])},
