@@ -486,7 +486,7 @@ def public_at_cap(codec: int) -> Pair:
 
 
 def deflate_bomb_values(n: int) -> list[int]:
-    """n negative 16-bit values (no small-int caching once in the field) that deflate to ~4 KB."""
+    """n negative 16-bit values (no small-int caching once in the field) that deflate to ~24 KB."""
     return [-1000 - (i % 1000) for i in range(n)]
 
 
@@ -557,7 +557,7 @@ def cases() -> list[Case]:
         # declared sizes at the codec's and the budget's limits
         Case("public M31 values at the proof cap (8 MiB)", lambda: public_at_cap(PUBLIC_M31), BUDGET, fast=True),
         Case("public i16 values at the proof cap (8 MiB)", lambda: public_at_cap(PUBLIC_I16), BUDGET, fast=True),
-        Case("deflate bomb: 2^21 - 2 negative values in 4 KB", lambda: _pair_raw(public_input_graph(1)[0],
+        Case("deflate bomb: 2^21 - 2 negative values in 24 KB", lambda: _pair_raw(public_input_graph(1)[0],
              struct.pack("<I", 1) + deflated_tensor(deflate_bomb_values(MAX_PUBLIC_TOTAL - 2))), BUDGET, fast=True),
         Case("weights at the settings cap (4 MiB)", lambda: _pair(weights_graph(max_weights)), BUDGET),
         Case("settings over the cap (4 MiB + 1 byte)", lambda: (proof_file(b"", [[0]]), b"\0" * (MAX_SETTINGS_BYTES + 1)), BUDGET, fast=True),

@@ -140,7 +140,7 @@ def _verify(
         )
     except MemoryError as e:
         traceback.clear_frames(e.__traceback__)  # the decoded data of the frames that failed
-        settings = proof = st = None  # and of this one
+        settings = proof = st = None  # type: ignore[assignment]  # and of this one
         return VerifyResult(
             False, OUT_OF_MEMORY, "malformed file",
             model_digest=digest, verification_time_ms=(time.perf_counter() - t0) * 1000,

@@ -23,7 +23,7 @@ from .config import PcsConfig
 from .errors import FormatError, VersionError
 from .fields import P, QM31
 from .merkle import DIGEST_BYTES
-from .packed import WORD, Digests, QM31s, from_le, to_le
+from .packed import WORD, Digests, QM31s, field_from_i16, from_le, to_le
 
 if TYPE_CHECKING:
     from .budget import WorkMeter
@@ -173,7 +173,7 @@ class Reader:
                 raise self.fail(what, f"not a valid deflate stream ({e})") from None
             if len(raw) != 2 * n or not inflate.eof or inflate.unconsumed_tail or inflate.unused_data:
                 raise self.fail(what, f"the deflate stream does not hold exactly {n} 16-bit values")
-        return array(WORD, (v % P for v in from_le("h", raw)))  # one value at a time: no list of ints
+        return field_from_i16(raw)
 
     def hashes(self, what: str, maximum: int) -> Digests:
         n = self.count(what, maximum, DIGEST_BYTES)
@@ -375,8 +375,8 @@ class FriProof:
 class StarkProof:
     commitments: Sequence[bytes]  # main, [interaction], composition
     claimed_sums: Sequence[QM31]  # one per component with LogUp entries
-    sampled_values: list[list[Sequence[QM31]]]  # tree -> column -> mask
-    queried_values: list[list[Sequence[int]]]  # tree -> column -> opened values
+    sampled_values: Sequence[Sequence[Sequence[QM31]]]  # tree -> column -> mask
+    queried_values: Sequence[Sequence[Sequence[int]]]  # tree -> column -> opened values
     decommitments: list[Decommitment]  # per tree
     fri: FriProof
     pow_nonce: int

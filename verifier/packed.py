@@ -4,7 +4,8 @@ or tuples costs 10 to 13 bytes of objects per byte it was decoded from).
 
 * M31 words and 32-bit integers: `array("I")` / `array("i")` (4 bytes a value, as in the file);
 * QM31 values: `QM31s`, four M31 words each in one `array("I")`, read back as tuples;
-* Merkle digests: `Digests`, one `bytearray`, read back as `bytes`.
+* Merkle digests: `Digests`, one `bytearray`, read back as `bytes`;
+* 16-bit public values: `field_from_i16`, straight to M31 words without a Python int a value.
 
 Both classes are mutable sequences (tests tamper with decoded proofs and encode them again) and
 compare equal to any sequence of the same items. Arrays hold machine-order words: `from_le` and
@@ -17,7 +18,7 @@ from array import array
 from collections.abc import Iterable, MutableSequence, Sequence
 from typing import Any
 
-from .fields import QM31
+from .fields import QM31, P
 from .merkle import DIGEST_BYTES
 
 WORD = "I"  # array typecode of an unsigned 32-bit word (an M31 value)
@@ -42,6 +43,27 @@ def to_le(values: Iterable[int], typecode: str = WORD) -> bytes:
         words = array(typecode, words)
         words.byteswap()
     return words.tobytes()
+
+
+_SIGN = bytes(int(b >= 0x80) for b in range(256))  # bytes.translate: an i16's high byte -> its sign
+_CHUNK = 1 << 16  # values converted at a time (a few hundred KB of temporaries)
+
+
+def field_from_i16(raw: bytes | memoryview) -> array:
+    """Little-endian i16 values as canonical M31 words (v, or v + P when negative) in an array("I"),
+    in C-speed steps a chunk at a time: each value zero-extended to a 32-bit lane of one big integer,
+    plus P - 2^16 in the lanes whose sign bit is set (no lane carries: u16 + P - 2^16 < 2^32)."""
+    n = len(raw) // 2
+    out = array(WORD, [0]) * n  # allocated once: growing it would copy it
+    for start in range(0, n, _CHUNK):
+        part = bytes(raw[2 * start : 2 * min(n, start + _CHUNK)])
+        k = len(part) // 2
+        lanes, signs = bytearray(4 * k), bytearray(4 * k)
+        lanes[0::4], lanes[1::4] = part[0::2], part[1::2]
+        signs[0::4] = part[1::2].translate(_SIGN)
+        x = int.from_bytes(lanes, "little") + int.from_bytes(signs, "little") * (P - (1 << 16))
+        out[start : start + k] = from_le(WORD, x.to_bytes(4 * k, "little"))
+    return out
 
 
 class _Packed(MutableSequence):

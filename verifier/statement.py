@@ -151,7 +151,7 @@ _EXAMPLE_PARAMS = {
 }
 
 
-def _example_statement(settings: Settings, public: list[list[int]]) -> Statement:
+def _example_statement(settings: Settings, public: Sequence[Sequence[int]]) -> Statement:
     spec: ExampleAirSpec = settings.body
     bounds = _EXAMPLE_PARAMS.get(spec.name)
     if bounds is None:
@@ -181,7 +181,7 @@ def _example_statement(settings: Settings, public: list[list[int]]) -> Statement
         raise FormatError(f"settings.bin: {e}") from None
 
 
-def build_statement(settings: Settings, public: list[list[int]]) -> Statement:
+def build_statement(settings: Settings, public: Sequence[Sequence[int]]) -> Statement:
     if settings.kind == KIND_AIR:
         return _example_statement(settings, public)
     from .graph.statement import graph_statement

@@ -20,12 +20,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-import hostile_bench as hb  # noqa: E402
-from luminair.verifier.budget import MAX_SETTINGS_BYTES  # noqa: E402
-from luminair.verifier.formats import MAX_PUBLIC_TOTAL, PUBLIC_I16, PUBLIC_M31  # noqa: E402
+import hostile_bench as hb
+from luminair.verifier.budget import MAX_SETTINGS_BYTES
+from luminair.verifier.formats import MAX_PUBLIC_TOTAL, PUBLIC_I16, PUBLIC_M31
 
 OUT_OF_MEMORY = "malformed file: the files need more memory than this verifier has"
-EXTRA_MIB = (1, 4, 16, 160)  # above the child's address space once the verifier is imported
+EXTRA_MIB = (1, 8, 16, 32, 160)  # above the child's address space once the verifier is imported
 
 DECODERS: dict[str, Callable[[], hb.Pair]] = {
     "settings: weights at the cap": lambda: hb._pair(hb.weights_graph(hb._fit(MAX_SETTINGS_BYTES, 4, 300))),

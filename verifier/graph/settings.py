@@ -4,6 +4,7 @@ constant's values are decoded into an array("i") (4 bytes a value, as in the fil
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 
 from ..errors import FormatError
 from ..formats import Reader, Writer
@@ -50,7 +51,7 @@ def _read_label(r: Reader, what: str, maximum: int) -> str:
     return text
 
 
-def _write_ints(w: Writer, vals: list[int] | tuple[int, ...] | array) -> None:
+def _write_ints(w: Writer, vals: Sequence[int]) -> None:
     w.u32(len(vals))
     w.raw(to_le(vals, INT))  # one object for a whole weight tensor (model digest)
 

@@ -3,6 +3,7 @@ public LogUp terms it computes itself, and the decoded outputs it reports."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from operator import mul
 from typing import TYPE_CHECKING
@@ -252,7 +253,7 @@ class _Combiner:
         return q_sub(((t & m) % P, ((t >> s) & m) % P, ((t >> 2 * s) & m) % P, (t >> 3 * s) % P), self.z)
 
 
-def _decode(vals: list[int], what: str, scale: int) -> list[float]:
+def _decode(vals: Sequence[int], what: str, scale: int) -> list[float]:
     out = []
     for i, v in enumerate(vals):
         raw = from_field(v)
@@ -262,7 +263,7 @@ def _decode(vals: list[int], what: str, scale: int) -> list[float]:
     return out
 
 
-def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement":
+def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> "Statement":
     """The AIR, statement bytes, public LogUp terms and decoded public values of a graph proof."""
     from ..statement import Statement, statement_bytes
 

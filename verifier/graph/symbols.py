@@ -19,6 +19,7 @@ u32 n_exprs | n x (u8 n_terms | n_terms x (i32 coefficient, n_symbols x u8 expon
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import FormatError, StatementError
@@ -111,7 +112,7 @@ def read_symbols(r: Reader, read_label) -> tuple[list[Symbol], list[Poly]]:  # n
     return symbols, exprs
 
 
-def symbol_values(symbols: list[Symbol], public: list[list[int]]) -> tuple[int, ...]:
+def symbol_values(symbols: list[Symbol], public: Sequence[Sequence[int]]) -> tuple[int, ...]:
     """The symbols' values a proof fixes (its first public tensor), each within its bounds."""
     names = ", ".join(s.name for s in symbols)
     if not public or len(public[0]) != len(symbols):

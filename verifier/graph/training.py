@@ -254,6 +254,6 @@ def training_statement(
     }
 
 
-def raw_values(vals: list[int]) -> list[int]:
+def raw_values(vals: Sequence[int]) -> list[int]:
     """Field elements -> signed raw integers."""
     return [from_field(v) for v in vals]
