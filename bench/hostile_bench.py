@@ -182,7 +182,7 @@ def estimate(proof: bytes, settings: bytes) -> tuple[float, int]:
 
     meter = WorkMeter()  # no budget: it only counts
     parsed_proof = read_proof_file(proof, meter)
-    parsed = bind_symbols(read_settings(settings), parsed_proof.public_values, meter)
+    parsed = bind_symbols(read_settings(settings, meter), parsed_proof.public_values, meter)
     meter.charge_all(statement_work(parsed, parsed_proof.stark_bytes))
     return meter.total, budget_for(len(proof), len(settings))
 
@@ -305,20 +305,29 @@ def symbolic_huge_node_graph(batch: int) -> tuple[bytes, list[list[int]]]:
     return encode_settings(KIND_GRAPH, HOSTILE, spec), [[batch], [0] * batch]
 
 
-def symbol_bomb_graph() -> tuple[bytes, list[list[int]]]:
-    """The issue's symbol bomb: 255 Adds whose two inputs take 64 reshape steps of 24 references
-    each to one 16-term expression of 4 symbols at 2^20 (783,360 references, 3.3 MB). The terms
-    cancel to 0, so every reference is valid and the first reshape fails once substituted."""
+def symbol_bomb_graph(valid: bool = False) -> tuple[bytes, list[list[int]]]:
+    """The issue's symbol bomb: 255 Adds whose two inputs take 64 view steps of 24 references each
+    to 16-term expressions of 4 symbols (783,360 references, 3.3 MB). Its reshapes refer to one
+    expression whose terms cancel to 0 at 2^20, so every reference is valid and the first reshape
+    fails once substituted; `valid`: 8-axis identity slices (start, stop, step) = (0, 1, 1) of a
+    (1,) * 8 input, all three written as expressions (at symbols 1), so every view passes its checks."""
     from luminair.verifier.graph.symbols import Symbol, ref
 
-    degree4 = sorted((a, b, c, 4 - a - b - c) for a in range(5) for b in range(5 - a) for c in range(5 - a - b))[:16]
-    poly = tuple((1 if i % 2 == 0 else -1, e) for i, e in enumerate(degree4))
-    steps: tuple[Step, ...] = tuple(("reshape", (ref(0),) * 24) for _ in range(MAX_STEPS))
-    nodes = [NodeSpec("Input", (1,), name="x", private=True)]
-    nodes += [NodeSpec("Add", (1,), [(0, (1,), steps), (0, (1,), steps)]) for _ in range(255)]
+    degree4 = [(a, b, c, 4 - a - b - c) for a in range(5) for b in range(5 - a) for c in range(5 - a - b)][:16]
+    cancelling = [(1 if i % 2 == 0 else -1, e) for i, e in enumerate(degree4)]  # 0 when the 4 symbols are equal
+    zero = tuple(sorted(cancelling, key=lambda t: t[1]))
+    one = tuple(sorted(cancelling[:14] + [(2, (1, 0, 0, 0)), (-1, (0, 1, 0, 0))], key=lambda t: t[1]))  # 2a - b + 0
+    if valid:
+        shape: tuple[int, ...] = (ref(1),) * 8
+        steps: tuple[Step, ...] = tuple(("slice", ((ref(0), ref(1), ref(1)),) * 8) for _ in range(MAX_STEPS))
+        values = [1] * 4
+    else:
+        shape, steps, values = (1,), tuple(("reshape", (ref(0),) * 24) for _ in range(MAX_STEPS)), [1 << 20] * 4
+    nodes = [NodeSpec("Input", shape, name="x", private=True)]
+    nodes += [NodeSpec("Add", shape, [(0, shape, steps), (0, shape, steps)]) for _ in range(255)]
     spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 1, ())],
-                     symbols=[Symbol(name, 1, 1 << 20) for name in "abcd"], exprs=[poly])
-    return encode_settings(KIND_GRAPH, HOSTILE, spec), [[1 << 20] * 4]
+                     symbols=[Symbol(name, 1, 1 << 20) for name in "abcd"], exprs=[zero, one])
+    return encode_settings(KIND_GRAPH, HOSTILE, spec), [values]
 
 
 def huge_output_source_graph() -> tuple[bytes, list[list[int]]]:
@@ -589,6 +598,8 @@ def cases() -> list[Case]:
         Case("all decoders at their caps at once, the deflated values within the budget (900,000)",
              lambda: all_caps_pair(900_000), BUDGET),
         Case("symbol bomb: 783,360 references to a 16-term expression (3.3 MB)", lambda: _pair(symbol_bomb_graph()),
+             MALFORMED | BUDGET, fast=True),
+        Case("symbol bomb, every view valid: 783,360 references in 8-axis slices", lambda: _pair(symbol_bomb_graph(True)),
              MALFORMED | BUDGET, fast=True),
         # arguments of the wrong type: a one-line usage error, never an internal error
         *[Case(f"wrong-type argument: {k}={v!r}", _demo_pair, frozenset({"usage"}), fast=True, kwargs={k: v})

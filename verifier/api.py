@@ -91,7 +91,7 @@ def _verify(
         report(progress, 1)
         check_file_sizes(len(proof_bytes), len(settings_bytes), max_work)
         meter = WorkMeter(budget_for(len(proof_bytes), len(settings_bytes), max_work))
-        settings = read_settings(settings_bytes)
+        settings = read_settings(settings_bytes, meter)
         digest = settings.model_digest.hex()
         proof = read_proof_file(proof_bytes, meter)
         if proof.settings_digest != settings.digest:

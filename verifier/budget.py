@@ -12,8 +12,8 @@ CPython (bench/hostile_bench.py measures it; tests/verifier/test_hostile_files.p
    verifier/graph/settings.py: nodes, view steps, output index maps), the settings digest and the
    configuration's floor;
 3. the declared work (this module), charged to a WorkMeter part by part before it is paid: the
-   public values as they are decoded, a symbolic graph's substitution before it is instantiated,
-   then every step whose cost grows with a declared size, estimated from the parsed graph, the
+   view checks of settings.bin and the public values as they are decoded, a symbolic graph's
+   substitution before it is instantiated, then every step whose cost grows with a declared size, estimated from the parsed graph, the
    proof's public values and the size of its STARK part, before the statement is built. Units are
    about one microsecond of CPython; the total must fit the budget of these files,
    min(max_work, BASE_WORK + WORK_PER_BYTE * (proof bytes + settings bytes)): any pair may cost
@@ -24,9 +24,11 @@ CPython (bench/hostile_bench.py measures it; tests/verifier/test_hostile_files.p
 
 Each estimate is an upper bound of what the current code does, calibrated on CPython:
 * public values: decoding every element of proof.bin's public tensors (charged before decoding);
-* symbol substitution (a symbolic settings.bin): each expression term evaluated once a proof, each
-  reference substituted, and the instantiated graph encoded and read back with every check of a
-  concrete settings.bin (per node and per view step), charged before instantiating;
+* view checks: each view step of settings.bin checked while it is decoded (its shape, its affine
+  form over its source), per step and per integer, charged before the node's checks;
+* symbol substitution (a symbolic settings.bin): each expression term evaluated once a proof and
+  each reference substituted, and the view checks of the instantiated graph (which has the
+  template's steps), charged before instantiating;
 * LogUp public terms: one per row of the known component (4 weights or public inputs) and one per
   output element, each a QM31 combination and a share of one batch inversion;
 * topology: the boundary rows of every view (where an address run starts or a padding mask
@@ -57,7 +59,11 @@ WORK_PER_BYTE = 8  # plus this much per byte the two files hold (every backed el
 # Unit costs, measured (bench/hostile_bench.py --calibrate prints estimate against time).
 PUBLIC_VALUE_UNITS = 1
 EXPRESSION_TERM_UNITS = 3  # a term of a symbolic expression, evaluated once a proof (up to 4 powers)
-REFERENCE_UNITS = 0.3  # an expression reference: looked up, written and read back once instantiated
+REFERENCE_UNITS = 1  # an expression reference: substituted, written and decoded again once instantiated
+# A view step checked while settings.bin is decoded (its shape and affine form over its source):
+# a cost a step and a cost an integer of it (an 8-axis slice, 24 integers: ~20 us measured)
+VIEW_STEP_UNITS = 6
+VIEW_INT_UNITS = 1
 KNOWN_ROW_UNITS = 9  # a known or direct-weight row: its values combined in one pass, two QM31 products of the running fraction
 OUTPUT_TERM_UNITS = 9  # an output element: 2 values combined, two QM31 products of the running fraction
 BOUNDARY_UNITS = 30  # a boundary row: its values, its selector at the out-of-domain point
@@ -148,11 +154,16 @@ class WorkMeter:
         self.charge("public values", float(PUBLIC_VALUE_UNITS * n))
 
 
-def substitution_work(n_terms: int, n_references: int, n_nodes: int, n_steps: int) -> float:
-    """Instantiating a symbolic graph (graph/settings.py instantiate): the expressions' terms, the
-    references, and the concrete graph's nodes and view steps, read back like a settings.bin."""
-    return (EXPRESSION_TERM_UNITS * n_terms + REFERENCE_UNITS * n_references
-            + NODE_UNITS * n_nodes + STEP_UNITS * n_steps)
+def substitution_work(n_terms: int, n_references: int) -> float:
+    """Instantiating a symbolic graph (graph/settings.py instantiate): the expressions' terms and the
+    references (and the concrete graph's view checks, view_work of the template's steps)."""
+    return EXPRESSION_TERM_UNITS * n_terms + REFERENCE_UNITS * n_references
+
+
+def view_work(steps: Any) -> float:
+    """Checking views of these (kind, arg) steps while decoding (graph/settings.py read_graph)."""
+    ints = sum(len(arg) * (3 if kind == "slice" else 2 if kind == "pad" else 1) for kind, arg in steps)
+    return VIEW_STEP_UNITS * len(steps) + VIEW_INT_UNITS * ints
 
 
 def statement_work(settings: Any, stark_bytes: int) -> dict[str, float]:

@@ -96,7 +96,9 @@ def encode_settings(kind: int, config: PcsConfig, body: Any) -> bytes:
     return w.bytes()
 
 
-def read_settings(data: bytes) -> Settings:
+def read_settings(data: bytes, meter: WorkMeter | None = None) -> Settings:
+    """settings.bin decoded; `meter` (verify's work budget) is charged for a graph's view checks
+    before they run."""
     r = Reader(data, "settings.bin")
     read_header(r, SETTINGS_MAGIC, "settings")
     kind = r.u8("statement kind")
@@ -111,7 +113,7 @@ def read_settings(data: bytes) -> Settings:
     elif kind == KIND_GRAPH:
         from .graph.settings import read_graph
 
-        body = read_graph(r)
+        body = read_graph(r, meter)
     else:
         raise r.fail("statement kind", f"unknown kind {kind}")
     r.finish()
@@ -127,13 +129,14 @@ def bind_symbols(settings: Settings, public: Sequence[Sequence[int]], meter: Wor
     body = settings.body
     if settings.kind != KIND_GRAPH or not body.is_template:
         return settings
-    from .budget import substitution_work
-    from .graph.settings import instantiate, template_size
+    from .budget import substitution_work, view_work
+    from .graph.settings import instantiate, template_parts
     from .graph.symbols import symbol_values
 
     values = symbol_values(body.symbols, public)
-    if meter is not None:
-        meter.charge("symbol substitution", substitution_work(**template_size(body)))
+    if meter is not None:  # before instantiating: the substitution, then the concrete graph's view checks
+        n_terms, n_references, steps = template_parts(body)
+        meter.charge_all({"symbol substitution": substitution_work(n_terms, n_references), "view checks": view_work(steps)})
     concrete = instantiate(body, values)
     return Settings(settings.kind, settings.config, concrete, settings.raw, template=body)
 

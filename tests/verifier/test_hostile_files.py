@@ -244,20 +244,34 @@ def test_openings_are_charged_for_the_stark_part_whatever_the_public_values_decl
 
 
 def test_symbol_substitution_is_charged_before_the_template_is_instantiated(monkeypatch: pytest.MonkeyPatch) -> None:
+    from luminair.verifier.budget import (
+        EXPRESSION_TERM_UNITS,
+        REFERENCE_UNITS,
+        VIEW_INT_UNITS,
+        VIEW_STEP_UNITS,
+        WorkMeter,
+    )
+    from luminair.verifier.errors import FormatError
     from luminair.verifier.graph import settings as graph_settings
+    from luminair.verifier.statement import bind_symbols, read_settings
 
     proof, settings = hb._pair(hb.symbol_bomb_graph())
 
     def never(*_a: object) -> None:
         raise AssertionError("instantiated before the budget was charged")
 
+    meter = WorkMeter()  # counting only
+    with pytest.raises(FormatError, match="changes the element count"):
+        bind_symbols(read_settings(settings), [[1 << 20] * 4], meter)
+    assert meter.parts == {"symbol substitution": 2 * 16 * EXPRESSION_TERM_UNITS + 783_360 * REFERENCE_UNITS,
+                           "view checks": 255 * 2 * 64 * (VIEW_STEP_UNITS + 24 * VIEW_INT_UNITS)}
     monkeypatch.setattr(graph_settings, "instantiate", never)
-    r = verify(proof, settings, max_work=200_000)
-    assert r.check == "work budget" and "symbol substitution" in r.error_message, r.error_message
+    r = verify(proof, settings)  # the substitution, then the concrete graph's view checks, are charged
+    assert r.check == "work budget" and "(view checks: 979200)" in r.error_message, r.error_message
 
 
 def test_each_expression_is_evaluated_once_a_proof(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The symbol bomb's 783,360 references to one 16-term expression: one evaluation (issue 32: one
+    """The symbol bomb's 783,360 references to 16-term expressions: one evaluation each (issue 32: one
     a reference, 12.6 s)."""
     from luminair.verifier.graph import symbols
 
@@ -265,9 +279,9 @@ def test_each_expression_is_evaluated_once_a_proof(monkeypatch: pytest.MonkeyPat
     real = symbols.evaluate
     monkeypatch.setattr(symbols, "evaluate", lambda poly, values: calls.append(poly) or real(poly, values))
     proof, settings = hb._pair(hb.symbol_bomb_graph())
-    r = verify(proof, settings)
+    r = verify(proof, settings, max_work=10**8)  # past the budget's refusal: instantiated
     assert r.check == "malformed file" and "changes the element count" in r.error_message, r.error_message
-    assert len(calls) == 1
+    assert len(calls) == 2  # its two expressions
 
 
 USAGE = [
@@ -346,7 +360,13 @@ def test_an_example_air_with_absurd_parameters_is_a_typed_rejection() -> None:
 def test_the_file_caps_grow_only_with_a_callers_max_work() -> None:
     """A settings.bin above 4 MiB is refused by default, naming the remedy; a caller who names a
     larger max_work accepts proportionally larger files (a 2M-weight model), never beyond 16x."""
-    from luminair.verifier.budget import MAX_SETTINGS_BYTES, MAX_WORK, BudgetError, check_file_sizes, file_caps
+    from luminair.verifier.budget import (
+        MAX_SETTINGS_BYTES,
+        MAX_WORK,
+        BudgetError,
+        check_file_sizes,
+        file_caps,
+    )
 
     big = MAX_SETTINGS_BYTES + 1
     with pytest.raises(BudgetError, match="a larger max_work raises it"):

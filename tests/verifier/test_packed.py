@@ -90,7 +90,7 @@ CAPPED = {
 # value (an i16 value: 4 bytes from 2; a deflated value: 2 bytes inflated in blocks, then 4), sampled and
 # queried values 65,536 columns of a few objects each whatever their length. The settings file is
 # read and its model digest computed (the graph encoded again: the weights once more as bytes).
-BOUND = {"public i16 values": 2.5, "sampled values": 2.5, "queried values": 2.5, "weights at the settings cap": 3}
+BOUND = {"public i16 values": 3, "sampled values": 2.5, "queried values": 2.5, "weights at the settings cap": 3}
 
 DECODE = r"""
 import sys

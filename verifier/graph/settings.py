@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from itertools import chain
+from typing import TYPE_CHECKING
 
 from ..errors import FormatError
 from ..formats import Reader, Writer
@@ -13,6 +15,9 @@ from ..packed import INT, from_le, to_le
 from .spec import N_INPUTS, OP_CODE, OPS, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_shape
 from .symbols import count_refs, expression_values, has_refs, read_symbols, substitute, write_symbols
 from .topology import AffineView, ViewError, affine_view, is_affine
+
+if TYPE_CHECKING:
+    from ..budget import WorkMeter
 
 MAX_NODES = 1 << 13  # decoding costs ~15 us a node; a component of ~1000 nodes reaches the work budget
 MAX_DIMS = 8
@@ -144,9 +149,12 @@ def _numel(shape: tuple[int, ...]) -> int:
     return n
 
 
-def read_graph(r: Reader) -> GraphSpec:
+def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
     """The graph body. A graph with symbols is read as a template: its structure is checked here,
-    its shapes and views when it is instantiated for a proof's symbol values (`instantiate`)."""
+    its shapes and views when it is instantiated for a proof's symbol values (`instantiate`).
+    `meter` (verify's work budget) is charged for each node's and output's view checks first."""
+    if meter is not None:
+        from ..budget import view_work
     title = _read_label(r, "graph title", MAX_TITLE)
     description = _read_label(r, "graph description", MAX_DESCRIPTION)
     scale = r.u8("numeric format scale_bits")
@@ -185,6 +193,8 @@ def read_graph(r: Reader) -> GraphSpec:
         axis = None if axis_raw == 0xFF else axis_raw
         node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1))
         if not template:
+            if meter is not None:
+                meter.charge("view checks", view_work([s for _, _, steps in srcs for s in steps]))
             _check_node_shapes(node, where, r)
         if op == "Constant":
             vals = _read_int_array(r, f"{where} values", MAX_NUMEL)
@@ -217,6 +227,8 @@ def read_graph(r: Reader) -> GraphSpec:
         if template:
             outputs.append(OutputSpec(name, idx, steps))
             continue
+        if meter is not None:
+            meter.charge("view checks", view_work(steps))
         try:
             shape = view_shape(nodes[idx].shape, steps)
         except ValueError as e:
@@ -237,20 +249,20 @@ def read_graph(r: Reader) -> GraphSpec:
     return GraphSpec(scale, nodes, inputs, outputs, title, description, symbols, exprs)
 
 
-def template_size(template: GraphSpec) -> dict[str, int]:
-    """What instantiating a template costs (budget.substitution_work): its expressions' terms, its
-    references, nodes and view steps."""
+def template_parts(template: GraphSpec) -> tuple[int, int, list]:
+    """What instantiating a template costs (verifier/budget.py): its expressions' terms, its
+    references, and its view steps (the concrete graph's, checked when it is read back)."""
     steps = [s for n in template.nodes for _, _, st in n.srcs for s in st] + [s for o in template.outputs for s in o.steps]
-    refs = sum(count_refs(n.shape) for n in template.nodes) + sum(count_refs(_flatten(k, a)) for k, a in steps)
-    return {"n_terms": sum(len(p) for p in template.exprs), "n_references": refs, "n_nodes": len(template.nodes),
-            "n_steps": len(steps)}
+    refs = sum(count_refs(n.shape) for n in template.nodes)
+    refs += sum(count_refs(chain.from_iterable(arg) if kind in ("slice", "pad") else arg) for kind, arg in steps)
+    return sum(len(p) for p in template.exprs), refs, steps
 
 
 def instantiate(template: GraphSpec, values: tuple[int, ...]) -> GraphSpec:
     """The concrete graph a template gives for these symbol values (checked by the caller against
     the symbols' bounds). Each expression is evaluated once and every reference substituted, then
     the result is encoded and read back as a graph without symbols, so it passes every check a
-    concrete settings.bin passes."""
+    concrete settings.bin passes (their cost: template_parts)."""
     evaluated = expression_values(template.exprs, values)
 
     def steps_of(steps: tuple, where: str) -> tuple:

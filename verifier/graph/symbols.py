@@ -19,7 +19,7 @@ u32 n_exprs | n x (u8 n_terms | n_terms x (i32 coefficient, n_symbols x u8 expon
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import FormatError, StatementError
@@ -147,7 +147,7 @@ def substitute(vals: tuple[int, ...] | list[int], evaluated: list[int], where: s
     return tuple(out)
 
 
-def count_refs(vals: tuple[int, ...] | list[int]) -> int:
+def count_refs(vals: Iterable[int]) -> int:
     return sum(1 for v in vals if v < 0)
 
 
