@@ -73,7 +73,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LIMIT_BYTES = 256 << 20
 TIME_LIMIT_S = 2.0
 # pow 0 so that a forged proof passes both grinding checks; 2 x 48 = 96 bits (the default floor)
-HOSTILE = PcsConfig(pow_bits=0, log_blowup=2, n_queries=48, interaction_pow_bits=0)
+HOSTILE = PcsConfig(pow_bits=0, log_blowup=2, n_queries=49, interaction_pow_bits=0)  # 98 FRI bits: 96 by the union bound
 ZERO: QM31 = (0, 0, 0, 0)
 
 Pair = tuple[bytes, bytes]  # (proof, settings)
@@ -364,7 +364,7 @@ def two_files_graph(n_public: int, n_weights: int) -> tuple[bytes, list[list[int
 def table_graph(scale: int, log_blowup: int) -> tuple[bytes, list[list[int]]]:
     """One Sin of a private input: the sin table at this scale and blowup (the issue's 405-byte pair
     is scale 9, blowup 3)."""
-    cfg = PcsConfig(pow_bits=0, log_blowup=log_blowup, n_queries=-(-96 // log_blowup), interaction_pow_bits=0)
+    cfg = PcsConfig(pow_bits=0, log_blowup=log_blowup, n_queries=-(-98 // log_blowup), interaction_pow_bits=0)
     nodes = [NodeSpec("Input", (1,), name="x", private=True), NodeSpec("Sin", (1,), [(0, (1,), ())])]
     return graph_settings(nodes, [("x", 0)], [("y", 1, ())], scale=scale, config=cfg), [[0]]
 
@@ -381,13 +381,13 @@ def square_lookup_settings(table_log_size: int, log_blowup: int) -> bytes:
     """The square-lookup example AIR, whose table root the verifier recomputes."""
     from luminair.verifier.statement import KIND_AIR, ExampleAirSpec
 
-    cfg = PcsConfig(pow_bits=0, log_blowup=log_blowup, n_queries=-(-96 // log_blowup), interaction_pow_bits=0)
+    cfg = PcsConfig(pow_bits=0, log_blowup=log_blowup, n_queries=-(-98 // log_blowup), interaction_pow_bits=0)
     return encode_settings(KIND_AIR, cfg, ExampleAirSpec("square_lookup", {"log_size": 20, "table_log_size": table_log_size}))
 
 
 def range8_blowup_graph(log_blowup: int) -> tuple[bytes, list[list[int]]]:
     """One Mul (range-checked) at a large blowup (range8 at 2^(8+b) points; format 7 recomputed its root)."""
-    cfg = PcsConfig(pow_bits=0, log_blowup=log_blowup, n_queries=-(-96 // log_blowup), interaction_pow_bits=0)
+    cfg = PcsConfig(pow_bits=0, log_blowup=log_blowup, n_queries=-(-98 // log_blowup), interaction_pow_bits=0)
     nodes = [NodeSpec("Input", (1,), name="x", private=True), NodeSpec("Mul", (1,), [(0, (1,), ()), (0, (1,), ())])]
     return graph_settings(nodes, [("x", 0)], [("y", 1, ())], config=cfg), [[0]]
 

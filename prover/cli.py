@@ -468,8 +468,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "symbols": dict(settings.spec.bound) or None,
         "title": title,
         "description": description,
-        "security": settings.config.describe(),
-        "security_bits": settings.config.security_bits,
+        "security": settings.describe_security(),
+        "security_bits": settings.security_bits,
         "numeric_format": graph.numeric_format.describe(),
         "components": [
             {

@@ -13,18 +13,24 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..verifier.config import PRESETS, PcsConfig, preset_config, preset_label
+from ..verifier.air.framework import check_entry_bound
+from ..verifier.config import (
+    DEFAULT_MIN_SECURITY_BITS, MAX_QUERIES, PRESETS, SIZED_PRESETS, PcsConfig, preset_config,
+)
+from ..verifier.errors import EntryBoundError
 from ..verifier.fields import P
 from ..verifier.formats import ProofFile
 from ..verifier.graph.spec import GraphSpec
-from ..verifier.graph.statement import ComponentPlan, build_graph_air
+from ..verifier.graph.statement import ComponentPlan, build_graph_air, public_term_count
 from ..verifier.graph.summary import air_cells
+from ..verifier.security import security_bits as union_security_bits
+from ..verifier.security import soundness_terms, union_bits, weakest
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
 from .air.graph_trace import build_spec, main_columns, table_columns, topology_columns
 from .stark.pcs_prover import CommittedTree
@@ -49,6 +55,15 @@ class Settings:
     @property
     def config(self) -> PcsConfig:
         return self.parsed.config
+
+    @property
+    def security_bits(self) -> int:
+        """What the verifier reports for this model's proofs: the union bound of every soundness
+        term of its AIR and config (verifier/security.py)."""
+        return union_security_bits(soundness_terms(self.config, self.air, public_term_count(self.spec, self.plans)))
+
+    def describe_security(self) -> str:
+        return f"{self.security_bits} bits by the union bound (FRI term {self.config.describe()})"
 
     @property
     def model_digest(self) -> str:
@@ -200,6 +215,50 @@ def resolve_config(preset: str | None = None, config: PcsConfig | None = None, s
     return PRESETS[name]
 
 
+def choose_config(
+    spec: GraphSpec, preset: str | None = None, config: PcsConfig | None = None, security_bits: int | None = None
+) -> PcsConfig:
+    """The proof config of `spec`: `config` as given; else a preset (its blowup sized by the trace)
+    or `security_bits`, with queries added until the union bound of the soundness terms reaches
+    the target (security_target)."""
+    cfg = resolve_config(preset, config, security_bits)
+    cfg.validate()
+    if config is None and security_bits is None:
+        cfg = preset_config(preset or "default", air_cells(build_graph_air(spec, cfg.log_blowup)[0]))
+    target = security_target(preset, config, security_bits)
+    return cfg if target is None else reach_union_bound(cfg, spec, target)
+
+
+def security_target(preset: str | None, config: PcsConfig | None, security_bits: int | None) -> int | None:
+    """The bits a config must reach by the union of the soundness terms: an explicit security level,
+    or the verifier's default floor for a sized preset; None for a given config or the fast preset."""
+    if config is not None:
+        return None
+    if security_bits is not None:
+        return security_bits
+    return DEFAULT_MIN_SECURITY_BITS if (preset or "default") in SIZED_PRESETS else None
+
+
+def reach_union_bound(cfg: PcsConfig, spec: GraphSpec, target: int) -> PcsConfig:
+    """`cfg` with queries added until the union bound of the soundness terms of `spec`'s AIR
+    (verifier/security.py) reaches `target` bits. The algebraic terms grow with the trace, not
+    with the queries: a trace whose algebraic terms alone fall short is refused."""
+    air, plans = build_graph_air(spec, cfg.log_blowup)
+    public = public_term_count(spec, plans)
+    while True:
+        terms = soundness_terms(cfg, air, public)
+        if union_security_bits(terms) >= target:
+            return cfg
+        if cfg.n_queries >= MAX_QUERIES or cfg.security_bits >= target + 16:
+            algebraic = {k: v for k, v in terms.items() if not k.startswith("FRI queries")}
+            raise ProverError(
+                f"this model's trace caps its security at {union_bits(algebraic):.1f} bits by the union of its "
+                f"algebraic soundness terms (weakest: {weakest(algebraic)}, {min(algebraic.values())} bits), "
+                f"below the {target}-bit target: a smaller model or a lower --security"
+            )
+        cfg = replace(cfg, n_queries=cfg.n_queries + 1)
+
+
 def _ensure_compiled(graph: Any) -> None:
     if getattr(graph, "stwo_plan", None) is None:
         from .compile.stwo import StwoCompiler
@@ -219,14 +278,15 @@ def gen_settings(
     """The model's statement: graph, numeric format, weights, table specs and proof config, plus the
     publisher's labels (`title`, `description`: bound by every proof, not part of the model digest)."""
     _ensure_compiled(graph)
-    cfg = resolve_config(preset, config, security_bits)
-    cfg.validate()
     spec = build_spec(graph, title, description)
-    if config is None and security_bits is None:  # a preset: its blowup sized by the trace
-        cfg = preset_config(preset or "default", air_cells(build_graph_air(spec, cfg.log_blowup)[0]))
+    cfg = choose_config(spec, preset, config, security_bits)
     data = encode_settings(KIND_GRAPH, cfg, spec)
     parsed = read_settings(data)
     air, plans = build_graph_air(parsed.body, cfg.log_blowup)
+    try:
+        check_entry_bound(air, public_term_count(parsed.body, plans))
+    except EntryBoundError as e:
+        raise ProverError(f"the model cannot be proven soundly: {e.detail}") from None
     topology = topology_columns(graph, plans, parsed.body)
     tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
     prepare_sparse_columns(air, cfg.log_blowup)
@@ -306,5 +366,3 @@ def prove(
     return Proof(data, trace.outputs, stats)
 
 
-def describe_config(cfg: PcsConfig) -> str:
-    return f"{cfg.security_bits} bits{preset_label(cfg)}"

@@ -378,11 +378,15 @@ class SymbolicModel:
 
     def gen_settings(self, *, preset: str | None = None, config: Any = None, security_bits: int | None = None,
                      title: str = "", description: str = "") -> SymbolicSettings:
-        from .proving import resolve_config
+        from .proving import reach_union_bound, resolve_config, security_target
 
         cfg = resolve_config(preset, config, security_bits)
         cfg.validate()
-        data = encode_settings(KIND_GRAPH, cfg, self.template(title, description))
+        template = self.template(title, description)
+        target = security_target(preset, config, security_bits)
+        if target is not None:  # the largest instance has the most rows: the weakest algebraic terms
+            cfg = reach_union_bound(cfg, instantiate(template, tuple(s.hi for s in template.symbols)), target)
+        data = encode_settings(KIND_GRAPH, cfg, template)
         return SymbolicSettings(data, read_settings(data))
 
     def values_for(self, settings: SymbolicSettings, inputs: Mapping[str, Any]) -> dict[str, int]:

@@ -226,7 +226,7 @@ def cmd_train_step(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "start_state_digest": start_digest,
         "end_state_digest": prog.digest(last.new_params, last.new_state),
-        "security": settings.config.describe(),
+        "security": settings.describe_security(),
         "steps": steps,
         "weights": str(out / "weights.npz"),
     }

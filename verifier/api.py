@@ -106,9 +106,10 @@ def _verify(
         terms = soundness_terms(settings.config, st.air, st.public_terms)
         bits = security_bits(terms)
         if bits < min_security_bits:
+            worst = weakest(terms)
             raise ConfigError(
-                f"{bits} bits: the {weakest(terms)} term of this proof is below the verifier's floor of "
-                f"{min_security_bits} bits"
+                f"{bits} bits by the union of this proof's soundness terms (the weakest: {worst}, "
+                f"{terms[worst]} bits) is below the verifier's floor of {min_security_bits} bits"
             )
         verify_stark(st.air, settings.config, st.statement_bytes, proof.stark, st.public_sum, progress)
         return VerifyResult(

@@ -37,6 +37,13 @@ class StatementError(VerificationError):
     check = "statement mismatch"
 
 
+class EntryBoundError(VerificationError):
+    """A relation of the statement holds P or more LogUp entries: its multiplicities could wrap
+    around the field (air/framework.check_entry_bound)."""
+
+    check = "LogUp entry bound"
+
+
 class MerkleError(VerificationError):
     check = "Merkle path"
 

@@ -40,7 +40,22 @@ SETTINGS_MAGIC = b"LMNRSETT"
 # 9: a trace-tree leaf per position (one opened value a column a query, not the fold pair); the
 #    function tables committed in the main tree, pinned by the verifier's own evaluation at the
 #    out-of-domain point instead of a pinned tree of their own
-FORMAT_VERSION = 9
+# 10: every Freivalds plain term a multiple of its instance's challenge mu (no constant monomial
+#    that another instance's error could cancel: air/framework.py); presets sized for the union of
+#    the soundness terms
+FORMAT_VERSION = 10
+# What a file of each older version (1, 2, ...) lacked, as the "unsupported version" message says it
+OLDER_FORMATS = (
+    "whose verifier trusted the model commitment in settings.bin",
+    "with another proof layout",
+    "without symbolic dimensions",
+    "whose matrix products were proven without the Freivalds check",
+    "whose checked products had an output component each",
+    "with 32-byte Merkle digests",
+    "with LogUp batches of two, a range table tree and 8-bit limbs only",
+    "whose trace trees opened fold pairs and whose function tables had trees of their own",
+    "whose Freivalds terms could cancel between two product instances (unsound)",
+)
 
 MAX_TREES = 16
 MAX_COLUMNS = 1 << 12  # a graph AIR's largest tree has a few hundred; example AIRs at most 256
@@ -298,13 +313,7 @@ def read_header(r: Reader, magic: bytes, kind: str) -> int:
         if version > FORMAT_VERSION:
             remedy = " (made by a newer luminair; upgrade the verifier)"
         else:
-            why = ("whose verifier trusted the model commitment in settings.bin" if version < 2
-                   else "with another proof layout" if version < 3 else "without symbolic dimensions" if version < 4
-                   else "whose matrix products were proven without the Freivalds check" if version < 5
-                   else "whose checked products had an output component each" if version < 6
-                   else "with 32-byte Merkle digests" if version < 7
-                   else "with LogUp batches of two, a range table tree and 8-bit limbs only" if version < 8
-                   else "whose trace trees opened fold pairs and whose function tables had trees of their own")
+            why = OLDER_FORMATS[version - 1] if 1 <= version <= len(OLDER_FORMATS) else "of an unknown kind"
             remedy = (f" (made by an older luminair {why}; "
                       "prove the model again with this version to get a new proof.bin and settings.bin)")
         raise VersionError(

@@ -3,12 +3,16 @@
 The QM31 field has p^4 ~ 2^124 elements. For an AIR whose largest trace has 2^n rows:
 * FRI (conjectured, ethSTARK-style as Stwo counts it): pow_bits + log_blowup * n_queries.
 * LogUp: a false data-flow or lookup statement passes only if the random (z, alpha) of a relation
-  is a root of the cleared sum, a polynomial of degree <= F * (A + 1) for F fractions of arity <= A:
-  124 - log2(F (A + 1)), plus the interaction proof of work ground before drawing them.
-* Freivalds (matrix products with known weights, graph/matmul.py): a wrong product passes only if
-  its node's (mu, rho, lambda) is a root of a non-zero polynomial of degree <= M + N - 1 (its
-  share of the claimed sums, independent of the LogUp challenges): 124 - log2(sum over nodes of
-  (M + N)), bounded by each MatOut's rows, plus the interaction proof of work ground before them.
+  makes a denominator vanish or is a root of the cleared sum; each denominator
+  sum_j alpha^j v_j - z has degree D = max(1, A - 1) for arity <= A, so the cleared sum of F
+  fractions has degree <= F D (Schwartz-Zippel, both events): 124 - log2(2 F D), plus the
+  interaction proof of work ground before drawing them. (Every relation holds fewer than P
+  entries, air/framework.check_entry_bound, so a tuple's multiplicities cannot wrap around P.)
+* Freivalds (matrix products, graph/matmul.py): a wrong product passes only if its instance's
+  (mu, rho, lambda) is a root of a non-zero polynomial of degree <= M + N + 1 (its share of the
+  claimed sums, independent of the LogUp challenges and of every other instance's, without a
+  constant term: air/framework.py): 124 - log2(sum over instances of their degree), bounded by
+  each MatOut's rows, plus the interaction proof of work ground before them.
 * Constraint combination (composition alpha): 124 - log2(number of constraints).
 * OODS: the composition identity checked at one random point: 124 - log2(2^(n+3) + samples), the
   degree bound of the constraints (degree <= 5, the LogUp batches: below 2^(n + LOG_EXPAND + 1))
@@ -18,7 +22,8 @@ The QM31 field has p^4 ~ 2^124 elements. For an AIR whose largest trace has 2^n 
   124 - (n + log_blowup + 1).
 * Merkle commitments: opening a committed value two ways needs a collision of the DIGEST_BYTES
   digests (verifier/merkle.py), about 2^(4 DIGEST_BYTES) hashes: 4 DIGEST_BYTES bits.
-The proof's security is the smallest term; the verifier refuses it below its floor.
+A proof is forged if any of these events happens, so its security is the union bound,
+-log2(sum over terms of 2^-term) (below the smallest term); the verifier refuses it below its floor.
 """
 
 from __future__ import annotations
@@ -45,12 +50,13 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
         freivalds += getattr(comp, "challenge_degree", 0)
         arity = max([arity, *(a for _, a in info.entries)])
         constraints += info.n_constraints
+    denominator_degree = max(1, arity - 1)
     for cols in air.layout.columns:
         samples += sum(len(slot.masks) for slot in cols)
     n = air.max_log_size
     terms = {
         "FRI queries + proof of work": float(config.security_bits),
-        "LogUp": FIELD_BITS - math.log2(max(1, fractions) * (arity + 1)) + config.interaction_pow_bits,
+        "LogUp": FIELD_BITS - math.log2(2 * max(1, fractions) * denominator_degree) + config.interaction_pow_bits,
         "constraint combination": FIELD_BITS - math.log2(max(1, constraints)),
         "OODS / DEEP": FIELD_BITS - math.log2((1 << (n + LOG_EXPAND + 1)) + samples),
         "FRI folding": float(FIELD_BITS - (n + config.log_blowup + 1)),
@@ -62,7 +68,13 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
 
 
 def security_bits(terms: dict[str, float]) -> int:
-    return int(min(terms.values()))
+    """The union bound of the terms, in whole bits (rounded down)."""
+    return int(union_bits(terms))
+
+
+def union_bits(terms: dict[str, float]) -> float:
+    """-log2(sum of 2^-term): the probability that any of the events happens, in bits."""
+    return -math.log2(math.fsum(2.0 ** -t for t in terms.values()))
 
 
 def weakest(terms: dict[str, float]) -> str:

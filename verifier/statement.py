@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .air.examples import fibonacci_air, square_lookup_air
-from .air.framework import Air, AirDefinitionError, RelationElements
+from .air.framework import Air, AirDefinitionError, RelationElements, check_entry_bound
 from .config import PcsConfig
 from .errors import FormatError, StatementError
 from .fields import QM31
@@ -186,7 +186,10 @@ def _example_statement(settings: Settings, public: Sequence[Sequence[int]]) -> S
 
 def build_statement(settings: Settings, public: Sequence[Sequence[int]]) -> Statement:
     if settings.kind == KIND_AIR:
-        return _example_statement(settings, public)
-    from .graph.statement import graph_statement
+        st = _example_statement(settings, public)
+    else:
+        from .graph.statement import graph_statement
 
-    return graph_statement(settings, public)
+        st = graph_statement(settings, public)
+    check_entry_bound(st.air, st.public_terms)
+    return st

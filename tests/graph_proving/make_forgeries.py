@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from proving_helpers import forge, forge_as, prove_graph  # noqa: E402
+from proving_helpers import forge, forge_as, forge_instance_constants, matout_instances, prove_graph  # noqa: E402
 
 from luminair.prover import Graph  # noqa: E402
 
@@ -55,6 +55,22 @@ def _maps(transposed: bool) -> Graph:
     return cx
 
 
+def instance_forgery() -> tuple[bytes, bytes]:
+    """(proof, settings): attention's q k^T (a MatPair instance) beside a dense layer (a MatIn
+    instance), +1 on the first row of one and -1 on the other's (format 9 accepted that pair)."""
+    rng = np.random.default_rng(24)
+    cx = Graph()
+    q = cx.input("q", (2, 16, 8), private=True)
+    k = cx.input("k", (2, 16, 8), private=True)
+    (q @ k.permute((0, 2, 1))).output("s")
+    x = cx.input("x", (64, 16))
+    (x @ cx.constant(rng.uniform(-1, 1, (16, 512)), "w") + cx.constant(rng.uniform(-1, 1, 512), "b")).output("y")
+    feed = {"q": rng.uniform(-1, 1, (2, 16, 8)), "k": rng.uniform(-1, 1, (2, 16, 8)), "x": rng.uniform(-1, 1, (64, 16))}
+    settings, trace, _ = prove_graph(cx, feed, preset="default")
+    a, b = matout_instances(settings)
+    return forge_instance_constants(cx, trace, settings, {a: 1, b: -1}), settings.data
+
+
 def forgeries() -> dict[str, tuple[bytes, bytes, str]]:
     out = {}
     shown = np.array([[0.5], [0.25], [-1.0], [2.0]])
@@ -77,6 +93,7 @@ def forgeries() -> dict[str, tuple[bytes, bytes, str]]:
         topology["known.m0"][0] += 1
 
     out["changed fan-out"] = (forge(cx, trace, settings, tamper_topology=more_reads), settings.data, "LogUp sum")
+    out["errors cancelling across instances"] = (*instance_forgery(), "LogUp sum")
     return out
 
 

@@ -12,6 +12,7 @@ from luminair.prover.proving import Settings, Trace, table_trees
 from luminair.prover.stark.prove import commit_preprocessed, prove_stark
 from luminair.verifier import verify
 from luminair.verifier.config import PRESETS
+from luminair.verifier.fields import P
 from luminair.verifier.formats import ProofFile
 from luminair.verifier.statement import build_statement
 
@@ -109,3 +110,75 @@ def forge_as(displayed: Settings, cx: Graph, inputs: dict, public: list[list[int
     return _prove_forged(displayed, st, displayed.plans, main, pub, settings.topology, settings.topology_tree)
 
 
+
+
+# --- constant errors on the first rows of Freivalds instances (air/framework.py's plain-term rule) --
+
+
+def matout_instances(settings: Settings) -> list[int]:
+    """Indices (in settings.plans) of the MatOut components, one per Freivalds instance."""
+    return [k for k, p in enumerate(settings.plans) if p.kind == "MatOut"]
+
+
+def forge_instance_constants(cx: Graph, trace: Trace, settings: Settings, deltas: dict[int, int]) -> bytes:
+    """A complete proof in which the MatOut instance settings.plans[k] claims its row-0 output
+    `deltas[k]` raw units off the product: its first limb sum (S_lo, or S_ll with limb sums) gets
+    e = delta 2^s on row 0, the row where the counters u = r = 1 make that sum's Freivalds term a
+    constant. The rounding, its range limbs and every value downstream are re-solved (each node
+    recomputed exactly from its forged inputs) and the forged outputs claimed, so with deltas
+    summing to zero only the instances' constants could object: every constraint, range check
+    and lookup holds."""
+    from unittest import mock
+
+    from luminair.prover.air import graph_trace as gt
+    from luminair.prover.graph.execute import eval_exact
+    from luminair.prover.graph.ops import Op
+    from luminair.verifier.numeric import DOT_ACC_BOUND
+    from luminair.verifier.graph.components import HALF
+
+    s = settings.spec.scale_bits
+    by_name = {settings.plans[k].component.name: d for k, d in deltas.items()}
+    edits: dict[int, dict[int, int]] = {}
+    for k, d in deltas.items():
+        plan = settings.plans[k]
+        seg = plan.segments[0]
+        mp = settings.spec.matmuls().get(seg.node) or settings.spec.pairs()[seg.node]
+        offset, _ = gt._affine_rows(mp.out_view, seg.rows)
+        edits.setdefault(seg.node, {})[int(offset[0])] = d
+    values: dict[int, np.ndarray] = {}
+    for node in cx.nodes():  # graph order: every value recomputed from its (forged) inputs
+        if node.op in (Op.INPUT, Op.CONSTANT):
+            values[node.id] = trace.values[node.id]
+            continue
+        out = eval_exact(node, [view.gather(values[src.id]) for src, view in node.srcs], s).copy()
+        for i, d in edits.get(node.id, {}).items():
+            out[i] += d
+        values[node.id] = out
+    real = gt._mat_out_columns
+
+    def forged_out(spec, graph, plan, fan, vals):  # noqa: ANN001, ANN202
+        topo, cols = real(spec, graph, plan, fan, vals)
+        d = by_name.get(plan.component.name)
+        if vals is None or not d:
+            return topo, cols
+        first = "sll" if plan.component.split_w else "slo"
+        cols[first][0] += d << s
+        tot = 256 * cols["t1"] + cols["sll"] if plan.component.split_w else cols["slo"] + 256 * cols["shi"]
+        rounded = (tot + (1 << (s - 1))) >> s
+        out = rounded + (cols["bias"] if "bias" in cols else 0)
+        cols["out"], cols["rem"] = out, tot + (1 << (s - 1)) - (rounded << s)
+        cols[gt.RANGED + first] = cols[first] + DOT_ACC_BOUND
+        cols[gt.RANGED + "tot"] = tot + DOT_ACC_BOUND
+        cols[gt.RANGED + "out"] = out + HALF
+        cols[gt.RANGED + "rem"] = cols["rem"]
+        return topo, cols
+
+    public = [list(v) for v in trace.public]
+    n_in = len(public) - len(cx.outputs())
+    for j, (node, view) in enumerate(cx.outputs().values()):
+        idx = view.src_indices()
+        raw = np.where(idx >= 0, values[node.id][np.maximum(idx, 0)], 0)
+        public[n_in + j] = [int(v) % P for v in raw.reshape(-1)]
+    forged = Trace(trace.inputs, values, public, trace.outputs, 0.0)
+    with mock.patch.object(gt, "_mat_out_columns", forged_out), mock.patch.object(gt, "_check_product", lambda *a: None):
+        return forge(cx, forged, settings, public=public)

@@ -418,7 +418,7 @@ def test_products_the_check_cannot_serve_stay_dots():
 
 
 def test_the_freivalds_term_is_reported(case):
-    """Each checked node's challenges must avoid the roots of a polynomial of degree < M + N (its
+    """Each checked node's challenges must avoid the roots of a polynomial of degree <= M + N + 1 (its
     MatOut's rows bound it): one more soundness term, with the interaction grinding."""
     import math
 
@@ -428,7 +428,7 @@ def test_the_freivalds_term_is_reported(case):
     settings = case[1]
     terms = soundness_terms(PRESETS["default"], settings.air)
     rows = 1 << settings.plans[case[4]].component.log_size
-    assert terms["Freivalds"] == math.floor((124 - math.log2(rows + 2) + 10) * 10) / 10
+    assert terms["Freivalds"] == math.floor((124 - math.log2(rows + 3) + 10) * 10) / 10
     assert terms["Freivalds"] > 120
 
 

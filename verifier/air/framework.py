@@ -36,8 +36,23 @@ in 4 parts. Every column is opened at every query and a batch of 4 takes one QM3
 batches of 2 took two (the transformer 486 -> 410 columns); an op's own constraints stay <= 3.
 A plain term t (add_to_sum, degree <= 3) is a batch of its own with n = t, d = 1, after the
 fraction batches. The challenges are drawn after the LogUp relation elements, with them, so the
-claimed sums bind both: a sum of fractions in (z, alpha) and a polynomial in the independent
-challenges of the plain terms vanish together only if each does (up to the Schwartz-Zippel error).
+claimed sums bind both.
+
+Plain terms: the rule every component must follow (enforced by InfoEvaluator)
+* every plain term is a multiple of one of its component's own challenges (the expression is
+  `challenge * (...)`, checked syntactically: InfoValue.factors), so it has no monomial free of
+  them, and no LogUp entry (multiplicity or value) reads a challenge, an aux or a periodic column;
+* components that share a challenge form one instance (joined transitively): instances share none.
+Why: the verifier checks one equation, the public terms plus every claimed sum equal zero. With
+the main trace fixed before anything is drawn, that sum is G = F(z, alpha) + sum_I Q_I(x_I): F the
+LogUp fractions (rational in the relation elements only), Q_I a polynomial in instance I's
+challenges x_I alone. If G vanishes identically, setting every challenge to 0 kills every Q_I
+(none has a constant monomial), so F vanishes; then setting all but x_I to 0 leaves Q_I = 0: each
+instance's terms vanish on their own, and each instance's own argument (graph/matmul.py: every
+coefficient of Q_I is one output's error) applies. Without the rule, constants of two instances'
+polynomials could cancel each other (an error +e in one instance and -e in another) for every
+challenge. If G does not vanish identically, a random draw is a root only with the Schwartz-Zippel
+probability (verifier/security.py counts it). docs/soundness.md has the whole argument.
 """
 
 from __future__ import annotations
@@ -45,11 +60,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from ..errors import EntryBoundError
 from ..fields import QM31, P, q_mul
 
 MAX_CONSTRAINT_DEGREE = 3  # an op's own constraints and plain sum terms
 LOGUP_BATCH = 4  # LogUp entries a batch (one QM31 column): its constraint has degree 5
 LOG_EXPAND = 2  # the composition of degree-5 constraints fits 2^(n+2) coefficients
+MAX_RELATION_ENTRIES = P  # a relation's entries stay below the field size (check_entry_bound)
 MIN_COMPONENT_LOG_SIZE = 4
 MAX_COMPONENT_LOG_SIZE = 24
 COMPOSITION_SPLIT = 1 << LOG_EXPAND  # composition committed in 4 parts, each a QM31 = 4 base columns
@@ -230,6 +247,28 @@ class Air:
     def max_log_size(self) -> int:
         return max(c.log_size for c in self.components)
 
+    def entry_counts(self) -> dict[str, int]:
+        """relation -> its LogUp entries over every row of every component."""
+        counts: dict[str, int] = {}
+        for comp, info in zip(self.components, self.infos):
+            for rel, _ in info.entries:
+                counts[rel] = counts.get(rel, 0) + (1 << comp.log_size)
+        return counts
+
+
+def check_entry_bound(air: Air, public_terms: int) -> None:
+    """LogUp shows that each distinct tuple's multiplicities sum to zero modulo P. A tuple nobody
+    yields collects only reads, each of multiplicity 0 or +-1 (pinned by the AIR); their sum is 0
+    mod P but not 0 only with P of them. So every relation must hold fewer than P entries, counting
+    every row's entries (yields included) and the verifier's own public terms (all of them, for
+    any relation): then "0 mod P" means "0"."""
+    for rel, n in sorted(air.entry_counts().items()):
+        if n + public_terms >= MAX_RELATION_ENTRIES:
+            raise EntryBoundError(
+                f"relation {rel!r} takes {n} entries of the trace and up to {public_terms} public terms, "
+                f"at least P = 2^31 - 1: its multiplicities could wrap around the field"
+            )
+
 
 # --- relation elements --------------------------------------------------------------------------
 
@@ -252,31 +291,53 @@ class RelationElements:
 # --- info evaluator -----------------------------------------------------------------------------
 
 
+ALL_FACTORS = None  # the factors of the constant 0: every challenge divides it
+
+
+def _meet(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    return b if a is None else a if b is None else a & b
+
+
+def _join(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    return None if a is None or b is None else a | b
+
+
 class InfoValue:
-    """Tracks only the polynomial degree of an expression."""
+    """Tracks the polynomial degree of an expression (in trace columns: challenges have degree 0),
+    the challenges that divide every monomial of it (`factors`, None for the constant 0) and whether
+    it reads anything drawn after the main commitment (`drawn`: a challenge, an aux or a periodic
+    column)."""
 
-    __slots__ = ("deg",)
+    __slots__ = ("deg", "factors", "drawn")
 
-    def __init__(self, deg: int) -> None:
+    def __init__(self, deg: int, factors: frozenset[str] | None = frozenset(), drawn: bool = False) -> None:
         self.deg = deg
+        self.factors = factors
+        self.drawn = drawn
+
+    @staticmethod
+    def _of(o: Any) -> "InfoValue":
+        if isinstance(o, InfoValue):
+            return o
+        if isinstance(o, int):
+            return InfoValue(0, ALL_FACTORS if o == 0 else frozenset())
+        raise AirDefinitionError(f"unsupported operand {o!r} in a constraint expression")
 
     @staticmethod
     def _deg(o: Any) -> int:
-        if isinstance(o, InfoValue):
-            return o.deg
-        if isinstance(o, int):
-            return 0
-        raise AirDefinitionError(f"unsupported operand {o!r} in a constraint expression")
+        return InfoValue._of(o).deg
 
     def __add__(self, o: Any) -> "InfoValue":
-        return InfoValue(max(self.deg, self._deg(o)))
+        b = self._of(o)
+        return InfoValue(max(self.deg, b.deg), _meet(self.factors, b.factors), self.drawn or b.drawn)
 
     __radd__ = __add__
     __sub__ = __add__
     __rsub__ = __add__
 
     def __mul__(self, o: Any) -> "InfoValue":
-        return InfoValue(self.deg + self._deg(o))
+        b = self._of(o)
+        return InfoValue(self.deg + b.deg, _join(self.factors, b.factors), self.drawn or b.drawn)
 
     __rmul__ = __mul__
 
@@ -329,7 +390,7 @@ class InfoEvaluator:
     def challenge(self, name: str) -> InfoValue:
         if name not in self.component.challenges:
             raise AirDefinitionError(f"{self.component.name}: undeclared challenge {name!r}")
-        return InfoValue(0)
+        return InfoValue(0, frozenset((name,)), True)
 
     def aux(self, name: str, offset: int = 0) -> InfoValue:
         if name not in self.component.aux_columns:
@@ -337,14 +398,21 @@ class InfoEvaluator:
         masks = self.info.aux_masks.setdefault(name, [])
         if offset not in masks:
             masks.append(offset)
-        return InfoValue(1)
+        return InfoValue(1, drawn=True)
 
     def periodic(self, key: str) -> InfoValue:
-        return InfoValue(1)
+        return InfoValue(1, drawn=True)
 
     def add_to_sum(self, term: Any) -> None:
-        if InfoValue._deg(term) > MAX_CONSTRAINT_DEGREE:
+        t = InfoValue._of(term)
+        if t.deg > MAX_CONSTRAINT_DEGREE:
             raise AirDefinitionError(f"{self.component.name}: a plain sum term has degree > {MAX_CONSTRAINT_DEGREE}")
+        if t.factors is not ALL_FACTORS and not t.factors & set(self.component.challenges):
+            # a monomial free of the instance's challenges could cancel another instance's (module docstring)
+            raise AirDefinitionError(
+                f"{self.component.name}: plain sum term {self.info.n_terms} is not a multiple of one of the "
+                "component's challenges"
+            )
         self.info.n_terms += 1
 
     def sparse(self, key: str) -> InfoValue:
@@ -366,9 +434,14 @@ class InfoEvaluator:
         self.info.n_constraints += 1
 
     def add_to_relation(self, relation: str, multiplicity: Any, values: Sequence[Any]) -> None:
-        if InfoValue._deg(multiplicity) > 1 or any(InfoValue._deg(v) > 1 for v in values):
+        parts = [InfoValue._of(v) for v in (multiplicity, *values)]
+        if any(v.deg > 1 for v in parts):
             raise AirDefinitionError(
                 f"{self.component.name}: LogUp entry of {relation!r} must have degree <= 1"
+            )
+        if any(v.drawn for v in parts):
+            raise AirDefinitionError(
+                f"{self.component.name}: LogUp entry of {relation!r} reads a challenge, aux or periodic column"
             )
         if not values:
             raise AirDefinitionError(f"{self.component.name}: empty LogUp entry")

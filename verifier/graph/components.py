@@ -821,7 +821,8 @@ class MatInComponent(GraphComponent):
     MatOut (`tag`, whose challenges they read): row t of group m of a node holds
     A[m, tL + j] = lo_j + 256 hi_j for its L lanes, read at in0_addr + j in0_step; lo_j and
     hi_j + 128 are in range8; a lane that reads padding (or a padding row) holds 0. Each row adds
-    u sum_j (lo_j + lambda hi_j) v_j to the running sum: u = mu^(offset + m) (aux; `offset` the
+    mu u sum_j (lo_j + lambda hi_j) v_j to the running sum (the factor mu: framework.py's plain-term
+    rule): u = mu^(offset + m) (aux; `offset` the
     MatOut groups before the node's, the periodic column `head` mu^offset) and v_j the periodic
     column of v_(tL + j) (public weights: v = (W_lo + lambda2 W_hi) rho). Several nodes' rows are
     interleaved (stride: the number of nodes, up to a power of two)."""
@@ -869,7 +870,7 @@ class MatInComponent(GraphComponent):
             ev.add_to_relation(RANGE, 1, [lo])
             ev.add_to_relation(RANGE, 1, [hi + 128])
             total = total + (lo + lam * hi) * ev.periodic(f"v{j}")
-        ev.add_to_sum(ev.aux("u") * total)
+        ev.add_to_sum(ev.challenge(self.challenges[0]) * ev.aux("u") * total)
 
 
 def mat_challenges(tag: str, split_w: bool) -> tuple[str, ...]:
@@ -882,7 +883,7 @@ class MatOutComponent(GraphComponent):
     """The output side of Freivalds-checked matrix products: one row per output element (m, n) of
     each of its nodes (one after another), groups of N rows per m. S_lo + 2^28, S_hi + 2^22 and the
     total S_lo + 256 S_hi + 2^28 are range-checked; total + 2^(s-1) + 2^s bias = 2^s out + rem with
-    out a 16-bit value and 0 <= rem < 2^s; it yields out and adds -u r (S_lo + lambda S_hi) to the
+    out a 16-bit value and 0 <= rem < 2^s; it yields out and adds -mu u r (S_lo + lambda S_hi) to the
     running sum, u = mu^g and r = rho^n (aux), g the group's index over all its nodes: a node's
     MatIn or MatPair scales its own terms by mu^(its first group's index), so the component's terms
     are those of one product with the nodes' rows stacked, and every node's output is checked.
@@ -890,7 +891,7 @@ class MatOutComponent(GraphComponent):
     Public weights (split_w: W = W_lo + 256 W_hi, both limbs from the proof's public values): four
     sums S_ll, S_hl, S_lh (|.| < 2^28) and S_hh (|.| < 2^22) of (A limb) x (W limb); t1 = 256 S_hh +
     S_hl + S_lh is a column in +-2^22 and the total 256 t1 + S_ll (every step below 2^31, exact); the
-    term is -u r (S_ll + lambda S_hl + lambda2 S_lh + lambda lambda2 S_hh)."""
+    term is -mu u r (S_ll + lambda S_hl + lambda2 S_lh + lambda lambda2 S_hh)."""
 
     def __init__(self, log_size: int, scale_bits: int, tag: str, bias: bool, split_w: bool = False) -> None:
         from .matmul import HI_BITS, S_BITS
@@ -900,8 +901,9 @@ class MatOutComponent(GraphComponent):
         self.n_inputs = 1 if bias else 0
         self.name = tag
         self.challenges = mat_challenges(tag, split_w)
-        # sum M + max N - 1 <= its rows + 1: the degree its challenges must avoid (security.py)
-        self.challenge_degree = (1 << log_size) + 2
+        # sum M + max N <= its rows + 2, one more for the factor mu of every term: the degree its
+        # challenges must avoid (security.py)
+        self.challenge_degree = (1 << log_size) + 3
         self.aux_columns = {
             "u": GeometricColumn("first", self.challenges[0], False),
             "r": GeometricColumn("first", self.challenges[1], True),
@@ -961,7 +963,7 @@ class MatOutComponent(GraphComponent):
         self.check_range(ev, out + HALF, "out", 16)
         self.check_range(ev, rem, "rem", self.s)
         self.produce(ev, out)
-        ev.add_to_sum(-(ev.aux("u") * ev.aux("r") * combined))
+        ev.add_to_sum(-(ev.challenge(self.challenges[0]) * ev.aux("u") * ev.aux("r") * combined))
 
 
 class MatPairComponent(GraphComponent):
@@ -971,7 +973,7 @@ class MatPairComponent(GraphComponent):
     range8. Aux: ua = mu^(offset + b M + t la) (a run of mu^la over each k's rows from the periodic
     column `head`, mu^offset: `offset` as MatIn's), rb = rho^(t lb) (a run of rho^lb over each
     group), and the running sums X = sum ua mu^j (lo + lambda hi)_A and Y = sum rb rho^j
-    (lo + lambda2 hi)_B over the group; each group's last row adds X Y to the running sum. Several
+    (lo + lambda2 hi)_B over the group; each group's last row adds mu X Y to the running sum. Several
     nodes' rows are interleaved as MatIn's."""
 
     n_inputs = 2
@@ -1037,4 +1039,4 @@ class MatPairComponent(GraphComponent):
                 ev.add_constraint((1 - real) * value)
                 ev.add_to_relation(RANGE, 1, [lo])
                 ev.add_to_relation(RANGE, 1, [hi + 128])
-        ev.add_to_sum(ev.sparse("last") * ev.aux("x") * ev.aux("y"))
+        ev.add_to_sum(ev.challenge(self.challenges[0]) * ev.sparse("last") * ev.aux("x") * ev.aux("y"))

@@ -15,11 +15,14 @@ After the main commitment the verifier draws mu, rho and lambda (shared by the p
 MatOut, graph/mat_plans.py, whose counter mu^g runs over all their groups) and computes
 v_k = sum_n W[k, n] rho^n itself, from settings.bin (K N products). The two components add to
 the LogUp running sum the plain terms
-    MatIn:   mu^m sum_k (lo + lambda hi)[m, k] v_k
-    MatOut: -mu^m rho^n (S_lo + lambda S_hi)[m, n]
-(mu^m and rho^n are aux columns pinned by their own constraints; v is a periodic column the
+    MatIn:    mu^(m+1) sum_k (lo + lambda hi)[m, k] v_k
+    MatOut:  -mu^(m+1) rho^n (S_lo + lambda S_hi)[m, n]
+(mu^m and rho^n are aux columns pinned by their own constraints, the extra factor mu keeps every
+monomial away from the constant one: verifier/air/framework.py; v is a periodic column the
 verifier evaluates at the OODS point itself). They cancel, for random challenges, only if
-S_lo = A_lo W and S_hi = A_hi W modulo P (Schwartz-Zippel: error (M + N) / |QM31| per node).
+S_lo = A_lo W and S_hi = A_hi W modulo P (Schwartz-Zippel: error (M + N + 1) / |QM31| per
+instance), and no other instance's terms can make up for an error: they are polynomials in other
+challenges, without constant terms.
 The bounds make those congruences equalities over the integers: |S_lo| < 2^28 and
 |S_hi| < 2^22 are range-checked, and the verifier accepts the node only if
 K 255 max|W| + 2^28 < P and K 128 max|W| + 2^22 < P. The total S_lo + 256 S_hi is range-checked

@@ -263,6 +263,13 @@ def _decode(vals: Sequence[int], what: str, scale: int) -> list[float]:
     return out
 
 
+def public_term_count(spec: GraphSpec, plans: list[ComponentPlan]) -> int:
+    """The LogUp fractions the verifier adds itself: one per known or direct-weight row and one per
+    output element."""
+    n = sum(seg.rows for p in plans if p.kind == "Known" or p.kind.startswith("DotW") for seg in p.segments)
+    return n + sum(len(out.src_indices) for out in spec.outputs)
+
+
 def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> "Statement":
     """The AIR, statement bytes, public LogUp terms and decoded public values of a graph proof."""
     from ..statement import Statement, statement_bytes
@@ -364,8 +371,7 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> "S
     desc = f"graph of {len(spec.nodes)} nodes ({n_ops} proven ops), {len(air.components)} AIR components"
     if spec.bound:
         desc += " at " + ", ".join(f"{k}={v}" for k, v in spec.bound.items())
-    n_terms = sum(seg.rows for p in plans if p.kind == "Known" or p.kind.startswith("DotW") for seg in p.segments)
-    n_terms += sum(len(out.src_indices) for out in spec.outputs)
+    n_terms = public_term_count(spec, plans)
     if training is not None:
         desc = f"training step {training['step']} ({desc})"
     return Statement(air, statement_bytes(settings.digest, all_public), public_sum, outputs, inputs, desc, n_terms,
