@@ -23,7 +23,8 @@ from .merkle import DIGEST_BYTES
 
 WORD = "I"  # array typecode of an unsigned 32-bit word (an M31 value)
 INT = "i"  # a signed 32-bit integer (shapes, steps, weights in settings.bin)
-assert array(WORD).itemsize == 4 and array(INT).itemsize == 4
+if array(WORD).itemsize != 4 or array(INT).itemsize != 4:  # every platform CPython and Pyodide run on
+    raise ImportError("luminair's verifier needs 32-bit array('I') and array('i') items")
 _BIG_ENDIAN = sys.byteorder == "big"
 
 
@@ -37,7 +38,7 @@ def from_le(typecode: str, raw: bytes | memoryview) -> array:
 
 
 def to_le(values: Iterable[int], typecode: str = WORD) -> bytes:
-    """`values` as little-endian words (an array of that typecode is written without a copy)."""
+    """`values` as little-endian words (an array of that typecode is not converted value by value)."""
     words = values if isinstance(values, array) and values.typecode == typecode else array(typecode, values)
     if _BIG_ENDIAN:
         words = array(typecode, words)
