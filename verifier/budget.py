@@ -25,7 +25,8 @@ CPython (bench/hostile_bench.py measures it; tests/verifier/test_hostile_files.p
 Each estimate is an upper bound of what the current code does, calibrated on CPython:
 * public values: decoding every element of proof.bin's public tensors (charged before decoding);
 * view checks: each view step of settings.bin checked while it is decoded (its shape, its affine
-  form over its source), per step and per integer, charged before the node's checks;
+  form over its source), per step and per integer, charged before the node's checks; and each
+  output's index map, per element and affine piece, charged before it is built;
 * symbol substitution (a symbolic settings.bin): each expression term evaluated once a proof and
   each reference substituted, and the view checks of the instantiated graph (which has the
   template's steps), charged before instantiating;
@@ -64,6 +65,10 @@ REFERENCE_UNITS = 1  # an expression reference: substituted, written and decoded
 # a cost a step and a cost an integer of it (an 8-axis slice, 24 integers: ~20 us measured)
 VIEW_STEP_UNITS = 6
 VIEW_INT_UNITS = 1
+# An output's index map, built while settings.bin is decoded: an element (0.07 us measured), and an
+# element again for each further affine piece it is mapped back through (0.35 us)
+INDEX_MAP_UNITS = 0.1
+MAP_BACK_UNITS = 0.5
 KNOWN_ROW_UNITS = 9  # a known or direct-weight row: its values combined in one pass, two QM31 products of the running fraction
 OUTPUT_TERM_UNITS = 9  # an output element: 2 values combined, two QM31 products of the running fraction
 BOUNDARY_UNITS = 30  # a boundary row: its values, its selector at the out-of-domain point
@@ -158,6 +163,11 @@ def substitution_work(n_terms: int, n_references: int) -> float:
     """Instantiating a symbolic graph (graph/settings.py instantiate): the expressions' terms and the
     references (and the concrete graph's view checks, view_work of the template's steps)."""
     return EXPRESSION_TERM_UNITS * n_terms + REFERENCE_UNITS * n_references
+
+
+def index_map_work(n_elements: int, n_pieces: int) -> float:
+    """Building an output's index map (graph/settings.py pieces_indices) through n_pieces pieces."""
+    return INDEX_MAP_UNITS * n_elements + MAP_BACK_UNITS * n_elements * (n_pieces - 1)
 
 
 def view_work(steps: Any) -> float:

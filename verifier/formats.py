@@ -70,7 +70,9 @@ MAX_PUBLIC_TOTAL = 1 << 21  # all public tensors together (what 8 MiB of M31 wor
 
 # How one public tensor's values are stored (u8 codec | u32 count | ...): as M31 words, or, when
 # every value is a 16-bit fixed-point number (v or v - P in [-2^15, 2^15)), as i16 words, raw or
-# deflated (a one-hot token input or a model's logits: 4 bytes a value would be most of a proof)
+# deflated (a one-hot token input or a model's logits: 4 bytes a value would be most of a proof).
+# The reader accepts any of them for any values, and any deflate stream: the encoding is not
+# canonical (the statement is the decoded values; README "Files")
 PUBLIC_M31, PUBLIC_I16, PUBLIC_I16_DEFLATE = 0, 1, 2
 
 

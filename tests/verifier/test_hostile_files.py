@@ -243,6 +243,22 @@ def test_openings_are_charged_for_the_stark_part_whatever_the_public_values_decl
     assert work >= OPENING_UNITS_PER_BYTE * (len(proof) - head) + 500_000
 
 
+def test_an_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2^18 elements of a transposed node, flattened: mapped through 2 affine pieces."""
+    from luminair.verifier.budget import INDEX_MAP_UNITS, MAP_BACK_UNITS
+    from luminair.verifier.graph import settings as graph_settings
+
+    proof, settings = hb._pair(hb.non_affine_output_graph(512))
+
+    def never(*_a: object) -> None:
+        raise AssertionError("built before the budget was charged")
+
+    monkeypatch.setattr(graph_settings, "pieces_indices", never)
+    r = verify(proof, settings, max_work=100_000)
+    units = int((INDEX_MAP_UNITS + MAP_BACK_UNITS) * (1 << 18))
+    assert r.check == "work budget" and f"(output index maps: {units})" in r.error_message, r.error_message
+
+
 def test_symbol_substitution_is_charged_before_the_template_is_instantiated(monkeypatch: pytest.MonkeyPatch) -> None:
     from luminair.verifier.budget import (
         EXPRESSION_TERM_UNITS,

@@ -154,7 +154,7 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
     its shapes and views when it is instantiated for a proof's symbol values (`instantiate`).
     `meter` (verify's work budget) is charged for each node's and output's view checks first."""
     if meter is not None:
-        from ..budget import view_work
+        from ..budget import index_map_work, view_work
     title = _read_label(r, "graph title", MAX_TITLE)
     description = _read_label(r, "graph description", MAX_DESCRIPTION)
     scale = r.u8("numeric format scale_bits")
@@ -243,6 +243,8 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
         if passes > MAX_VIEW_PASSES:
             raise r.fail(f"{where} view", "the output views are too costly to map (reshapes of permuted or padded views "
                          f"over more than {MAX_VIEW_PASSES} elements in all); materialize them in the graph")
+        if meter is not None:
+            meter.charge("output index maps", index_map_work(_numel(shape), len(pieces)))
         outputs.append(OutputSpec(name, idx, steps, shape, pieces_indices(pieces)))
     if not outputs:
         raise FormatError("settings.bin: the graph has no outputs")
