@@ -140,7 +140,10 @@ def _verify(
             model_digest=digest, verification_time_ms=(time.perf_counter() - t0) * 1000,
         )
     except MemoryError as e:
-        traceback.clear_frames(e.__traceback__)  # the decoded data of the frames that failed
+        failed: BaseException | None = e
+        while failed is not None:  # the decoded data of the frames that failed (and of those they handled)
+            traceback.clear_frames(failed.__traceback__)
+            failed = failed.__context__
         settings = proof = st = None  # type: ignore[assignment]  # and of this one
         return VerifyResult(
             False, OUT_OF_MEMORY, "malformed file",
