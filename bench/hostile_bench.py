@@ -39,9 +39,8 @@ from luminair.verifier.merkle import DIGEST_BYTES
 from luminair.verifier.budget import (
     MAX_PROOF_BYTES,
     MAX_SETTINGS_BYTES,
-    WorkMeter,
     budget_for,
-    statement_work,
+    declared_work,
 )
 from luminair.verifier.config import PcsConfig
 from luminair.verifier.fields import QM31
@@ -181,13 +180,7 @@ def forged(settings: bytes, public: list[list[int]]) -> Pair:
 
 def estimate(proof: bytes, settings: bytes) -> tuple[float, int]:
     """(estimated work units, budget) of a pair, charged as verify() charges them."""
-    from luminair.verifier.formats import read_proof_file
-
-    meter = WorkMeter()  # no budget: it only counts
-    parsed_proof = read_proof_file(proof, meter)
-    parsed = bind_symbols(read_settings(settings, meter), parsed_proof.public_values, meter)
-    meter.charge_all(statement_work(parsed, parsed_proof.stark_bytes))
-    return meter.total, budget_for(len(proof), len(settings))
+    return declared_work(proof, settings).total, budget_for(len(proof), len(settings))
 
 
 def largest(make: Callable[[int], tuple[bytes, list[list[int]]]], lo: int, hi: int) -> int:

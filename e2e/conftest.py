@@ -105,6 +105,18 @@ def _training_step(folder: Path) -> None:
     (folder / "settings.bin").write_bytes(step.settings)
 
 
+EXAMPLE_MODELS = {"cnn": "cnn_cifar", "transformer": "transformer_tiny"}
+
+
+def _prove_example(folder: str, out: Path) -> None:
+    """An example model proven as a user would (`luminair prove`, default preset)."""
+    from luminair.prover.cli import main as cli
+
+    model = REPO / "examples" / folder
+    code = cli(["prove", str(model / "network.onnx"), "--input", str(model / "input.json"), "--out", str(out), "--quiet", "--json"])
+    assert code == 0, f"proving {folder} failed"
+
+
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory) -> Path:
     """public/ (linked, not copied) plus fixtures/ with test pages and bad files."""
@@ -122,6 +134,8 @@ def site_dir(tmp_path_factory) -> Path:
     from luminair.prover.demo import make_demo_files
 
     make_demo_files(fx / "fast", "fast")
+    for name, folder in EXAMPLE_MODELS.items():  # the repository's CNN (over the default budget) and transformer
+        _prove_example(folder, fx / name)
     _training_step(fx / "train")
     _hostile_names(fx / "hostile")
     # a symbolic MLP (batch 1 to 256): one settings.bin, proofs for batch 7 and 100 (more rows than shown)

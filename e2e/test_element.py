@@ -107,12 +107,12 @@ def test_verified_shows_outputs_digest_bits_time_and_graph(page):
     pane = page.locator("#ok .graph .graph-pane").bounding_box()
     box = svg.bounding_box()
     assert box["width"] <= pane["width"] + 1 and box["height"] <= pane["height"] + 1, (box, pane)  # fits its pane
-    # each public output names the node it reads and its index map (when the verifier reports them)
+    # each public output's node and index map (when the verifier reports them), under Details
     for name, tensor in expected.outputs.items():
         if tensor.get("source"):
-            expect(outputs).to_contain_text(f"node {tensor['source']['node']} ({tensor['source']['op']}")
+            expect(facts).to_contain_text(f"{name}: node {tensor['source']['node']} ({tensor['source']['op']}")
         if tensor.get("index_map") == "identity":
-            expect(outputs).to_contain_text("identity")
+            expect(facts).to_contain_text("identity")
     if expected.model_title:
         expect(facts).to_contain_text("Publisher's label")
         expect(facts).to_contain_text(expected.model_title)
@@ -188,14 +188,21 @@ def test_distinct_error_messages(page, el_id, kind, status, headline, detail):
         expect(page.locator(f"#{el_id} button.trigger")).to_have_text("✗PROOF REJECTED")
 
 
-def test_config_below_floor_is_rejected(page):
+def test_config_below_floor_is_rejected_in_plain_words_with_the_attribute_that_checks_it(page):
     fast_proof = (page.context.request.get(page.url.replace("cases.html", "fast/proof.bin"))).body()
     fast_settings = (page.context.request.get(page.url.replace("cases.html", "fast/settings.bin"))).body()
     expected = verify(fast_proof, fast_settings)
     assert expected.check == "config below floor"
+    bits = verify(fast_proof, fast_settings, min_security_bits=0).security_bits
     assert run(page, "fast-floor") == "rejected"
-    expect(page.locator("#fast-floor .result .verdict-text")).to_have_text("Verification failed: config below floor check")
-    expect(page.locator("#fast-floor .result .detail")).to_have_text(expected.error_message)
+    expect(page.locator("#fast-floor .result .verdict-text")).to_have_text("Not accepted: a development proof, below the security floor")
+    detail = page.locator("#fast-floor .result .detail")
+    expect(detail).to_contain_text(f"about {bits} bits of conjectured security")
+    expect(detail).to_contain_text(f'min-security-bits="{bits}"')
+    expect(detail).to_contain_text("accepts 96 bits or more")
+    expect(page.locator("#fast-floor dl.facts")).to_contain_text(expected.error_message)  # the verifier's own words
+    expect(page.locator("#fast-floor dl.facts")).to_contain_text("Model digest")
+    assert "Settings digest" not in page.locator("#fast-floor dl.facts").inner_text()
 
 
 def test_development_proof_has_its_own_amber_state(page):
@@ -411,13 +418,14 @@ def test_js_api_in_the_browser_verify_progress_and_settings_summary(page):
             const bytes = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
             const proof = await bytes("../proof.bin"), settings = await bytes("../settings.bin");
             const steps = [];
-            const r = await m.verify(proof, settings, { timeoutMs: 60000, onProgress: (p) => steps.push(p.step) });
+            let work = null;
+            const r = await m.verify(proof, settings, { timeoutMs: 60000, onProgress: (p) => steps.push(p.step), onWork: (w) => (work = w) });
             const bad = proof.slice(); bad[bad.length >> 1] ^= 1;
             const t = await m.verify(bad, settings);
             const s = await m.readSettingsSummary(settings);
             let notSettings = null;
             try { await m.readSettingsSummary(proof); } catch (e) { notSettings = e.kind; }
-            return { success: r.success, digest: r.modelDigest, bits: r.securityBits, steps,
+            return { success: r.success, digest: r.modelDigest, bits: r.securityBits, steps, work,
                      proofStillUsable: proof.byteLength, tampered: [t.success, t.check, t.error_message],
                      summaryDigest: s.model_digest, nodes: s.graph.nodes.length, notSettings,
                      valid: m.LuminairUtils.isValidProofBinary(proof), size: m.getProofSize(proof) };
@@ -430,6 +438,7 @@ def test_js_api_in_the_browser_verify_progress_and_settings_summary(page):
     summary = settings_summary(SETTINGS)
     assert got["success"] is True and got["digest"] == expected.model_digest and got["bits"] == expected.security_bits
     assert got["steps"] == [1, 2, 3, 4, 5, 6]
+    assert len(got["work"]["weights"]) == 6 and abs(sum(got["work"]["weights"]) - 1) < 1e-9 and got["work"]["units"] > 0
     assert got["proofStillUsable"] == len(PROOF)  # the caller's buffer was copied, not transferred
     assert got["tampered"] == [False, tampered.check, tampered.error_message]
     assert got["summaryDigest"] == summary["model_digest"] and got["nodes"] == len(summary["graph"]["nodes"])
@@ -574,3 +583,127 @@ def test_a_large_batch_shows_the_first_64_rows_and_counts_the_rest(page):
     assert more.locator("td").get_attribute("colspan") == "2"
     # every value is in the result, all the same
     assert page.evaluate("document.getElementById('batch-big').result.outputs.y.values.length") == 400
+
+
+def test_cnn_over_the_default_budget_is_not_checked_and_verifies_with_the_named_budget(page, site_dir, artifacts):
+    """The repository's CNN declares more work than the default budget: grey "not checked" (never
+    the red of a rejection) naming the budget and how to grant it; with max-work="N" it verifies."""
+    fx = site_dir / "fixtures" / "cnn"
+    proof, settings = (fx / "proof.bin").read_bytes(), (fx / "settings.bin").read_bytes()
+    expected = verify(proof, settings)
+    assert expected.kind == "not checked" and expected.work_needed > 1_000_000
+    n = expected.work_needed
+    assert run(page, "cnn") == "unavailable"
+    expect(page.locator("#cnn .result .verdict-text")).to_have_text("Not checked: over the verifier's work budget")
+    assert page.locator("#cnn .result").get_attribute("data-state") == "unavailable"
+    assert page.locator("#cnn .result").get_attribute("data-kind") == "budget"
+    note = page.locator("#cnn .result .note")
+    for grant in (f'max-work="{n}"', f"maxWork: {n}", f"--max-work {n}", "Nothing was checked"):
+        expect(note).to_contain_text(grant)
+    expect(page.locator("#cnn .pill")).to_have_text("Unavailable")
+    result = page.evaluate("document.getElementById('cnn').result")
+    assert result["kind"] == "not checked" and result["verdict"] == "unavailable" and result["workNeeded"] == n
+    err = events(page, "cnn")[-1]
+    assert err["type"] == "luminair-verify-error" and err["detail"]["kind"] == "budget" and err["detail"]["verdict"] == "unavailable"
+    page.locator("#cnn dialog").screenshot(path=str(artifacts / "cnn-not-checked.png"))
+    page.keyboard.press("Escape")
+    expect(page.locator("#cnn button.trigger")).to_have_text("⊘NOT CHECKED")
+    # the site grants the budget the message named: it verifies
+    page.locator("#cnn").evaluate(f"e => e.setAttribute('max-work', '{n}')")
+    assert run(page, "cnn") == "verified"
+    expect(page.locator("#cnn dl.facts")).to_contain_text(expected.model_digest or verify(proof, settings, max_work=n).model_digest)
+    # the graph at Fit: Conv, MaxPool, ReLU and Linear boxes, no constant boxes, legible
+    labels = [t.text_content() for t in page.locator("#cnn .graph svg g.node text.label").all()]
+    assert sum(t.startswith("Conv") for t in labels) == 3 and sum(t.startswith("MaxPool") for t in labels) == 3, labels
+    assert page.locator("#cnn .graph svg g.node.op-constant").count() == 0
+    page.locator("#cnn .graph").screenshot(path=str(artifacts / "graph-cnn-fit.png"))
+
+
+def test_check_anyway_spends_the_budget_the_files_declare(page):
+    expected = verify(PROOF, SETTINGS, max_work=1000)
+    assert expected.kind == "not checked"
+    assert run(page, "small-budget") == "unavailable"
+    grant = page.locator("#small-budget button.grant")
+    expect(grant).to_be_visible()
+    grant.click()
+    page.locator(f"#small-budget{DONE}").wait_for(timeout=PYODIDE_TIMEOUT_MS)
+    expect(page.locator("#small-budget")).to_have_attribute("status", "verified")
+    assert page.locator("#small-budget").get_attribute("max-work") == "1000"  # the page's own setting is unchanged
+
+
+def test_transformer_graph_is_grouped_and_legible_at_fit(page, artifacts):
+    """The transformer's 233 primitives read as LayerNorm, Attention, GELU and Linear boxes; at Fit
+    in the 1280x800 modal the boxes keep their natural size (the pane scrolls)."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        assert run(page, "transformer") == "verified"
+        nodes = page.locator("#transformer .graph svg g.node")
+        labels = [t.text_content() for t in page.locator("#transformer .graph svg g.node text.label").all()]
+        assert nodes.count() <= 45, nodes.count()
+        for kind, n in (("LayerNorm", 8), ("Attention", 4), ("GELU", 3)):
+            assert sum(t.startswith(kind) for t in labels) == n, (kind, labels)
+        assert page.locator("#transformer .graph svg g.node.op-constant").count() == 0
+        expect(page.locator("#transformer .graph .graph-count")).to_contain_text("(233 primitives)")
+        page.locator("#transformer .graph button.fit").click()
+        label = page.locator("#transformer .graph svg g.node.op-attention text.label").first
+        height = label.bounding_box()["height"]
+        assert height >= 11, height  # 12 px type at Fit: legible
+        pane = page.locator("#transformer .graph .graph-pane").bounding_box()
+        svg = page.locator("#transformer .graph svg").bounding_box()
+        assert svg["width"] <= pane["width"] + 1
+        page.locator("#transformer .graph").screenshot(path=str(artifacts / "graph-transformer-fit.png"))
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def _in_view(page, locator) -> dict:
+    box = locator.bounding_box()
+    vp = page.viewport_size
+    return {"box": box, "viewport": vp, "ok": box is not None and box["y"] >= 0 and box["y"] + min(box["height"], 60) <= vp["height"]}
+
+
+def test_outputs_sit_next_to_the_verdict_above_the_fold(page, artifacts):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        assert run(page, "ok") == "verified"
+        outputs = page.locator("#ok .io-outputs")
+        expect(outputs).to_be_visible()
+        first = outputs.locator("tbody tr").first
+        got = _in_view(page, first)
+        assert got["ok"], got
+        name, tensor = next(iter(verify(PROOF, SETTINGS).outputs.items()))
+        expect(first.locator("td").nth(0)).to_have_text(name)
+        expect(first.locator("td").nth(1)).to_have_text("[" + "×".join(map(str, tensor["shape"])) + "]")
+        values = tensor["values"]
+        top = max(range(len(values)), key=lambda i: (values[i], -i))
+        expect(first.locator("td.values")).to_contain_text(f"class {top} (the largest of {len(values)} values)")
+        page.locator("#ok dialog").screenshot(path=str(artifacts / "outputs-1280x800.png"))
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_shadow_parts_for_site_styling(page):
+    page.add_style_tag(content="""
+      #ok::part(trigger) { outline: 3px solid rgb(1, 2, 3); }
+      #ok::part(dialog) { border-top-color: rgb(4, 5, 6); }
+      #ok::part(verdict) { border-left-color: rgb(7, 8, 9); }
+      #ok::part(outputs) { color: rgb(10, 11, 12); }""")
+    assert run(page, "ok") == "verified"
+    style = lambda sel, prop: page.locator(f"#ok {sel}").evaluate(f"e => getComputedStyle(e).{prop}")  # noqa: E731
+    assert style("button.trigger", "outlineColor") == "rgb(1, 2, 3)"
+    assert style("dialog", "borderTopColor") == "rgb(4, 5, 6)"
+    assert style(".result", "borderLeftColor") == "rgb(7, 8, 9)"
+    assert style(".io-outputs", "color") == "rgb(10, 11, 12)"
+
+
+def test_open_before_a_verification_offers_to_start_one(page):
+    page.locator("#light-attr").evaluate("e => e.open()")
+    dialog = page.locator("#light-attr dialog")
+    expect(dialog).to_have_attribute("open", "")
+    assert page.locator("#light-attr").get_attribute("status") == "idle"
+    expect(page.locator("#light-attr ol.steps")).to_be_hidden()
+    start = page.locator("#light-attr button.retry")
+    expect(start).to_have_text("Verify now")
+    start.click()
+    expect(page.locator("#light-attr")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    expect(start).to_have_text("Verify again")

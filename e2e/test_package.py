@@ -28,24 +28,19 @@ NPM_FLAGS = ["--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"]
 VITE = WEB / "demo" / "react" / "node_modules" / ".bin" / "vite"
 ESBUILD = WEB / "node_modules" / ".bin" / "esbuild"
 
-APP_JS = """import init, { verify, configure, getInfo } from "luminair-web";
-import { LuminairVerifyElement } from "luminair-web/element";
-
-// A bundle does not sit next to the hosted folder: say where it is.
-configure({ baseUrl: new URL("../luminair/", location.href).href });
-LuminairVerifyElement.define();
-const bytes = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
-window.runApi = async () => {
-  const r = await verify(await bytes("../proof.bin"), await bytes("../settings.bin"));
-  return { success: r.success, verdict: r.verdict, digest: r.modelDigest, info: getInfo() };
-};
-document.body.dataset.ready = "1";
+# The README's React app, as written (no configure({ baseUrl })): taken from the packed README.
+INDEX = """<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
+<title>{title}</title></head><body><div id="root"></div><script type="module" src="{script}"></script></body></html>
 """
 
-PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
-<title>{title}</title><script type="module" src="{script}"></script></head>
-<body><luminair-verify id="v" proof="../proof.bin" settings="../settings.bin"></luminair-verify></body></html>
-"""
+
+def readme_react_app(readme: str) -> str:
+    """The jsx block of the README's React section (the complete app)."""
+    section = readme[readme.index("## React"):]
+    m = re.search(r"```jsx\n(.*?)```", section, re.S)
+    assert m and "createRoot" in m.group(1), "the README's React section has no complete app"
+    assert "configure(" not in m.group(1)
+    return m.group(1)
 
 
 def run(cmd, cwd, **kw):
@@ -143,28 +138,37 @@ def test_fresh_project_imports_and_server_renders(packed):
 
 @pytest.fixture(scope="module")
 def bundled_site(packed):
-    """site/: the hosted folder (from the package's command), the sample files, an esbuild bundle
-    and a Vite build of the same app, each with a page."""
+    """site/: the README's React app bundled by Vite (under site/vite/, its public/ holding the
+    hosted folder and the two files, as the README says) and by esbuild (under site/esbuild/, the
+    hosted folder only at the site's root, /luminair/). Neither calls configure()."""
     app = packed["app"]
-    res = json.loads(run(["npx", "--no-install", "luminair-web-assets", "site/luminair"], app))
+    with tarfile.open(packed["tarball"]) as tar:
+        jsx = readme_react_app(tar.extractfile("package/README.md").read().decode())
+    env = {**os.environ, "LUMINAIR_WEB_CACHE": str(WEB / ".cache" / "compressed")}  # reuse the build's brotli
+    res = json.loads(run(["npx", "--no-install", "luminair-web-assets", "site/luminair"], app, env=env))
     site = app / "site"
+    vite_app = app / "vite-app"
+    (vite_app / "src").mkdir(parents=True)
+    (vite_app / "src" / "main.jsx").write_text(jsx)
+    (vite_app / "index.html").write_text(INDEX.format(title="vite app", script="/src/main.jsx"))
+    run(["npx", "--no-install", "luminair-web-assets", "vite-app/public/luminair"], app, env=env)
     for f in ("proof.bin", "settings.bin"):
-        shutil.copy(PUBLIC / f, site / f)
-    (app / "app.js").write_text(APP_JS)
+        shutil.copy(PUBLIC / f, vite_app / "public" / f)
+    run([str(VITE), "build", "--logLevel", "warn", "--base", "./", "--outDir", str(site / "vite"), "--emptyOutDir"], vite_app)
+    assert (site / "vite" / "luminair" / "worker.js").exists()
+    (app / "main.jsx").write_text(jsx)
     (site / "esbuild").mkdir()
-    run([str(ESBUILD), "app.js", "--bundle", "--format=esm", "--log-level=warning", "--outfile=site/esbuild/app.js"], app)
-    (site / "esbuild" / "index.html").write_text(PAGE.format(title="esbuild bundle", script="./app.js"))
-    vite_src = app / "vite-src"
-    vite_src.mkdir()
-    (vite_src / "app.js").write_text(APP_JS)
-    (vite_src / "index.html").write_text(PAGE.format(title="vite bundle", script="./app.js"))
-    run([str(VITE), "build", "--logLevel", "warn", "--base", "./", "--outDir", str(site / "vite"), "--emptyOutDir"], vite_src)
-    assert (site / "vite" / "index.html").exists()
+    run([str(ESBUILD), "main.jsx", "--bundle", "--format=esm", "--jsx=automatic", "--log-level=warning",
+         "--outfile=site/esbuild/app.js"], app)
+    (site / "esbuild" / "index.html").write_text(INDEX.format(title="esbuild app", script="./app.js"))
+    for f in ("proof.bin", "settings.bin"):
+        shutil.copy(PUBLIC / f, site / "esbuild" / f)
+    assert not (site / "esbuild" / "luminair").exists()  # found at /luminair/
     return {"site": site, "assets": res}
 
 
 @pytest.mark.parametrize("bundler", ["esbuild", "vite"])
-def test_bundled_app_verifies_the_demo_proof_in_chromium(browser, bundled_site, bundler):
+def test_readme_react_app_bundled_verifies_without_configuration(browser, bundled_site, bundler):
     from luminair.prover.demo import serve
 
     expected = verify((PUBLIC / "proof.bin").read_bytes(), (PUBLIC / "settings.bin").read_bytes())
@@ -176,14 +180,44 @@ def test_bundled_app_verifies_the_demo_proof_in_chromium(browser, bundled_site, 
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{url}{bundler}/index.html")
-        page.locator("body[data-ready='1']").wait_for(timeout=30_000)
-        page.locator("#v button.trigger").click()
-        expect(page.locator("#v")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
-        expect(page.locator("#v dl.facts")).to_contain_text(expected.model_digest)
-        got = page.evaluate("window.runApi()")
-        assert got["success"] is True and got["verdict"] == "verified" and got["digest"] == expected.model_digest
-        assert got["info"]["pyodideVersion"] == bundled_site["assets"]["pyodide"]
+        button = page.locator("luminair-verify:not([mode=badge])")
+        badge = page.locator("luminair-verify[mode=badge]")
+        button.locator("button.trigger").click()
+        expect(button).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+        expect(badge).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+        expect(button.locator("dl.facts")).to_contain_text(expected.model_digest)
+        info = page.evaluate("document.querySelector('luminair-verify').result")
+        assert info["verdict"] == "verified" and info["kind"] == "verified"
+        workers = [w.url for w in page.workers]
+        where = f"{url}{bundler}/luminair/" if bundler == "vite" else f"{url}luminair/"
+        assert workers == [where + "worker.js"], workers  # the folder it found without being told
         assert not errors, errors
+    finally:
+        context.close()
+        server.shutdown()
+    assert not leaks, leaks
+
+
+def test_a_bundle_that_finds_no_folder_says_where_it_looked(browser, bundled_site, tmp_path):
+    """The esbuild app served without any hosted folder: "unavailable", naming both places it
+    looked and configure({ baseUrl })."""
+    from luminair.prover.demo import serve
+
+    site = tmp_path / "bare"
+    shutil.copytree(bundled_site["site"] / "esbuild", site / "esbuild")
+    server, url = serve(site, 0)
+    context = browser.new_context()
+    leaks = guard_context(context, url)
+    try:
+        page = context.new_page()
+        page.goto(f"{url}esbuild/index.html")
+        button = page.locator("luminair-verify:not([mode=badge])")
+        button.locator("button.trigger").click()
+        expect(button).to_have_attribute("status", "unavailable", timeout=60_000)
+        detail = button.locator(".result .detail")
+        expect(detail).to_contain_text(f"{url}esbuild/luminair/")
+        expect(detail).to_contain_text(f"{url}luminair/")
+        expect(detail).to_contain_text("configure({ baseUrl })")
     finally:
         context.close()
         server.shutdown()

@@ -31,9 +31,17 @@ def _console_errors(page) -> list[str]:
 def test_index_page_under_csp_verifies_on_click(offline_page, site_url, artifacts):
     page = offline_page
     errors = _console_errors(page)
-    page.goto(site_url)
-    page.wait_for_timeout(500)
-    assert page.workers == []  # lazy: nothing starts before a verification is asked for
+    responses = []
+    page.on("response", lambda r: responses.append((r.url, r.status)))
+    with page.expect_worker(timeout=30_000):  # preload="idle" by default: started once the page has loaded
+        page.goto(site_url)
+    assert page.locator("#main-verify").evaluate("e => e.preload") == "idle"
+    assert page.locator("#main-verify").get_attribute("status") == "idle"
+    expect(page.locator("link[rel=icon]")).to_have_attribute("href", "./favicon.svg")
+    page.wait_for_timeout(300)
+    assert not [r for r in responses if r[1] >= 400], responses  # no 404 (the favicon included)
+    assert any(u.endswith("/favicon.svg") and st == 200 for u, st in responses), responses
+    expect(page.locator("#theme-toggle")).to_have_text("Dark mode")
     csp = page.locator("meta[http-equiv=Content-Security-Policy]").get_attribute("content")
     assert "'wasm-unsafe-eval'" in csp and "'unsafe-eval'" not in csp.replace("'wasm-unsafe-eval'", "")
     page.locator("#main-verify button.trigger").click()
@@ -98,6 +106,11 @@ def test_preload_starts_the_worker_without_a_click(offline_page, site_url):
     page.locator("#pre button.trigger").hover()
     page.wait_for_timeout(300)
     assert page.workers == []
+    page.goto(site_url + "fixtures/preload.html?hover")
+    page.wait_for_timeout(800)
+    assert page.workers == []  # preload="hover": only when the pointer comes
+    with page.expect_worker(timeout=30_000):
+        page.locator("#pre button.trigger").hover()
 
 
 def test_opt_in_cache_serves_the_runtime_on_the_next_visit(browser, site_url):
@@ -184,6 +197,9 @@ def test_react_demo_verifies(offline_page, site_url, artifacts):
     expect(page.locator("#react-log li").last).to_have_text("verified")
     assert "demo-button" in page.locator("#react-button").get_attribute("class")  # className -> class
     expect(page.locator("#react-button dialog")).to_contain_text("Demo model proven with luminair")
+    page.keyboard.press("Escape")
+    nav = page.locator("nav a")
+    assert [a.get_attribute("href") for a in nav.all()] == ["../", "./", "../pyscript.html"], nav.all_inner_texts()
     page.screenshot(path=str(artifacts / "react.png"))
     assert not errors, errors
 

@@ -74,6 +74,10 @@ def test_phone_viewports_have_no_horizontal_scroll(browser, site_url, artifacts,
             page.set_viewport_size({"width": width, "height": height})
             page.wait_for_timeout(100)  # re-layout
             assert_no_sideways_scroll(page, el, f"{name} {width}x{height} with the modal open")
+            # the verdict and the outputs it attests are on the first screen of the modal
+            for part in (".result", ".io-outputs tbody tr"):
+                box = page.locator(f"{el} dialog {part}").first.bounding_box()
+                assert box and box["y"] >= 0 and box["y"] + min(box["height"], 60) <= height, (name, width, part, box)
             pane = page.locator(f"{el} .graph .graph-pane").bounding_box()
             svg = page.locator(f"{el} .graph svg").bounding_box()
             assert svg["width"] <= pane["width"] + 1, (svg, pane)  # the graph fits its pane

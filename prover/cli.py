@@ -2,7 +2,8 @@
 
     luminair prove MODEL --input INPUT.json --out DIR [--preset fast|default|secure] [--security BITS]
                          [--scale-bits S] [--title TEXT] [--description TEXT]
-    luminair verify PROOF SETTINGS            exit 0 valid, 1 rejected (one-line reason), 2 usage/IO error
+    luminair verify PROOF SETTINGS            exit 0 valid, 1 rejected (one-line reason), 2 usage/IO error,
+                                              3 not checked (over the work budget: --max-work N grants it)
     luminair inspect FILE [--json]            readable dump of proof.bin or settings.bin
     luminair train-step ... / verify-chain DIR   prove / verify training steps (prover/train_cli.py)
     luminair --version
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+EXIT_NOT_CHECKED = 3  # over the verifier's work budget or size caps: nothing was checked
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 
@@ -263,10 +265,13 @@ def read_input_file(path: str) -> dict[str, Any]:
 
 
 def _progress(stages: list[str], quiet: bool) -> Any:
-    """A progress bar over the prover's stages (tqdm when available, plain lines otherwise)."""
+    """A progress bar over the prover's stages on a terminal (tqdm); one plain line a stage when
+    stderr is a pipe or a file, where a bar's carriage returns would only garble the log."""
     if quiet:
         return None
     try:
+        if not sys.stderr.isatty():
+            raise ImportError("not a terminal")
         from tqdm import tqdm
 
         bar = tqdm(total=len(stages), desc="proving", unit="stage", file=sys.stderr, leave=True)
@@ -277,10 +282,11 @@ def _progress(stages: list[str], quiet: bool) -> Any:
 
         hook.close = bar.close  # type: ignore[attr-defined]
         return hook
-    except ImportError:  # pragma: no cover - tqdm is a prover dependency
+    except ImportError:  # not a terminal (tqdm is a prover dependency)
+        done = iter(range(1, len(stages) + 1))
 
         def plain(name: str) -> None:
-            say(f"  done: {name}", err=True)
+            say(f"proving: {next(done, len(stages))}/{len(stages)} {name}", err=True)
 
         plain.close = lambda: None  # type: ignore[attr-defined]
         return plain
@@ -363,14 +369,16 @@ def parse_symbols(specs: list[str]) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, int]], model_bytes: bytes | None,
+def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, int]] | None, model_bytes: bytes | None,
                        input_data: dict[str, Any], options: dict[str, Any], title: str, description: str) -> tuple:
     """A model with symbolic dimensions: its one settings.bin (the same for every value of the
-    symbols) bound to the values the input implies. (graph, settings, inputs, float outputs, times,
-    the search compiler's report at these values)"""
+    symbols) bound to the values the input implies. `symbols` None: an ONNX model's dynamic axes,
+    each over SymbolicModel's default range. (graph, settings, inputs, float outputs, times, the
+    search compiler's report at these values)"""
     from luminair.prover.graph.model_file import load_python_builder, read_symbolic_input
     from luminair.prover.symbolic import SymbolicError, SymbolicModel, shape_inputs, symbol_values_from_inputs
 
+    flag = "--symbol" if symbols else "dynamic axes (give ranges with --symbol NAME=LO:HI)"
     t0 = time.perf_counter()
     try:
         if model_bytes is not None:
@@ -385,10 +393,17 @@ def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, i
                                           description=description)
         raw_inputs = read_symbolic_input(input_data, sym_settings.parsed.body)
         values = symbol_values_from_inputs(sym_settings.parsed.body, raw_inputs)
+        for s in sym_settings.symbols:
+            if not s.lo <= values[s.name] <= s.hi:
+                raise UsageError(
+                    f"the input gives {s.name}={values[s.name]}, outside the range [{s.lo}, {s.hi}] the settings "
+                    f"declare{'' if symbols else ' (the default range, narrowed to what this graph allows)'}; "
+                    f"prove with --symbol {s.name}=LO:HI holding it"
+                )
         settings, graph = sym_settings.bind(values)
         settings_s = time.perf_counter() - t
     except SymbolicError as e:
-        raise UsageError(f"--symbol: {e}") from None
+        raise UsageError(f"{flag}: {e}") from None
     inputs = shape_inputs(graph, raw_inputs)
     float_out = model.graph_at(values).run(inputs)  # the float64 reference of the model at these values
     return graph, settings, inputs, float_out, load_s, settings_s, model.search_report
@@ -420,9 +435,15 @@ def cmd_prove(args: argparse.Namespace) -> int:
         options["scale_bits"] = args.scale_bits
     if args.private:
         options["private_inputs"] = tuple(args.private)
-    if symbols:
+    if not symbols and model_bytes is not None:
+        from luminair.prover.symbolic import onnx_dynamic_axes
+
+        dynamic = onnx_dynamic_axes(_read_onnx(model_bytes, args.model))  # dim_params become symbols
+    else:
+        dynamic = []
+    if symbols or dynamic:
         graph, settings, inputs, float_out, load_s, settings_s, search = _symbolic_instance(
-            args, symbols, model_bytes, input_data, options, title, description
+            args, symbols or None, model_bytes, input_data, options, title, description
         )
         t = time.perf_counter()
         trace = gen_trace(graph, inputs)
@@ -462,6 +483,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         raise UsageError(
             f"cannot write the proof files into {args.out!r}: {e.strerror or e} (any previous pair there is unchanged)"
         ) from None
+    work = verifier_work(proof.data, settings.data)
     summary = {
         "model": str(args.model),
         "model_digest": settings.model_digest,
@@ -490,6 +512,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "search": search.as_dict() if search is not None else None,
         "proof_bytes": len(proof.data),
         "settings_bytes": len(settings.data),
+        "verifier_work": work,
         "outputs": {k: v.tolist() for k, v in trace.outputs.items()},
         "quantization_error": quantization_report(float_out, trace.outputs),
         "files": [str(proof_path), str(settings_path)],
@@ -498,7 +521,63 @@ def cmd_prove(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         print_prove_summary(summary)
+    if not work["within_default"]:
+        say(budget_warning(work["needed"], work["default_budget"], proof_path, settings_path), err=True)
     return EXIT_OK
+
+
+def verifier_work(proof: bytes, settings: bytes) -> dict[str, Any]:
+    """The work budget a verifier needs for this pair (the verifier's own estimate, as `verify`
+    makes it) beside the default budget for files of their size."""
+    from luminair.verifier.budget import MAX_PROOF_BYTES, MAX_SETTINGS_BYTES, MAX_WORK, budget_for
+    from luminair.verifier.budget import declared_work, work_needed
+
+    needed = work_needed(declared_work(proof, settings).parts)
+    scale = max(-(-len(proof) // MAX_PROOF_BYTES), -(-len(settings) // MAX_SETTINGS_BYTES), 1)
+    if scale > 1:  # files over the default size caps need the budget that raises them
+        needed = max(needed, scale * MAX_WORK)
+    default = budget_for(len(proof), len(settings))
+    return {"needed": needed, "default_budget": default, "within_default": needed <= default}
+
+
+def budget_warning(needed: int, default: int, proof: object, settings: object) -> str:
+    """The warning of `prove` for a proof above the default budget: how each surface grants it."""
+    cmd = shlex.join(["luminair", "verify", str(proof), str(settings), "--max-work", str(needed)])
+    return (
+        f"warning: this proof needs a verifier work budget of {needed} units, more than the default "
+        f"{default} for files of its size: a verifier reports it as not checked unless granted the "
+        f'budget ({cmd}; max-work="{needed}" on <luminair-verify>; maxWork: {needed} in the JS API)'
+    )
+
+
+_OP_COMPONENTS = {
+    "add": "Add", "mul": "Mul", "less_than": "LessThan", "mod": "Mod", "recip": "Recip", "sqrt": "Sqrt",
+    "recipsqrt": "Recip of Sqrt", "exp2": "Exp2", "exp": "Exp", "erf": "Erf", "experf": "Exp and Erf",
+    "log2": "Log2", "sin": "Sin", "relu": "ReLU", "contiguous": "Contiguous (materialised views)",
+    "sum_reduce": "SumReduce", "max_reduce": "MaxReduce", "sum_max_reduce": "SumReduce and MaxReduce",
+    "known": "known values (weights, public inputs)", "private_input": "private inputs",
+}  # fmt: skip
+
+
+def component_title(name: str) -> str:
+    """A component's name in words ("matin1.n3+1" -> "matrix product inputs (nodes 3 and 1 more)");
+    --json keeps the internal name."""
+    m = re.fullmatch(r"(matin|matpair)(\d+)(?:x(\d+))?\.n(\d+)(?:\+(\d+))?", name)
+    if m:
+        what = "matrix product inputs" if m[1] == "matin" else "products of two computed matrices"
+        more = f" and {m[5]} more" if m[5] else ""
+        return f"{what} (node {m[4]}{more})"
+    m = re.fullmatch(r"matout(b?)(w?)(?:\.(\d+))?", name)
+    if m:
+        notes = [t for t, on in (("with bias", m[1]), ("split weights", m[2]), (f"part {m[3]}", m[3])) if on]
+        return "matrix products, checked by Freivalds" + (f" ({', '.join(notes)})" if notes else "")
+    m = re.fullmatch(r"(dotw?)(\d+)(b?)(c?)(d?)", name)
+    if m:
+        notes = [t for t, on in (("weights read directly", m[1] == "dotw"), ("bias", m[3]), ("chunked reads", m[4] or m[5])) if on]
+        return f"Dot products ({m[2]} lane{'s' if m[2] != '1' else ''}{''.join(', ' + t for t in notes)})"
+    if name.startswith("table."):
+        return f"lookup table {name[6:]}"
+    return _OP_COMPONENTS.get(name, name)
 
 
 def fused_note(c: dict[str, Any]) -> str:
@@ -538,13 +617,13 @@ def print_prove_summary(s: dict[str, Any]) -> None:
     say(f"numbers        {s['numeric_format']}")
     say(
         "trace          "
-        + ", ".join(f"{c['component']} {c['rows']}/{c['trace_rows']} rows" for c in s["components"])
+        + ", ".join(f"{component_title(c['component'])} {c['rows']}/{c['trace_rows']} rows" for c in s["components"])
     )
     total = sum(c["cells"] for c in s["components"])
     say(
         f"cells          {total} committed trace cells: "
         + ", ".join(
-            f"{c['component']} {c['cells']} ({c['main_columns']} main + {c['topology_columns']} topology + "
+            f"{component_title(c['component'])} {c['cells']} ({c['main_columns']} main + {c['topology_columns']} topology + "
             f"{c['interaction_columns']} LogUp columns{fused_note(c)})"
             for c in s["components"]
         )
@@ -552,6 +631,11 @@ def print_prove_summary(s: dict[str, Any]) -> None:
     say(f"search         {search_text(s.get('search'))}")
     say("time           " + ", ".join(f"{k} {v:.2f}s" for k, v in s["time_s"].items()))
     say(f"proof          {s['proof_bytes']} bytes (settings {s['settings_bytes']} bytes)")
+    w = s.get("verifier_work")
+    if w:
+        verdict = "within the default" if w["within_default"] else "ABOVE the default"
+        say(f"verifier work  {w['needed']} units (about {w['needed'] / 1e6:.1f} s of CPython), {verdict} "
+            f"budget of {w['default_budget']} for files of this size")
     for name, q in s["quantization_error"].items():
         label = repr(printable(name))
         say(
@@ -618,9 +702,43 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
                 source = source_text(src.get("node"), src.get("op"), src.get("name"))
                 say(f"    source {source}; index map: {index_map_text(o.get('index_map'))}")
     else:
-        say(f"rejected: {r.error_message}")
+        say(f"{'not checked' if r.kind == 'not checked' else 'rejected'}: {r.error_message}")
         if hint:
             say(f"hint: {hint}")
+
+
+def check_not_swapped(args: argparse.Namespace, proof: bytes, settings: bytes) -> None:
+    """Refuse (UsageError) a settings file given as PROOF and a proof file as SETTINGS."""
+    from luminair.verifier.formats import PROOF_MAGIC, SETTINGS_MAGIC
+
+    if proof.startswith(SETTINGS_MAGIC) and settings.startswith(PROOF_MAGIC):
+        cmd = shlex.join(["luminair", "verify", args.settings, args.proof])
+        raise UsageError(
+            f"the arguments are swapped: {args.proof!r} is a settings file and {args.settings!r} a proof file "
+            f"(the proof comes first: {cmd})"
+        )
+
+
+def _mismatch_hint(proof: bytes, settings: bytes) -> str | None:
+    """For a proof made for other settings: whether its public inputs and outputs fit this model
+    (then it is most likely a proof of the same model under another settings.bin)."""
+    from luminair.verifier.formats import read_proof_file
+    from luminair.verifier.statement import bind_symbols, build_statement, read_settings
+
+    try:
+        pf = read_proof_file(proof)
+        parsed = read_settings(settings)
+        build_statement(bind_symbols(parsed, pf.public_values), pf.public_values)
+    except Exception:  # noqa: BLE001 - another model: the message already says so
+        return None
+    opened = max((len(col) for tree in pf.stark.queried_values for col in tree), default=0)
+    config = (f"; it opens {opened} query positions where these settings ask for at most {parsed.config.n_queries}, "
+              "so it was made with another configuration" if opened > parsed.config.n_queries else "")
+    return (
+        "the proof's public inputs and outputs fit this model: it is most likely a proof of the same model made "
+        f"with another settings.bin (another --preset or --security, other --title/--description labels){config}. "
+        "Verify it with the settings.bin written next to it"
+    )
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -628,15 +746,31 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     proof = read_file(args.proof, "proof")
     settings = read_file(args.settings, "settings")
+    check_not_swapped(args, proof, settings)
     r = verifier.verify(proof, settings, min_security_bits=args.min_security_bits, max_work=args.max_work)
-    hint = _floor_hint(args, settings) if r.check == "config below floor" else None
+    hint = None
+    if r.check == "config below floor":
+        hint = _floor_hint(args, settings)
+    elif r.kind == "not checked":
+        hint = _budget_hint(args, r.work_needed)
+    elif r.check == "statement mismatch" and "wrong model or tampered settings" in (r.error_message or ""):
+        hint = _mismatch_hint(proof, settings)
     if args.json:
         if hint:
             r.extra["hint"] = hint
         print(json.dumps(r.to_dict(), indent=2))
     else:
         print_verify_result(r, hint)
+    if r.kind == "not checked":
+        return EXIT_NOT_CHECKED
     return EXIT_OK if r.success else EXIT_REJECTED
+
+
+def _budget_hint(args: argparse.Namespace, needed: int | None) -> str:
+    if needed is None:
+        return "no work budget admits files this large"
+    cmd = shlex.join(["luminair", "verify", args.proof, args.settings, "--max-work", str(needed)])
+    return f"the files were not checked; to check them, grant the budget they need: {cmd}"
 
 
 def print_inspect(info: dict[str, Any]) -> None:
@@ -661,7 +795,7 @@ def print_inspect(info: dict[str, Any]) -> None:
             say(f"components: {len(value)}, {sum(c.get('cells', 0) for c in value)} committed trace cells")
             for c in value:
                 say(
-                    f"  {printable(str(c.get('component'))):<14} {c.get('nodes')} nodes, {c.get('rows')} rows of "
+                    f"  {printable(component_title(str(c.get('component'))))}: {c.get('nodes')} nodes, {c.get('rows')} rows of "
                     f"2^{c.get('log_size')}, {c.get('cells')} cells ({c.get('main_columns')} main + "
                     f"{c.get('topology_columns')} topology + {c.get('interaction_columns')} LogUp columns"
                     f"{fused_note(c)})"
@@ -787,7 +921,14 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="output directory (created if missing; checked before proving; the pair is replaced atomically)",
     )
-    p.add_argument("--preset", choices=["fast", "default", "secure"], default=None)
+    p.add_argument(
+        "--preset",
+        choices=["fast", "default", "secure"],
+        default=None,
+        help="the proof's configuration: default (96 bits, what verifiers accept), secure (more queries), or "
+        "fast (a development proof of about 20 bits, accepted only with --min-security-bits; anyone could forge "
+        "it); default: default",
+    )
     p.add_argument("--security", type=int, default=None, help="target conjectured bits (overrides --preset)")
     p.add_argument("--scale-bits", type=int, default=None, help="fixed-point fractional bits (default 10)")
     p.add_argument(
@@ -829,7 +970,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(fn=cmd_prove)
-    v = sub.add_parser("verify", help="verify PROOF against SETTINGS", epilog=LIMITS_HELP)
+    v = sub.add_parser(
+        "verify",
+        help="verify PROOF against SETTINGS: exit 0 valid, 1 rejected, 2 usage/IO error, 3 not checked (work budget)",
+        epilog=LIMITS_HELP,
+    )
     v.add_argument("proof", help="proof.bin (a regular file, at most 64 MiB)")
     v.add_argument("settings", help="settings.bin (a regular file, at most 64 MiB)")
     v.add_argument(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import os
 import sys
 import threading
 from pathlib import Path
@@ -50,7 +51,29 @@ def make_demo_files(out_dir: Path = PUBLIC, preset: str = "default", model_dir: 
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files; a file's precompressed sibling (`f.br`, `f.gz`, written by the web build) is
+    sent instead when the browser accepts that encoding, as nginx's gzip_static/brotli_static and
+    Caddy's `precompressed` do."""
+
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+
+    def send_head(self):  # type: ignore[no-untyped-def]
+        path = self.translate_path(self.path)
+        accepted = {t.split(";")[0].strip() for t in self.headers.get("Accept-Encoding", "").split(",")}
+        if os.path.isfile(path):
+            for token, ext in (("br", ".br"), ("gzip", ".gz")):
+                if token in accepted and os.path.isfile(path + ext):
+                    f = open(path + ext, "rb")  # noqa: SIM115 - the base class closes it after copying
+                    size = os.fstat(f.fileno()).st_size
+                    self.send_response(200)
+                    self.send_header("Content-Type", self.guess_type(path))
+                    self.send_header("Content-Encoding", token)
+                    self.send_header("Content-Length", str(size))
+                    self.send_header("Vary", "Accept-Encoding")
+                    self.send_header("Last-Modified", self.date_time_string(int(os.path.getmtime(path))))
+                    self.end_headers()
+                    return f
+        return super().send_head()
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         pass

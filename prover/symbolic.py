@@ -37,6 +37,7 @@ from .graph.ops import Op
 from .graph.shape import ShapeTracker
 
 DEFAULT_DEGREE = 2  # per symbol: enough for batch * seq and seq^2 (attention scores)
+DEFAULT_RANGE = (1, 256)  # an ONNX dynamic axis given no range (narrowed to what the verifier accepts)
 MAX_I32 = (1 << 31) - 1
 
 
@@ -123,9 +124,10 @@ def _sample_points(symbols: list[Symbol], degree: int) -> list[list[int]]:
 
 
 def fit_template(compile_at: Callable[[dict[str, int]], GraphSpec], symbols: list[Symbol],
-                 degree: int = DEFAULT_DEGREE) -> GraphSpec:
+                 degree: int = DEFAULT_DEGREE, narrow: bool = False) -> GraphSpec:
     """The symbolic graph whose instances are `compile_at(values)`, fitted on a grid of sample
-    values and checked on one more. Raises SymbolicError naming what does not fit."""
+    values and checked on one more. Raises SymbolicError naming what does not fit; with `narrow`,
+    ranges whose largest values the verifier would refuse are narrowed to what it accepts."""
     if not 1 <= degree <= MAX_EXPONENT:
         raise SymbolicError(f"degree {degree} outside [1, {MAX_EXPONENT}]")
     points = _sample_points(symbols, degree)
@@ -157,6 +159,7 @@ def fit_template(compile_at: Callable[[dict[str, int]], GraphSpec], symbols: lis
             exprs.append(poly)
         ints_out.append(ref(index[poly]))
     template = _rebuild(first, ints_out, list(symbols), exprs)
+    template = _narrowed(template) if narrow else template
     _check_range(template)
     check = tuple(p[-1] for p in points)
     expected = compile_at(dict(zip(names, check)))
@@ -199,6 +202,34 @@ def _check_range(template: GraphSpec) -> None:
             lo, hi = (mid, hi) if fails((mid,)) is None else (lo, mid - 1)
         hint = f"; the largest {syms[0].name} this graph allows is {lo}"
     raise SymbolicError(f"at the largest values ({_at(syms, high)}) the graph is not provable: {why}{hint}")
+
+
+def _narrowed(template: GraphSpec) -> GraphSpec:
+    """The template with every symbol's upper bound lowered, by one common fraction t of its range
+    (bisection), until the largest values give a graph the verifier accepts."""
+    from dataclasses import replace
+
+    from ..verifier.errors import FormatError
+
+    syms = template.symbols
+
+    def his(t: Fraction) -> tuple[int, ...]:
+        return tuple(s.lo + int((s.hi - s.lo) * t) for s in syms)
+
+    def fits(values: tuple[int, ...]) -> bool:
+        try:
+            instantiate(template, values)
+        except FormatError:
+            return False
+        return True
+
+    if fits(his(Fraction(1))):
+        return template
+    lo, hi = Fraction(0), Fraction(1)
+    for _ in range(24):  # (hi - lo) < 2^-24 of the range: every bound is exact
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if fits(his(mid)) else (lo, mid)
+    return replace(template, symbols=[Symbol(s.name, s.lo, h) for s, h in zip(syms, his(lo))])
 
 
 def _at(symbols: list[Symbol], values: tuple[int, ...]) -> str:
@@ -328,9 +359,16 @@ class SymbolicModel:
     argument, build(batch) (shapes then follow as usual: x.shape[0] is the batch size); or an ONNX
     file or ModelProto whose dynamic axes are named like the symbols."""
 
-    def __init__(self, build: Callable[..., Graph] | str | os.PathLike | Any, symbols: Mapping[str, tuple[int, int]],
-                 *, degree: int = DEFAULT_DEGREE, compilers: Sequence[Any] | None = None, search: bool = True,
-                 **onnx_options: Any):
+    def __init__(self, build: Callable[..., Graph] | str | os.PathLike | Any,
+                 symbols: Mapping[str, tuple[int, int]] | None = None, *, degree: int = DEFAULT_DEGREE,
+                 compilers: Sequence[Any] | None = None, search: bool = True, **onnx_options: Any):
+        self.narrow = symbols is None  # default ranges: narrowed to what the graph allows
+        if symbols is None:
+            if callable(build):
+                raise SymbolicError("a Python builder needs its symbols and their ranges, e.g. {'batch': (1, 256)}")
+            symbols = {name: DEFAULT_RANGE for name in onnx_dynamic_axes(_onnx_proto(build))}
+            if not symbols:
+                raise SymbolicError("the ONNX model has no dynamic axes (dim_param) to make symbolic")
         if not symbols:
             raise SymbolicError("a symbolic model needs at least one symbol")
         self.symbols = []
@@ -374,7 +412,8 @@ class SymbolicModel:
     def template(self, title: str = "", description: str = "") -> GraphSpec:
         from .air.graph_trace import build_spec
 
-        return fit_template(lambda v: build_spec(self.graph_at(v), title, description), self.symbols, self.degree)
+        return fit_template(lambda v: build_spec(self.graph_at(v), title, description), self.symbols, self.degree,
+                            narrow=self.narrow)
 
     def gen_settings(self, *, preset: str | None = None, config: Any = None, security_bits: int | None = None,
                      title: str = "", description: str = "") -> SymbolicSettings:
@@ -470,20 +509,35 @@ def _single_symbol(template: GraphSpec, dim: int) -> int | None:
     return None
 
 
+def _onnx_proto(source: Any) -> Any:
+    import onnx
+
+    return source if isinstance(source, onnx.ModelProto) else onnx.load(str(source))
+
+
+def _input_dims(model: Any) -> dict[str, list]:
+    """Each (non-initializer) input's dimensions: ints, dim_param names, or "" (unnamed)."""
+    inits = {i.name for i in model.graph.initializer}
+    return {vi.name: [d.dim_value if d.HasField("dim_value") else d.dim_param for d in vi.type.tensor_type.shape.dim]
+            for vi in model.graph.input if vi.name not in inits}
+
+
+def onnx_dynamic_axes(model: Any) -> list[str]:
+    """The dim_param names of an ONNX model's inputs, in order of first use: the symbols `luminair
+    prove` makes of them when no --symbol is given (each over DEFAULT_RANGE, narrowed)."""
+    names: list[str] = []
+    for dims in _input_dims(_onnx_proto(model)).values():
+        names.extend(d for d in dims if isinstance(d, str) and d and d not in names)
+    return names
+
+
 def _onnx_builder(source: Any, names: list[str], options: Mapping[str, Any]) -> Callable[..., Graph]:
     """build(**values) for an ONNX file or ModelProto: its dynamic axes named like the symbols take
     their values."""
-    import onnx
-
     from .onnx import load_onnx
 
-    model = source if isinstance(source, onnx.ModelProto) else onnx.load(str(source))
-    inits = {i.name for i in model.graph.initializer}
-    dynamic: dict[str, list] = {}
-    for vi in model.graph.input:
-        if vi.name in inits:
-            continue
-        dynamic[vi.name] = [d.dim_value if d.HasField("dim_value") else d.dim_param for d in vi.type.tensor_type.shape.dim]
+    model = _onnx_proto(source)
+    dynamic = _input_dims(model)
     used = {d for dims in dynamic.values() for d in dims if isinstance(d, str)}
     unknown = set(names) - used
     if unknown:

@@ -23,13 +23,13 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .budget import WorkMeter, budget_for, check_file_sizes, statement_work
+from .budget import BudgetError, WorkMeter, budget_for, check_file_sizes, statement_work
 from .config import DEFAULT_MIN_SECURITY_BITS, preset_label
 from .errors import ConfigError, StatementError, VerificationError
 from .formats import read_proof_file
 from .security import security_bits, soundness_terms, weakest
 from .statement import KIND_NAMES, bind_symbols, build_statement, read_settings
-from .usage import check_bytes, check_verify_arguments
+from .usage import UsageError, check_bytes, check_verify_arguments
 from .verify import Progress, report, verify_stark
 
 OUT_OF_MEMORY = "malformed file: the files need more memory than this verifier has"
@@ -51,6 +51,14 @@ class VerifyResult:
     statement: str | None = None
     verification_time_ms: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    # "verified", "rejected" (a check failed) or "not checked" (over the work budget or the size
+    # caps, or a usage error: nothing was checked); work_needed: the max_work that admits the files, when known
+    kind: str = ""
+    work_needed: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.kind:
+            self.kind = "verified" if self.success else "rejected"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -101,7 +109,7 @@ def _verify(
             )
         settings.config.check_floor(min_security_bits)
         settings = bind_symbols(settings, proof.public_values, meter)
-        meter.charge_all(statement_work(settings, proof.stark_bytes))
+        meter.charge_all(statement_work(settings, proof.stark_bytes), complete=True)
         st = build_statement(settings, proof.public_values)
         terms = soundness_terms(settings.config, st.air, st.public_terms)
         bits = security_bits(terms)
@@ -126,6 +134,13 @@ def _verify(
             verification_time_ms=(time.perf_counter() - t0) * 1000,
             extra={"soundness_bits": terms, **({"training": st.training} if st.training is not None else {})},
         )
+    except BudgetError as e:
+        return VerifyResult(
+            False, e.message, e.check, model_digest=digest, kind="not checked", work_needed=e.needed,
+            verification_time_ms=(time.perf_counter() - t0) * 1000,
+        )
+    except UsageError as e:  # nothing was checked: the call itself is wrong
+        return VerifyResult(False, e.message, e.check, kind="not checked", verification_time_ms=(time.perf_counter() - t0) * 1000)
     except VerificationError as e:
         return VerifyResult(
             success=False,

@@ -13,7 +13,8 @@ CPython (bench/hostile_bench.py measures it; tests/verifier/test_hostile_files.p
    configuration's floor;
 3. the declared work (this module), charged to a WorkMeter part by part before it is paid: the
    view checks of settings.bin and the public values as they are decoded, a symbolic graph's
-   substitution before it is instantiated, then every step whose cost grows with a declared size, estimated from the parsed graph, the
+   substitution before it is instantiated (these refuse past max(budget, MAX_WORK): WorkMeter),
+   then every step whose cost grows with a declared size, estimated from the parsed graph, the
    proof's public values and the size of its STARK part, before the statement is built. Units are
    about one microsecond of CPython; the total must fit the budget of these files,
    min(max_work, BASE_WORK + WORK_PER_BYTE * (proof bytes + settings bytes)): any pair may cost
@@ -87,9 +88,16 @@ TABLE_EVAL_UNITS = 2  # a padded table row, its two columns evaluated at the out
 
 
 class BudgetError(VerificationError):
-    """The files declare more work than this verifier spends on one pair."""
+    """The files declare more work than this verifier spends on one pair: they were not checked.
+    `needed` is the max_work that admits them (None when no budget does: files over every cap), or
+    a lower bound of it when they were refused before all their work was counted (the message
+    says "at least")."""
 
     check = "work budget"
+
+    def __init__(self, detail: str, needed: int | None = None) -> None:
+        super().__init__(detail)
+        self.needed = needed
 
 
 def budget_for(proof_size: int, settings_size: int, max_work: int | None = None) -> int:
@@ -114,49 +122,85 @@ def file_caps(max_work: int | None = None) -> tuple[int, int]:
 
 def check_file_sizes(proof_size: int, settings_size: int, max_work: int | None = None) -> None:
     proof_cap, settings_cap = file_caps(max_work)
+    # the budget whose caps admit both files: MAX_WORK per multiple of the default caps
+    scale = max(-(-proof_size // MAX_PROOF_BYTES), -(-settings_size // MAX_SETTINGS_BYTES), 1)
+    needed = scale * MAX_WORK if scale <= MAX_FILE_SCALE else None
     for name, size, cap in (("proof.bin", proof_size, proof_cap), ("settings.bin", settings_size, settings_cap)):
         if size > cap:
-            hint = "" if max_work is not None else "; a larger max_work raises it in proportion"
-            raise BudgetError(f"{name} is {size} bytes, more than this verifier reads ({cap} bytes{hint})")
+            hint = (f"; a budget of max_work={needed} raises the caps far enough" if needed is not None
+                    else f"; no budget raises the caps that far (at most {MAX_FILE_SCALE} times)")
+            raise BudgetError(f"{name} is {size} bytes, more than this verifier reads ({cap} bytes{hint})", needed)
 
 
-def check_work(work: dict[str, float], budget: float) -> None:
-    """Refuse the pair if the estimated work exceeds the budget, naming the largest part."""
+def check_work(work: dict[str, float], budget: float, complete: bool = True, limit: float | None = None) -> None:
+    """Refuse the pair if the estimated work exceeds the budget (or `limit`, when given), naming the
+    largest part. Unless `complete`, the files declare more than `work` (decoding stopped at this
+    charge), so the max_work named is a lower bound."""
     total = sum(work.values())
-    if total > budget:  # the same float sum as bench/hostile_bench.py's bisection
+    if total > (budget if limit is None else limit):  # the same float sum as bench/hostile_bench.py's bisection
         part = max(work, key=lambda k: work[k])
+        needed = work_needed(work)
+        grant = (f"a budget of max_work={needed} checks them" if complete else
+                 f"a budget of at least max_work={needed} is needed (they were refused before all their work was counted)")
         raise BudgetError(
             f"these files declare about {int(total)} units of verifier work ({part}: {int(work[part])}), "
-            f"more than the {budget} this verifier spends on a pair of files of their size"
+            f"more than the {budget} this verifier spends on a pair of files of their size; {grant}",
+            needed,
         )
 
 
 class WorkMeter:
-    """The work a pair of files declares, by part, charged before it is paid: the first charge that
-    takes the total past the budget refuses the pair (BudgetError naming the largest part). Without
-    a budget it only counts (bench/hostile_bench.py's estimate)."""
+    """The work a pair of files declares, by part, charged before it is paid: a charge that takes the
+    total past the budget refuses the pair (BudgetError naming the largest part). A charge made
+    while the files are decoded refuses only past max(budget, MAX_WORK): decoding may spend up to
+    MAX_WORK whatever the budget (about 1 s), so that files over a small budget are refused once all
+    their work is counted, naming the max_work they need. Without a budget it only counts
+    (declared_work)."""
 
-    __slots__ = ("budget", "parts")
+    __slots__ = ("budget", "parts", "decode_limit")
 
     def __init__(self, budget: float = math.inf) -> None:
         self.budget = budget
         self.parts: dict[str, float] = {}
+        self.decode_limit = max(budget, MAX_WORK)
 
     @property
     def total(self) -> float:
         return sum(self.parts.values())
 
     def charge(self, part: str, units: float) -> None:
+        """A cost met while decoding."""
         self.parts[part] = self.parts.get(part, 0.0) + units
-        check_work(self.parts, self.budget)
+        check_work(self.parts, self.budget, complete=False, limit=self.decode_limit)
 
-    def charge_all(self, work: dict[str, float]) -> None:
+    def charge_all(self, work: dict[str, float], complete: bool = False) -> None:
+        """Several costs at once; `complete`: the last of the pair's, checked against the budget
+        itself (a refusal then names the max_work the files need)."""
         for part, units in work.items():
             self.parts[part] = self.parts.get(part, 0.0) + units
-        check_work(self.parts, self.budget)
+        check_work(self.parts, self.budget, complete, limit=None if complete else self.decode_limit)
 
     def charge_public_values(self, n: int) -> None:
         self.charge("public values", float(PUBLIC_VALUE_UNITS * n))
+
+
+def work_needed(work: dict[str, float]) -> int:
+    """The smallest max_work that admits this estimate (check_work's sum, rounded up)."""
+    return math.ceil(sum(work.values()))
+
+
+def declared_work(proof_bytes: bytes, settings_bytes: bytes) -> WorkMeter:
+    """Every part of the work a pair of files declares, charged as verify charges it but against no
+    budget (what the prover reports a proof needs; bench/hostile_bench.py's estimate). Raises what
+    the decoders raise."""
+    from .formats import read_proof_file
+    from .statement import bind_symbols, read_settings
+
+    meter = WorkMeter()
+    settings = read_settings(settings_bytes, meter)
+    proof = read_proof_file(proof_bytes, meter)
+    meter.charge_all(statement_work(bind_symbols(settings, proof.public_values, meter), proof.stark_bytes))
+    return meter
 
 
 def substitution_work(n_terms: int, n_references: int) -> float:

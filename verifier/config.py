@@ -129,16 +129,21 @@ def preset_config(name: str, trace_cells: int | None = None) -> PcsConfig:
 
 
 def preset_label(config: PcsConfig) -> str:
-    """The preset a config comes from: the preset itself, one of its sized blowups, or either with
-    queries added to reach the floor by the union bound (proving.gen_settings)."""
     for name, preset in PRESETS.items():
-        sized = [at_blowup(preset, b) for b in PRESET_BLOWUPS] if name in SIZED_PRESETS else []
-        if any(config == c or (name in SIZED_PRESETS and config == replace(c, n_queries=config.n_queries)
-                               and config.n_queries > c.n_queries) for c in (preset, *sized)):
+        sized = name in SIZED_PRESETS
+        if any(_comes_from(config, c, sized) for c in (preset, *(at_blowup(preset, b) for b in PRESET_BLOWUPS if sized))):
             return f" [{name} preset{PRESET_NOTES[name]}]"
     if config.security_bits < DEFAULT_MIN_SECURITY_BITS:
         return " [custom, below the 96-bit floor: DEVELOPMENT ONLY]"
     return " [custom]"
+
+
+def _comes_from(config: PcsConfig, preset: PcsConfig, topped: bool) -> bool:
+    """`config` is `preset`, or (`topped`) `preset` with queries added to reach the floor by the
+    union bound (proving.reach_union_bound)."""
+    if config == preset:
+        return True
+    return topped and config.n_queries > preset.n_queries and config == replace(preset, n_queries=config.n_queries)
 
 
 def config_for_bits(bits: int, log_blowup: int = 2, pow_bits: int = 20) -> PcsConfig:

@@ -125,6 +125,8 @@ def _const_view(src: Node, view: ShapeTracker, fmt) -> tuple[np.ndarray, np.ndar
 
 def _all(src: Node, view: ShapeTracker, fmt, real: float) -> bool:
     """True if the constant source reads ``real`` everywhere, in float and exactly in fixed point."""
+    if src.op is not Op.CONSTANT or not (src.value == real).any():
+        return False  # the view reads source elements (and zeros): none is `real`, so False is safe
     cv = _const_view(src, view, fmt)
     if cv is None:
         return False

@@ -8,7 +8,8 @@ from luminair.prover.graph import Graph
 from luminair.prover.graph.errors import CompileError
 from luminair.prover.graph.ops import GroupOp, Op
 from luminair.prover.graph.shape import ShapeTracker
-from luminair.verifier.graph.spec import view_shape
+from luminair.verifier.graph.settings import MAX_NUMEL
+from luminair.verifier.graph.spec import MAX_VIEW_NUMEL, view_shape
 from luminair.verifier.graph.topology import is_affine
 
 from .fuse import FuseOpCompiler
@@ -69,6 +70,25 @@ def materialize_views(graph: Graph) -> bool:
     return graph.transform(rewrite)
 
 
+class FormatCapError(CompileError):
+    """A node whose tensor, or the view it reads, is larger than the proof format holds."""
+
+
+def _check_caps(node) -> None:  # noqa: ANN001 - a graph Node
+    """The proof format's caps on a tensor (settings.MAX_NUMEL) and on the view an op reads
+    (spec.MAX_VIEW_NUMEL), checked here so that the refusal names the node and its origin."""
+    where = f"node {node.id} ({node.label()}, {node.origin or 'no origin'})"
+    remedy = "use a smaller input (or split the layer)"
+    if node.numel > MAX_NUMEL:
+        raise FormatCapError(f"{where}: its {node.shape} holds {node.numel} elements, more than a tensor of the proof "
+                           f"format may ({MAX_NUMEL} = 2^{MAX_NUMEL.bit_length() - 1}); {remedy}")
+    for i, (_, view) in enumerate(node.srcs):
+        if view.numel > MAX_VIEW_NUMEL:
+            raise FormatCapError(f"{where}: input {i} is read through a view of {view.shape} ({view.numel} elements), "
+                               f"more than a view of the proof format may hold ({MAX_VIEW_NUMEL} = "
+                               f"2^{MAX_VIEW_NUMEL.bit_length() - 1}); {remedy}")
+
+
 class StwoCompiler:
     """Removes nodes no output depends on, materializes views the AIR cannot address, searches for
     the cheapest equivalent graph to prove (SearchCompiler: fusions and exact algebra by equality
@@ -108,6 +128,7 @@ class StwoCompiler:
         for node in graph.nodes():
             if node.op not in COMPONENT_OF:
                 raise CompileError(f"node {node.id} ({node.label()}): no AIR component proves {node.op.value}")
+            _check_caps(node)
             if node.op in GroupOp.AXIS:
                 length = node.srcs[0][1].shape[node.axis]
                 if length > MAX_REDUCE_LENGTH:

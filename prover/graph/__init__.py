@@ -19,12 +19,16 @@ What the prover reads from a (compiled) graph:
 from .tensor import GraphTensor  # noqa: I001
 from .errors import BoundsError, CompileError, GraphError, InputError, ShapeError
 from .graph import Graph, run_compilers
+from .hl_conv import avg_pool, avg_pool2d, conv, conv2d, conv_transpose, flip, lrn, max_pool, max_pool2d, pad
 from .hl_math import (
-    abs, clip, cos, div, eq, exp, gelu, ge, gt, le, leaky_relu, log, lt, maximum, minimum, mul_const,
-    ne, neg, pow, relu, rsqrt, select, sigmoid, sign, square, sub, tanh, where,
+    abs, ceil, celu, clip, cos, div, elu, eq, erf, exp, floor, gelu, ge, gt, hard_sigmoid, hard_swish, le, leaky_relu, log,
+    logical_and, logical_not, logical_or, logical_xor, lt, maximum, minimum, mul_const, ne, neg, pow, pow_tensor,
+    prelu, relu, rsqrt, select, selu, shrink, sigmoid, sign, softplus, softsign, square, sub, tanh, trunc, where,
 )
-from .hl_nn import avg_pool2d, concat, conv2d, gather, linear, matmul, max_pool2d
-from .hl_reduce import argmax, layer_norm, log_softmax, max, mean, min, softmax, sum, var
+from .hl_nn import concat, gather, linear, matmul, tile
+from .hl_reduce import (
+    argmax, argmin, instance_norm, layer_norm, layer_norm_wide, log_softmax, max, mean, min, softmax, sum, var,
+)
 from .node import Node
 from .ops import GroupOp, Op
 from .shape import ShapeTracker
@@ -32,8 +36,11 @@ from .shape import ShapeTracker
 __all__ = [
     "BoundsError", "CompileError", "Graph", "GraphError", "GraphTensor", "GroupOp", "InputError", "Node",
     "Op", "ShapeError", "ShapeTracker", "run_compilers",
-    "abs", "argmax", "avg_pool2d", "clip", "concat", "conv2d", "cos", "div", "eq", "exp", "gather", "ge",
-    "gelu", "gt", "layer_norm", "le", "leaky_relu", "linear", "log", "log_softmax", "lt", "matmul", "max",
-    "max_pool2d", "maximum", "mean", "min", "minimum", "mul_const", "ne", "neg", "pow", "relu", "rsqrt",
-    "select", "sigmoid", "sign", "softmax", "square", "sub", "sum", "tanh", "var", "where",
+    "abs", "argmax", "argmin", "avg_pool", "avg_pool2d", "ceil", "celu", "clip", "concat", "conv", "conv2d",
+    "conv_transpose", "cos", "div", "elu", "eq", "erf", "exp", "flip", "floor", "gather", "ge", "gelu", "gt", "hard_sigmoid",
+    "hard_swish", "instance_norm", "layer_norm", "layer_norm_wide", "le", "leaky_relu", "linear", "log",
+    "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "lrn", "lt", "matmul", "max",
+    "max_pool", "max_pool2d", "maximum", "mean", "min", "minimum", "mul_const", "ne", "neg", "pad", "pow",
+    "pow_tensor", "prelu", "relu", "rsqrt", "select", "selu", "shrink", "sigmoid", "sign", "softmax", "softplus",
+    "softsign", "square", "sub", "sum", "tanh", "tile", "trunc", "var", "where",
 ]

@@ -10,8 +10,8 @@ incoming bounds, evaluated at the float64 reference values:
 * Sqrt: min(sqrt(e), e / sqrt(x)) + eps (floor)
 * Exp2: 2^x (2^e - 1) + eps/2; Log2: log2(x / (x - e)) + eps/2 if x > e; Sin: min(e, 2) + eps/2
   (the tables are correctly rounded to half a raw unit)
-* LessThan: 0 if |a - b| > ea + eb (the comparison cannot flip), else 1
-* Mod: ea + |q| eb if the quotient q = floor(a / b) cannot change, else |b| + eb
+* LessThan: 0 if |a - b| > ea + eb or both are exact (the comparison cannot flip), else 1
+* Mod: ea + |q| eb if the quotient q = floor(a / b) cannot change (or both are exact), else |b| + eb
 * SumReduce: the sum of the bounds; MaxReduce: their max; Contiguous and views: unchanged
 * Relu (fused x * (0 < x)): unchanged (max(., 0) is 1-Lipschitz and exact)
 * Dot (fused multiply-accumulate): the sum of the products' propagated bounds + eps/2 (one rounding)
@@ -69,14 +69,15 @@ def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int
                 e = np.where(x > es[0], np.log2(x / (x - es[0])), np.inf) + half
             elif op is Op.SIN:
                 e = np.minimum(es[0], 2.0) + half
-            elif op is Op.LESS_THAN:
-                e = np.where(np.abs(xs[0] - xs[1]) > es[0] + es[1], 0.0, 1.0)
+            elif op is Op.LESS_THAN:  # exact operands compare exactly (raw a < raw b is a < b)
+                slack = es[0] + es[1]
+                e = np.where((np.abs(xs[0] - xs[1]) > slack) | (slack == 0), 0.0, 1.0)
             elif op is Op.MOD:
                 a, b = xs
                 q = np.floor(a / b)
                 r = a - q * b
                 slack = es[0] + np.abs(q + 1) * es[1]
-                stable = (np.abs(r) > slack) & (np.abs(b) - np.abs(r) > slack)
+                stable = (np.abs(r) > slack) & (np.abs(b) - np.abs(r) > slack) | (slack == 0)
                 e = np.where(stable, es[0] + np.abs(q) * es[1], np.abs(b) + es[1])
             elif op is Op.SUM_REDUCE:
                 e = es[0].reshape(n.srcs[0][1].shape).sum(axis=n.axis).reshape(-1)

@@ -294,9 +294,10 @@ def relu(x: GraphTensor) -> GraphTensor:
 
 @hl_op("leaky_relu")
 def leaky_relu(x: GraphTensor, alpha: float = 0.01) -> GraphTensor:
-    """x * (x > 0) + alpha * (x * (x < 0)): exact for x >= 0, one rounding for x < 0."""
+    """x * (x > 0) + alpha * (x * (x < 0)): exact for x >= 0; for x < 0 alpha is applied by
+    mul_const (a small alpha keeps its relative precision: 0.01 is not 10/1024)."""
     pos, negm = _signs(x)
-    return x * pos + (x * negm) * float(alpha)
+    return x * pos + mul_const(x * negm, float(alpha))
 
 
 def _neg_abs(x: GraphTensor, pos: GraphTensor, negm: GraphTensor) -> GraphTensor:
@@ -340,3 +341,148 @@ def gelu(x: GraphTensor) -> GraphTensor:
     v = u * math.sqrt(GELU_B)
     z = u * (v * v + GELU_A)
     return x * sigmoid(z)
+
+
+@hl_op("elu")
+def elu(x: GraphTensor, alpha: float = 1.0) -> GraphTensor:
+    """x (x > 0), alpha (e^x - 1) (x <= 0), as x * (x > 0) + alpha * (exp(x * (x < 0)) - 1): the
+    exp's argument is never positive, so e is in (0, 1]; exact for x >= 0."""
+    pos, negm = _signs(x)
+    return x * pos + mul_const(exp(x * negm) - 1.0, float(alpha))
+
+
+@hl_op("selu")
+def selu(x: GraphTensor, alpha: float = 1.67326319217681884765625, gamma: float = 1.05070102214813232421875) -> GraphTensor:
+    """gamma * elu(x, alpha)."""
+    return mul_const(elu(x, alpha), float(gamma))
+
+
+@hl_op("celu")
+def celu(x: GraphTensor, alpha: float = 1.0) -> GraphTensor:
+    """max(0, x) + min(0, alpha (e^(x / alpha) - 1)) = alpha * elu(x / alpha) for alpha > 0."""
+    if alpha <= 0:
+        raise GraphError(f"celu: alpha must be positive, got {alpha}")
+    pos, negm = _signs(x)
+    return x * pos + mul_const(exp(mul_const(x * negm, 1.0 / float(alpha))) - 1.0, float(alpha))
+
+
+@hl_op("softplus")
+def softplus(x: GraphTensor) -> GraphTensor:
+    """ln(1 + e^x) = relu(x) + ln(1 + e^-|x|): the exp is in (0, 1] and the log's input in (1, 2],
+    whatever x is."""
+    pos, negm = _signs(x)
+    return x * pos + log(exp(_neg_abs(x, pos, negm)) + 1.0)
+
+
+@hl_op("softsign")
+def softsign(x: GraphTensor) -> GraphTensor:
+    """x / (1 + |x|) = x * recip(1 + |x|)."""
+    return x * (abs(x) + 1.0).recip()
+
+
+@hl_op("hard_sigmoid")
+def hard_sigmoid(x: GraphTensor, alpha: float = 0.2, beta: float = 0.5) -> GraphTensor:
+    """clip(alpha x + beta, 0, 1) (the clip through masks: exact)."""
+    return clip(mul_const(x, float(alpha)) + float(beta), 0.0, 1.0)
+
+
+@hl_op("hard_swish")
+def hard_swish(x: GraphTensor) -> GraphTensor:
+    """x * hard_sigmoid(x, 1/6, 1/2)."""
+    return x * hard_sigmoid(x, 1.0 / 6.0, 0.5)
+
+
+@hl_op("shrink")
+def shrink(x: GraphTensor, lambd: float = 0.5, bias: float = 0.0) -> GraphTensor:
+    """x + bias (x < -lambd), x - bias (x > lambd), else 0: (x + bias) * (x < -lambd) +
+    (x - bias) * (x > lambd), each product with a 0/1 mask (exact)."""
+    lo = _as_mask(x < -float(lambd))
+    hi = _as_mask(x._lift(float(lambd)) < x)
+    return (x + float(bias)) * lo + (x - float(bias)) * hi
+
+
+@hl_op("prelu")
+def prelu(x: GraphTensor, slope: Any) -> GraphTensor:
+    """x * (x > 0) + slope * (x * (x < 0)), slope a tensor or array broadcast to x: exact for
+    x >= 0, one rounding for x < 0."""
+    pos, negm = _signs(x)
+    return x * pos + (x * negm) * slope
+
+
+@hl_op("pow_tensor")
+def pow_tensor(x: GraphTensor, y: Any) -> GraphTensor:
+    """x^y = exp2(y * log2(x)) for x > 0 (the log2 table refuses x <= 0 with the element); y a
+    tensor or a non-integer number (integers: pow, any sign of x)."""
+    return (x.log2() * y).exp2()
+
+
+@hl_op("floor")
+def floor(x: GraphTensor) -> GraphTensor:
+    """x - (x mod 1) (floor Mod by 1.0: exact)."""
+    return x - (x % 1.0)
+
+
+@hl_op("ceil")
+def ceil(x: GraphTensor) -> GraphTensor:
+    """floor(x) + (x mod 1 > 0): exact."""
+    m = x % 1.0
+    return (x - m) + (m._lift(0.0) < m)
+
+
+@hl_op("trunc")
+def trunc(x: GraphTensor) -> GraphTensor:
+    """The integer part towards zero, sign(x) * (|x| - (|x| mod 1)) (Mod by 1.0 is exact)."""
+    s = sign(x)
+    a = x * s
+    return (a - (a % 1.0)) * s
+
+
+@hl_op("logical_not")
+def logical_not(x: GraphTensor) -> GraphTensor:
+    """1 where x == 0, else 0 (a mask for any x)."""
+    return _not(x if x._mask else ne(x, 0.0))
+
+
+@hl_op("logical_and")
+def logical_and(a: GraphTensor, b: Any) -> GraphTensor:
+    """(a != 0) * (b != 0)."""
+    b = a._lift(b)
+    return _as_mask((a if a._mask else ne(a, 0.0)) * (b if b._mask else ne(b, 0.0)))
+
+
+@hl_op("logical_or")
+def logical_or(a: GraphTensor, b: Any) -> GraphTensor:
+    """not (not a and not b)."""
+    return _not(logical_and(logical_not(a), logical_not(a._lift(b))))
+
+
+@hl_op("logical_xor")
+def logical_xor(a: GraphTensor, b: Any) -> GraphTensor:
+    """(a != 0) != (b != 0)."""
+    b = a._lift(b)
+    return ne(a if a._mask else ne(a, 0.0), b if b._mask else ne(b, 0.0))
+
+
+# Abramowitz & Stegun 7.1.26: erf(a) = 1 - t (A1 + t (A2 + t (A3 + t (A4 + t A5)))) e^(-a^2),
+# t = 1 / (1 + P a), a >= 0, absolute error below 1.5e-7
+ERF_P = 0.3275911
+ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+ERF_CLAMP = 4.0  # erf(4) = 1 - 1.5e-8; clamping keeps a^2 <= 16 inside the range
+
+
+@hl_op("erf")
+def erf(x: GraphTensor) -> GraphTensor:
+    """erf(x) = s * (1 - poly(t) * 2^(-a^2 log2 e)) with s = 2 (x > 0) - 1 and a = min(s x, 4) = |x|
+    clamped (at x = 0, s = -1 and the bracket is 1 - (A1 + ... + A5) = 0); every intermediate is in
+    [-23.1, 1.5] whatever x is. About 28 primitive ops an element (GELU's cost in a transformer)."""
+    s = (x._lift(0.0) < x) * 2.0 - 1.0
+    a = minimum(x * s, ERF_CLAMP)
+    t = (a * ERF_P + 1.0).recip()
+    poly = t * ERF_A[4] + ERF_A[3]
+    for c in reversed(ERF_A[:3]):
+        poly = poly * t + c
+    poly = poly * t
+    e = (a * (a * -LOG2_E)).exp2()  # e^(-a^2) as one exp2 (-a^2 log2 e >= -23.1)
+    out = s * (neg(poly * e) + 1.0)
+    out.graph.mark_composite("Erf", x, out)  # FuseOpCompiler proves it as one table lookup
+    return out

@@ -84,13 +84,15 @@ def var(x: GraphTensor, axis: Axis = None, keepdims: bool = False, correction: i
 
 
 @hl_op("argmax")
-def argmax(x: GraphTensor, axis: int | None = None, keepdims: bool = False) -> GraphTensor:
-    """Index of the first maximum along an axis (all elements, flattened, if axis is None).
+def argmax(x: GraphTensor, axis: int | None = None, keepdims: bool = False, select_last_index: bool = False) -> GraphTensor:
+    """Index of the first (or, with select_last_index, the last) maximum along an axis (all
+    elements, flattened, if axis is None).
 
-    m = max(x); hit = not (x < m) (x <= m always, so this is x == m); r = max(hit * (n - i));
-    argmax = n - r (the largest n - i picks the smallest index i). Needs n in range."""
+    m = max(x); hit = not (x < m) (x <= m always, so this is x == m); first: r = max(hit * (n - i)),
+    argmax = n - r (the largest n - i picks the smallest index i); last: max(hit * (i + 1)) - 1.
+    Exact; needs n in range (n <= 31 at scale 10)."""
     if axis is None:
-        out = argmax(x.reshape((x.numel,)), 0)
+        out = argmax(x.reshape((x.numel,)), 0, select_last_index=select_last_index)
         return out.reshape((1,) * x.ndim) if keepdims else out
     axis = normalize_axis(axis, x.ndim, "argmax")
     n = x.shape[axis]
@@ -98,9 +100,16 @@ def argmax(x: GraphTensor, axis: int | None = None, keepdims: bool = False) -> G
         raise shape_error("argmax", f"argmax over an empty axis of {x.shape}")
     m = max(x, axis, keepdims=True)
     hit = (x < m) < 0.5
-    weights = np.arange(n, 0, -1, dtype=np.float64).reshape((n,) + (1,) * (x.ndim - axis - 1))
+    order = np.arange(1, n + 1) if select_last_index else np.arange(n, 0, -1)
+    weights = order.astype(np.float64).reshape((n,) + (1,) * (x.ndim - axis - 1))
     r = max(hit * x.graph.constant(weights), axis, keepdims)
-    return neg(r) + float(n)
+    return r + (-1.0) if select_last_index else neg(r) + float(n)
+
+
+@hl_op("argmin")
+def argmin(x: GraphTensor, axis: int | None = None, keepdims: bool = False, select_last_index: bool = False) -> GraphTensor:
+    """argmax(-x) (negation is exact)."""
+    return argmax(neg(x), axis, keepdims, select_last_index)
 
 
 @hl_op("softmax")
@@ -138,3 +147,55 @@ def layer_norm(
     if bias is not None:
         out = out + bias
     return out
+
+
+def _mean_last(x: GraphTensor) -> GraphTensor:
+    """Mean over the last axis as one Dot-able product-sum: sum(x * 2^-k) * (2^k / n) with 2^k >= n,
+    so the partial sums stay no larger than the mean itself (a plain sum of n values of size 1-2
+    leaves the +-32 range at scale 10 for n = 64) and 2^-k is exact in fixed point."""
+    n = x.shape[-1]
+    k = int(np.ceil(np.log2(n))) if n > 1 else 0
+    if k > x.graph.numeric_format.scale_bits:  # 2^-k not representable: round each term instead
+        return sum(mul_const(x, 1.0 / n), -1, keepdims=True)
+    s = sum(x * x.graph.constant(np.full(n, 2.0 ** -k)), -1, keepdims=True)
+    return s if 2 ** k == n else mul_const(s, 2.0 ** k / n)
+
+
+@hl_op("layer_norm_wide")
+def layer_norm_wide(x: GraphTensor, axis: int, scale: Any, bias: Any, eps: float) -> GraphTensor:
+    """(x - mean) / sqrt(var + eps) * scale + bias over the axes from ``axis`` to the last, with the
+    mean and the variance as sums of pre-scaled terms: var = sum((d / sqrt(n))^2). A plain sum of
+    squares (as G.layer_norm forms) is n * var, which leaves the fixed-point range for a 64-wide row
+    of variance 1/2 at scale 10; pre-scaling keeps every intermediate no larger than var."""
+    lead = x.shape[:axis]
+    n = int(np.prod(x.shape[axis:]))
+    flat = x.reshape(lead + (n,))
+    d = sub(flat, _mean_last(flat))
+    ds = mul_const(d, 1.0 / np.sqrt(n))
+    var = sum(ds * ds, -1, keepdims=True)  # fused into one exact Dot by the Stwo compiler
+    out = (d * (var + float(eps)).sqrt().recip()).reshape(x.shape)
+    if scale is not None:
+        out = out * scale
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+@hl_op("instance_norm")
+def instance_norm(x: GraphTensor, scale: Any = None, bias: Any = None, eps: float = 1e-5) -> GraphTensor:
+    """(x - mean) / sqrt(var + eps) * scale + bias over the spatial axes of (N, C, spatial...), per
+    sample and channel (ONNX InstanceNormalization); scale and bias have one value per channel.
+    The statistics are layer_norm_wide's pre-scaled sums (no intermediate larger than var)."""
+    if x.ndim < 3:
+        raise shape_error("instance_norm", f"input must be (N, C, spatial...), got {x.shape}")
+    per_channel = (x.shape[1],) + (1,) * (x.ndim - 2)
+
+    def channel(v: Any) -> Any:
+        if v is None:
+            return None
+        t = x._lift(v)
+        if t.numel != x.shape[1]:
+            raise shape_error("instance_norm", f"scale and bias need {x.shape[1]} values (one per channel), got {t.shape}")
+        return t.reshape(per_channel)
+
+    return layer_norm_wide(x, 2, channel(scale), channel(bias), eps)

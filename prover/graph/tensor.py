@@ -389,6 +389,7 @@ class GraphTensor:
 from . import hl_math as _m  # noqa: E402  (the high-level modules import GraphTensor)
 from . import hl_nn as _nn  # noqa: E402
 from . import hl_reduce as _r  # noqa: E402
+from . import hl_conv as _conv  # noqa: E402
 
 
 def _attach() -> None:
@@ -396,9 +397,12 @@ def _attach() -> None:
     for module, names in (
         (_m, ("neg", "sub", "div", "exp", "log", "pow", "abs", "sign", "relu", "leaky_relu", "sigmoid",
               "tanh", "gelu", "cos", "square", "rsqrt", "clip", "maximum", "minimum", "eq", "ne", "gt",
-              "ge", "le", "lt", "where", "mul_const")),
-        (_r, ("sum", "max", "min", "mean", "var", "argmax", "softmax", "log_softmax", "layer_norm")),
-        (_nn, ("matmul", "linear", "conv2d", "max_pool2d", "avg_pool2d", "gather")),
+              "ge", "le", "lt", "where", "mul_const", "elu", "selu", "celu", "softplus", "softsign",
+              "hard_sigmoid", "hard_swish", "shrink", "prelu", "trunc")),
+        (_r, ("sum", "max", "min", "mean", "var", "argmax", "argmin", "softmax", "log_softmax", "layer_norm",
+              "instance_norm")),
+        (_nn, ("matmul", "linear", "gather", "tile")),
+        (_conv, ("conv", "conv2d", "conv_transpose", "max_pool", "max_pool2d", "avg_pool", "avg_pool2d")),
     ):
         for name in names:
             fn = getattr(module, name)

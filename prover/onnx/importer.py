@@ -2,8 +2,11 @@
 
 Inputs and outputs keep their ONNX names; initializers become named constants (weights); every
 graph node built for an ONNX node records that node as its origin, and the node computing an ONNX
-tensor carries the tensor's name. Unsupported ops are found before anything is built and reported
-together in one UnsupportedOnnxError.
+tensor carries the tensor's name. A node whose inputs are all static (weights, Constant nodes,
+shapes, and everything computed from them alone: the shape arithmetic exporters emit, weight
+fills) is computed while importing by the onnx reference evaluator and never becomes graph
+nodes. Unsupported ops are found before anything is built and reported together in one
+UnsupportedOnnxError.
 """
 
 from __future__ import annotations
@@ -22,9 +25,17 @@ from luminair.verifier.numeric import NumericFormat
 
 from .errors import OnnxImportError, UnsupportedOnnxError
 from .ops import HANDLERS, Value
+from .table import NON_TENSOR_OPS, RANDOM_OPS
 
-_FLOAT_TYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16}
+_T = onnx.TensorProto
+_NUMBER_TYPES = {_T.FLOAT, _T.DOUBLE, _T.FLOAT16, _T.BFLOAT16, _T.BOOL}
+_INDEX_TYPES = {_T.INT64, _T.INT32, _T.INT16, _T.INT8, _T.UINT64, _T.UINT32, _T.UINT16, _T.UINT8}
 SUPPORTED_OPS = frozenset(HANDLERS)
+# ops of other domains the importer converts (domain, op_type)
+_DOMAIN_OPS = {("ai.onnx.preview.training", "Gradient")}
+# ops whose outputs are static whatever their inputs are (they read only the shape)
+_SHAPE_READERS = {"Shape", "Size", "EyeLike"}
+NON_TENSOR_REASON = "works on sequences, maps or strings: no tensor semantics in a fixed-point graph"
 
 
 @dataclass
@@ -71,15 +82,50 @@ def _known_shapes(model: onnx.ModelProto) -> dict[str, tuple | None]:
     return out
 
 
+def _default_domain(n: onnx.NodeProto) -> bool:
+    return n.domain in ("", "ai.onnx")
+
+
+def foldable(n: onnx.NodeProto) -> bool:
+    """Whether a node with all inputs static is computed at import (deterministic tensor ops)."""
+    return _default_domain(n) and n.op_type not in RANDOM_OPS and n.op_type not in NON_TENSOR_OPS
+
+
+def static_names(model: onnx.ModelProto) -> set[str]:
+    """The tensors known while importing: initializers, and the outputs of nodes that read only
+    static tensors (or only a shape); what fold_static computes."""
+    static = {i.name for i in model.graph.initializer}
+    for n in model.graph.node:
+        ins = [x for x in n.input if x]
+        if n.op_type in _SHAPE_READERS and _default_domain(n) or foldable(n) and all(x in static for x in ins):
+            static.update(o for o in n.output if o)
+    return static
+
+
+def _refusal(n: onnx.NodeProto, static: set[str]) -> str | None:
+    """Why a node cannot be converted (None: it can)."""
+    if n.op_type in NON_TENSOR_OPS:
+        return NON_TENSOR_REASON
+    if _default_domain(n):
+        if n.op_type in HANDLERS or foldable(n) and all(x in static for x in n.input if x):
+            return None
+        return "unsupported"
+    return None if (n.domain, n.op_type) in _DOMAIN_OPS else "unsupported"
+
+
 def unsupported_nodes(model: Any) -> list[tuple[str, str, list[tuple[str, tuple | None]]]]:
     """(op_type, name, inputs with shapes) of every node this importer cannot convert."""
-    m = _load(model)
-    shapes = _known_shapes(m)
+    return [node for node, _ in _unsupported(_load(model))]
+
+
+def _unsupported(m: onnx.ModelProto) -> list[tuple[tuple[str, str, list], str]]:
+    static = static_names(m)
+    refused = [(i, n, why) for i, n in enumerate(m.graph.node) if (why := _refusal(n, static)) is not None]
+    shapes = _known_shapes(m) if refused else {}  # shape inference only to describe the refused nodes
     bad = []
-    for i, n in enumerate(m.graph.node):
-        if n.domain not in ("", "ai.onnx") or n.op_type not in HANDLERS:
-            op = n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}"
-            bad.append((op, n.name or f"#{i}", [(x, shapes.get(x)) for x in n.input if x]))
+    for i, n, why in refused:
+        op = n.op_type if _default_domain(n) else f"{n.domain}.{n.op_type}"
+        bad.append(((op, n.name or f"#{i}", [(x, shapes.get(x)) for x in n.input if x]), why))
     return bad
 
 
@@ -119,7 +165,8 @@ class Importer:
             raise OnnxImportError(f"{node.describe()}: input {what} ({name!r}) must be a constant")
         return v
 
-    def add_inputs(self, input_shapes: Mapping[str, Sequence[int]] | None, private: Sequence[str]) -> None:
+    def add_inputs(self, input_shapes: Mapping[str, Sequence[int]] | None, private: Sequence[str],
+                   resize: bool = False) -> None:
         inits = {i.name for i in self.model.graph.initializer}
         given = dict(input_shapes or {})
         names = []
@@ -127,17 +174,27 @@ class Importer:
             if vi.name in inits:
                 continue  # old exporters list initializers as inputs too
             names.append(vi.name)
+            if not vi.type.HasField("tensor_type"):
+                kind = vi.type.WhichOneof("value") or "unknown"
+                raise OnnxImportError(f"input {vi.name!r} is a {kind.replace('_type', '')}, not a tensor: no tensor "
+                                      f"semantics in a fixed-point graph")
             t = vi.type.tensor_type
-            if t.elem_type not in _FLOAT_TYPES:
+            if t.elem_type in _INDEX_TYPES:
                 raise OnnxImportError(
-                    f"input {vi.name!r} has element type {onnx.TensorProto.DataType.Name(t.elem_type)}; "
-                    f"only floating-point inputs are supported"
+                    f"input {vi.name!r} has element type {_T.DataType.Name(t.elem_type)}: integer inputs (token ids, "
+                    f"positions, indices) are not supported yet: they need an index tensor at scale 0 (per-tensor "
+                    f"scales) and, for Gather, a proven table read, which this version's format does not have "
+                    f"(give such an input as floats, e.g. one-hot rows)"
                 )
+            if t.elem_type not in _NUMBER_TYPES:
+                raise OnnxImportError(f"input {vi.name!r} has element type {_T.DataType.Name(t.elem_type)}: only "
+                                      f"floating-point and bool inputs are supported")
             dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
             if vi.name in given:
                 shape = tuple(int(d) for d in given[vi.name])
-                if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
-                    raise OnnxImportError(f"input {vi.name!r}: given shape {shape} does not match the model's {dims}")
+                if len(shape) != len(dims) or not resize and any(d is not None and d != s for d, s in zip(dims, shape)):
+                    hint = "" if len(shape) != len(dims) else " (resize_inputs=True changes static dimensions too)"
+                    raise OnnxImportError(f"input {vi.name!r}: given shape {shape} does not match the model's {dims}{hint}")
             else:
                 shape = tuple(1 if d is None else d for d in dims)  # symbolic dims (batch) default to 1
             with _origin.fixed_origin(f"ONNX input {vi.name!r}"):
@@ -149,15 +206,42 @@ class Importer:
         if bad_private:
             raise OnnxImportError(f"private names unknown input(s) {sorted(bad_private)}; inputs are {names}")
 
+    def fold_static(self, n: onnx.NodeProto, node: OnnxNode) -> list[Value]:
+        """The outputs of a node whose inputs are all static, by the onnx reference evaluator at the
+        model's opsets."""
+        from onnx.reference import ReferenceEvaluator
+
+        feeds = {x: self.values[x] for x in node.inputs if x}
+        graph = helper.make_graph(
+            [n], "fold",
+            [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for k, v in feeds.items()],
+            [helper.make_value_info(o, onnx.TypeProto()) for o in node.outputs if o],
+        )
+        try:
+            proto = helper.make_model(graph, opset_imports=list(self.model.opset_import))
+            results = ReferenceEvaluator(proto).run(None, feeds)
+        except Exception as e:  # noqa: BLE001 - the evaluator raises anything a bad node makes it raise
+            raise OnnxImportError(f"{node.describe()}: cannot compute it from its static inputs: {e}") from None
+        out = []
+        for name, r in zip([o for o in node.outputs if o], results):
+            if not isinstance(r, np.ndarray):
+                raise OnnxImportError(f"{node.describe()}: output {name!r} is a {type(r).__name__}, not a tensor")
+            out.append(r)
+        return out
+
     def convert(self, n: onnx.NodeProto, index: int) -> None:
         node = OnnxNode(
             n.op_type, n.name or f"#{index}", list(n.input), list(n.output),
             {a.name: helper.get_attribute_value(a) for a in n.attribute},
         )
         self.current = node
+        static = all(isinstance(self.value(x), np.ndarray) for x in node.inputs if x)
         with _origin.fixed_origin(node.describe()):
             try:
-                results = HANDLERS[n.op_type](self, node)
+                if static and foldable(n):
+                    results = self.fold_static(n, node)
+                else:
+                    results = HANDLERS[n.op_type](self, node)
             except OnnxImportError:
                 raise
             except Exception as e:  # a ShapeError or GraphError from the frontend: say which node
@@ -165,6 +249,9 @@ class Importer:
         outs = [o for o in node.outputs if o]
         if len(results) < len(outs):
             raise OnnxImportError(f"{node.describe()}: produces {len(outs)} outputs, {len(results)} supported")
+        if static and foldable(n):
+            results = iter(results)
+            results = [next(results) if o else None for o in node.outputs]
         for name, v in zip(node.outputs, results):
             if not name:
                 continue
@@ -185,24 +272,35 @@ def load_onnx(
     numeric_format: NumericFormat | None = None,
     scale_bits: int | None = None,
     private_inputs: Sequence[str] = (),
+    resize_inputs: bool = False,
+    outputs: Sequence[str] | None = None,
 ) -> Graph:
     """Import an ONNX model as a Graph whose inputs and outputs keep their ONNX names.
 
-    ``input_shapes`` fixes symbolic dimensions (by default each symbolic dimension is 1);
-    ``private_inputs`` names inputs to mark private. Raises UnsupportedOnnxError listing every
-    unsupported node at once, or OnnxImportError naming the node that cannot be converted."""
+    ``input_shapes`` fixes symbolic dimensions (by default each symbolic dimension is 1), and with
+    ``resize_inputs`` static ones too (a fully convolutional model at another image size);
+    ``private_inputs`` names inputs to mark private; ``outputs`` names the ONNX tensors to output
+    instead of the graph's outputs (a model cut before its last ops, e.g. at its logits). Raises
+    UnsupportedOnnxError listing every unsupported node at once, or OnnxImportError naming the node
+    that cannot be converted."""
     m = _load(model)
-    bad = unsupported_nodes(m)
+    bad = _unsupported(m)
     if bad:
-        raise UnsupportedOnnxError(bad)
+        raise UnsupportedOnnxError([node for node, _ in bad], [why for _, why in bad])
     graph = Graph(numeric_format, scale_bits=scale_bits)
     im = Importer(m, graph)
     for init in m.graph.initializer:
         im.values[init.name] = im.to_numpy(init)
-    im.add_inputs(input_shapes, private_inputs)
+    im.add_inputs(input_shapes, private_inputs, resize_inputs)
+    names = [o.name for o in m.graph.output] if outputs is None else list(outputs)
+    produced = {o for n in m.graph.node for o in n.output} | set(im.values)
+    unknown = [n for n in names if n not in produced]
+    if unknown:
+        raise OnnxImportError(f"outputs names tensor(s) {unknown} that no node of the model produces")
     for i, n in enumerate(m.graph.node):
         im.convert(n, i)
-    for out in m.graph.output:
-        t = im.tensor(out.name)
-        t.output(out.name)
+    for name in names:
+        im.tensor(name).output(name)
+    if outputs is not None:
+        graph.remove_unused()  # the nodes after the chosen outputs
     return graph

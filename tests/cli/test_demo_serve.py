@@ -131,3 +131,31 @@ def test_demo_sh_shows_the_output_of_a_failing_step(tmp_path):
         "demo: proving the bundled MLP 64-64-10 (ONNX) into public/ failed (exit 3); its output:",
         '{"proof.bin": 147590}',
     ]
+
+
+def test_the_demo_server_sends_a_files_precompressed_copy_when_the_browser_accepts_it(tmp_path):
+    import gzip
+
+    from luminair.prover.demo import serve
+
+    (tmp_path / "a.js").write_text("export const x = 1;\n" * 50)
+    (tmp_path / "a.js.gz").write_bytes(gzip.compress((tmp_path / "a.js").read_bytes()))
+    (tmp_path / "b.wasm").write_bytes(b"\0asm\1\0\0\0")
+    server, url = serve(tmp_path, 0)
+    try:
+        def get(name, enc, method="GET"):
+            req = urllib.request.Request(url + name, headers={"Accept-Encoding": enc}, method=method)
+            with urllib.request.urlopen(req) as r:
+                return r.headers, r.read()
+
+        headers, body = get("a.js", "gzip, deflate, br")  # no a.js.br: the gzip copy
+        assert headers["Content-Encoding"] == "gzip" and headers["Content-Type"] == "text/javascript"
+        assert headers["Vary"] == "Accept-Encoding" and gzip.decompress(body) == (tmp_path / "a.js").read_bytes()
+        headers, body = get("a.js", "identity")
+        assert headers["Content-Encoding"] is None and body == (tmp_path / "a.js").read_bytes()
+        headers, _ = get("a.js", "gzip", "HEAD")
+        assert headers["Content-Encoding"] == "gzip" and int(headers["Content-Length"]) == (tmp_path / "a.js.gz").stat().st_size
+        headers, body = get("b.wasm", "gzip, br")  # no copy: sent as it is
+        assert headers["Content-Encoding"] is None and headers["Content-Type"] == "application/wasm"
+    finally:
+        server.shutdown()

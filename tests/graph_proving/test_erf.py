@@ -9,7 +9,7 @@ import pytest
 
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover.graph.fixed import fx_table
-from luminair.prover.onnx.ops import erf
+from luminair.prover.graph import erf
 from luminair.verifier.fields import P
 from luminair.verifier.numeric import VALUE_MAX, VALUE_MIN, erf_entry, erf_saturation, op_erf, table_domain
 

@@ -7,7 +7,7 @@ import pytest
 
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover.air.graph_trace import main_columns
-from luminair.prover.onnx.ops import erf
+from luminair.prover.graph import erf
 
 from proving_helpers import check, forge, prove_exact, with_selector
 

@@ -23,11 +23,16 @@ def value_info(name, shape, elem=TensorProto.FLOAT):
 
 
 def make_model(nodes, inputs, outputs, inits=None, opset=13):
-    """inputs/outputs: {name: shape}; inits: {name: numpy array}."""
+    """inputs/outputs: {name: shape} (or {name: (shape, TensorProto type)}); inits: {name: numpy array}."""
+
+    def info(name, spec):
+        return value_info(name, *spec) if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[1], int) \
+            else value_info(name, spec)
+
     graph = helper.make_graph(
         nodes, "test",
-        [value_info(k, v) for k, v in inputs.items()],
-        [value_info(k, v) for k, v in outputs.items()],
+        [info(k, v) for k, v in inputs.items()],
+        [info(k, v) for k, v in outputs.items()],
         [numpy_helper.from_array(np.asarray(v), k) for k, v in (inits or {}).items()],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -47,7 +52,7 @@ def check_against_ort(model, feed, rtol=1e-4, atol=F32, exact=True, **load_kw):
     graph and the worst fixed-point error per output."""
     cx = load_onnx(model, **load_kw)
     feed32 = {k: v.astype(np.float32).astype(np.float64) for k, v in feed.items()}
-    ref = ort_run(model, feed32)
+    ref = {k: v.astype(np.float64) for k, v in ort_run(model, feed32).items()}  # bool / int64 outputs too
     ours = cx.run(feed32)
     assert set(ours) == set(ref)
     for k in ref:

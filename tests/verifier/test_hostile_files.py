@@ -10,6 +10,7 @@ decoder at its cap under address-space limits)."""
 
 from __future__ import annotations
 
+import math
 import random
 import struct
 import sys
@@ -229,6 +230,18 @@ def test_a_deflated_tensor_is_charged_before_it_is_inflated(monkeypatch: pytest.
     monkeypatch.setattr(zlib, "decompressobj", never)
     r = verify(proof, settings)
     assert r.check == "work budget" and "(public values: 2097150)" in r.error_message, r.error_message
+    # refused before all its work was counted: the max_work it names is a lower bound, said so
+    assert r.kind == "not checked" and r.work_needed >= 2_097_150 and "at least max_work=" in r.error_message
+
+
+def test_files_over_a_small_budget_are_refused_with_the_budget_they_need() -> None:
+    """Decoding may spend up to MAX_WORK whatever the budget, so a refusal under a small max_work
+    counts all the files' work and names the max_work that checks them."""
+    proof, settings = hb._pair(hb.non_affine_output_graph(512))  # 157,000 units of index maps
+    r = verify(proof, settings, max_work=1000)
+    assert r.kind == "not checked" and f"a budget of max_work={r.work_needed} checks them" in r.error_message
+    assert r.work_needed == math.ceil(hb.estimate(proof, settings)[0])
+    assert verify(proof, settings, max_work=r.work_needed).check == "malformed file"  # checked: no STARK part
 
 
 def test_openings_are_charged_for_the_stark_part_whatever_the_public_values_declare() -> None:
@@ -245,8 +258,9 @@ def test_openings_are_charged_for_the_stark_part_whatever_the_public_values_decl
 
 def test_an_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
     """2^18 elements of a transposed node, flattened: mapped through 2 affine pieces."""
-    from luminair.verifier.budget import INDEX_MAP_UNITS, MAP_BACK_UNITS
+    from luminair.verifier.budget import INDEX_MAP_UNITS, MAP_BACK_UNITS, BudgetError, WorkMeter
     from luminair.verifier.graph import settings as graph_settings
+    from luminair.verifier.statement import read_settings
 
     proof, settings = hb._pair(hb.non_affine_output_graph(512))
 
@@ -254,9 +268,12 @@ def test_an_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.M
         raise AssertionError("built before the budget was charged")
 
     monkeypatch.setattr(graph_settings, "pieces_indices", never)
-    r = verify(proof, settings, max_work=100_000)
+    meter = WorkMeter(100_000)
+    meter.decode_limit = 100_000  # (decoding may otherwise spend MAX_WORK whatever the budget)
+    with pytest.raises(BudgetError) as e:
+        read_settings(settings, meter)
     units = int((INDEX_MAP_UNITS + MAP_BACK_UNITS) * (1 << 18))
-    assert r.check == "work budget" and f"(output index maps: {units})" in r.error_message, r.error_message
+    assert f"(output index maps: {units})" in e.value.message and "at least max_work=" in e.value.message
 
 
 def test_symbol_substitution_is_charged_before_the_template_is_instantiated(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -385,7 +402,7 @@ def test_the_file_caps_grow_only_with_a_callers_max_work() -> None:
     )
 
     big = MAX_SETTINGS_BYTES + 1
-    with pytest.raises(BudgetError, match="a larger max_work raises it"):
+    with pytest.raises(BudgetError, match=f"a budget of max_work={2 * MAX_WORK} raises the caps"):
         check_file_sizes(1000, big)
     check_file_sizes(1000, big, max_work=2 * MAX_WORK)
     with pytest.raises(BudgetError, match="settings.bin"):

@@ -95,6 +95,21 @@ function buildReactDemo() {
   return "built";
 }
 
+/** Bytes of the runtime files the worker loads: raw, with the .br files, with the .gz files. */
+function runtimeTransfer(assets) {
+  const loaded = new Set(["pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm", assets.manifest.stdlib.file, assets.manifest.bytecode.file, assets.manifest.file, "worker.js", "pyglue.js"]);
+  const out = { raw: 0, br: 0, gz: 0 };
+  for (const f of assets.files) {
+    if (!loaded.has(f)) continue;
+    const row = assets.compressed.find((c) => c.file === f);
+    const raw = row?.bytes ?? statSync(join(PUBLIC, "luminair", f)).size;
+    out.raw += raw;
+    out.br += row?.br ?? row?.gz ?? raw;
+    out.gz += row?.gz ?? raw;
+  }
+  return out;
+}
+
 const t0 = Date.now();
 const packageOnly = process.argv.includes("--package");
 const wheel = buildWheel();
@@ -113,7 +128,7 @@ if (packageOnly) {
 }
 const { copyAssets } = await import(join(WEB, "src", "assets.js"));
 const micropip = existsSync(join(WEB, ".cache")) ? readdirSync(join(WEB, ".cache")).find((f) => /^micropip-.*\.whl$/.test(f)) : null;
-const assets = await copyAssets(join(PUBLIC, "luminair"), { micropipWheel: micropip ? join(WEB, ".cache", micropip) : null });
+const assets = await copyAssets(join(PUBLIC, "luminair"), { micropipWheel: micropip ? join(WEB, ".cache", micropip) : null, cacheDir: join(WEB, ".cache", "compressed") });
 const pyscriptFiles = copyPyScript();
 const react = buildReactDemo();
 console.log(JSON.stringify({
@@ -123,6 +138,8 @@ console.log(JSON.stringify({
   stdlib: { bytes: stdlib.size, modules: stdlib.modules },
   pyodide: manifest.pyodideVersion,
   luminairFiles: assets.files.length,
+  // what a visitor downloads from a server that sends the precompressed files
+  runtimeBytes: runtimeTransfer(assets),
   micropip: micropip ?? "missing (micropip route disabled)",
   pyscriptFiles,
   react,

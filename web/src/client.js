@@ -17,6 +17,7 @@ const state = {
   hostingCheck: true,
   fetch: null, // for the hosting check (tests)
   cache: false,
+  foundBase: null, // a bundled copy: the hosted folder found among bundledCandidates()
   worker: null,
   ready: null, // Promise<info> for the current worker
   info: null,
@@ -39,7 +40,10 @@ const state = {
  *  - workerFactory, fetch: test seams.
  */
 export function configure({ baseUrl, workerFactory, startTimeoutMs, cache, hostingCheck, fetch } = {}) {
-  if (baseUrl !== undefined) state.baseUrl = baseUrl;
+  if (baseUrl !== undefined) {
+    state.baseUrl = baseUrl;
+    state.foundBase = null;
+  }
   if (workerFactory !== undefined) state.workerFactory = workerFactory;
   if (startTimeoutMs !== undefined) state.startTimeoutMs = startTimeoutMs;
   if (cache !== undefined) state.cache = Boolean(cache);
@@ -47,13 +51,73 @@ export function configure({ baseUrl, workerFactory, startTimeoutMs, cache, hosti
   if (fetch !== undefined) state.fetch = fetch;
 }
 
+// This module's own URL. In the hosted folder it is ".../luminair/client.js"; inside a bundle
+// (Vite, esbuild, webpack) it is the bundle's chunk, which is not next to the hosted files. Kept in
+// a variable: bundlers rewrite the literal pattern new URL("...", import.meta.url) (Vite into a
+// data: URL).
+const HERE = import.meta.url;
+
+/** Whether this module runs from the hosted folder (as client.js) rather than from a bundle. */
+export function isHostedModule(url = HERE) {
+  try {
+    const u = new URL(url);
+    return /^(https?|file):$/.test(u.protocol) && u.pathname.endsWith("/client.js");
+  } catch {
+    return false;
+  }
+}
+
+function slash(href) {
+  return href.endsWith("/") ? href : `${href}/`;
+}
+
+/**
+ * Where a bundled copy looks for the hosted folder when configure({ baseUrl }) was not called:
+ * `luminair/` next to the page (a site under a path prefix), then `/luminair/` at the root
+ * (`npx luminair-web-assets public/luminair` in a Vite or Next.js app). Deduplicated.
+ */
+export function bundledCandidates(pageUrl = globalThis.document?.baseURI ?? globalThis.location?.href) {
+  if (!pageUrl) return [];
+  return [...new Set([new URL("luminair/", pageUrl).href, new URL("/luminair/", pageUrl).href])];
+}
+
+/** A configured or derived folder URL that cannot host the verifier (a bundler's data: or blob: URL). */
+function unusableBase(href) {
+  const protocol = href.slice(0, href.indexOf(":") + 1);
+  if (protocol !== "data:" && protocol !== "blob:") return null;
+  return new LuminairVerificationError(
+    "load",
+    `the luminair folder's URL is a ${protocol} URL (${href.slice(0, 40)}…): a bundler rewrote it. Call configure({ baseUrl: "/luminair/" }) with the URL where the folder from npx luminair-web-assets is hosted`,
+  );
+}
+
 /** The absolute URL of the hosted luminair folder, ending in "/". */
 export function getBaseUrl() {
-  if (state.baseUrl) {
-    const href = new URL(state.baseUrl, globalThis.location?.href ?? import.meta.url).href;
-    return href.endsWith("/") ? href : `${href}/`;
+  if (state.baseUrl) return slash(new URL(state.baseUrl, globalThis.location?.href ?? HERE).href);
+  if (isHostedModule()) return new URL(".", HERE).href;
+  return state.foundBase ?? bundledCandidates()[0] ?? new URL(".", HERE).href;
+}
+
+async function looksHosted(base) {
+  try {
+    const res = await (state.fetch ?? globalThis.fetch)(new URL("worker.js", base).href, { method: "HEAD", credentials: "same-origin" });
+    return res.ok && /javascript|ecmascript/i.test(res.headers.get("content-type") ?? "");
+  } catch {
+    return false;
   }
-  return new URL("./", import.meta.url).href;
+}
+
+/**
+ * The folder to start from: the configured one, this module's own folder, or (bundled) the first
+ * candidate that serves worker.js as JavaScript (one HEAD request when there are two to choose from).
+ */
+async function resolveBaseUrl() {
+  if (state.baseUrl || isHostedModule() || state.foundBase) return getBaseUrl();
+  const candidates = bundledCandidates();
+  let found = candidates[0];
+  if (candidates.length > 1 && !(await looksHosted(candidates[0]))) found = candidates[1];
+  state.foundBase = found ?? null;
+  return getBaseUrl();
 }
 
 /** The pinned verifier wheel and runtime: {file, sha256, version, pyodideVersion, stdlib, ...}. */
@@ -148,14 +212,26 @@ async function cachedUrls(baseUrl) {
 }
 
 function startWorker() {
-  const baseUrl = getBaseUrl();
-  const workerUrl = new URL("worker.js", baseUrl).href;
   let readyResolve, readyReject;
   const ready = new Promise((resolve, reject) => {
     readyResolve = resolve;
     readyReject = reject;
   });
   ready.catch(() => {}); // rejections are delivered to the callers of init()
+  state.ready = ready;
+  state.rejectReady = readyReject;
+  state.bootProgress = { phase: "download", loaded: 0, total: 0 };
+  resolveBaseUrl().then((baseUrl) => {
+    if (state.ready !== ready) return; // terminated meanwhile
+    const bad = unusableBase(baseUrl);
+    if (bad) dropWorker(bad);
+    else launchWorker(baseUrl, ready, readyResolve, readyReject);
+  });
+  return ready;
+}
+
+function launchWorker(baseUrl, ready, readyResolve, readyReject) {
+  const workerUrl = new URL("worker.js", baseUrl).href;
   // The hosting check runs beside the worker's start: it costs nothing when all is well and names
   // the file at fault within a round trip when it is not.
   const diag = state.hostingCheck
@@ -167,26 +243,23 @@ function startWorker() {
       ? state.workerFactory(workerUrl)
       : new Worker(workerUrl, { type: "module", name: "luminair-verifier" });
   } catch (e) {
-    const err = new LuminairVerificationError("load", `could not start the verifier worker ${workerUrl}: ${e?.message ?? e}`, { url: workerUrl });
-    return Promise.reject(err);
+    dropWorker(new LuminairVerificationError("load", `could not start the verifier worker ${workerUrl}: ${e?.message ?? e}`, { url: workerUrl }));
+    return;
   }
   state.worker = worker;
-  state.ready = ready;
-  state.rejectReady = readyReject;
   state.booted = false;
   state.starts += 1;
-  state.bootProgress = { phase: "download", loaded: 0, total: 0 };
   const current = () => state.worker === worker;
 
   // A fatal hosting problem stops the start at once, with the file at fault named.
   diag.then((d) => {
     if (!d || !current() || state.booted) return;
-    if (d.problems.length) dropWorker(hostingError(d.problems[0]));
+    if (d.problems.length) dropWorker(explainHosting(d.problems[0]));
   });
   // When the worker fails first, a hosting problem (if the check finds one) is the better message.
   const explain = async (fallback) => {
     const d = await Promise.race([diag, new Promise((r) => setTimeout(() => r(null), 2000))]);
-    return d?.problems?.length ? hostingError(d.problems[0]) : fallback;
+    return d?.problems?.length ? explainHosting(d.problems[0]) : fallback;
   };
 
   const bootTimer = setTimeout(async () => {
@@ -238,9 +311,10 @@ function startWorker() {
     }
     const p = state.pending.get(msg.id);
     if (!p) return; // unknown or already settled id
-    if (msg.type === "progress") {
+    if (msg.type === "progress" || msg.type === "work") {
       try {
-        p.onProgress?.({ step: msg.step, of: msg.of, label: msg.label });
+        if (msg.type === "progress") p.onProgress?.({ step: msg.step, of: msg.of, label: msg.label });
+        else p.onWork?.(stepWeights(msg.parts));
       } catch (e) {
         console.error("luminair-web: onProgress threw", e);
       }
@@ -261,7 +335,7 @@ function startWorker() {
       booted ? "internal" : "load",
       booted
         ? `the verifier worker crashed${detail}`
-        : `could not start the verifier worker ${workerUrl}${detail}. Host the luminair folder and call configure({ baseUrl }) if it is not next to this module.`,
+        : `could not start the verifier worker ${workerUrl}${detail}. ${whereHint()}`,
       { url: workerUrl },
     );
     const err = booted ? own : await explain(own);
@@ -274,7 +348,20 @@ function startWorker() {
     manifest: MANIFEST,
     cache: state.cache ? cacheName() : null,
   });
-  return ready;
+}
+
+/** A hosting problem's error; a bundled copy that found nothing also says where it looked. */
+function explainHosting(problem) {
+  const err = hostingError(problem);
+  if (!state.baseUrl && !isHostedModule() && problem.status === 404) err.message += `. ${whereHint()}`;
+  return err;
+}
+
+/** Where the hosted folder was looked for, and how to say where it is. */
+export function whereHint() {
+  if (state.baseUrl) return "Host the folder from npx luminair-web-assets at the URL given to configure({ baseUrl }).";
+  if (isHostedModule()) return "Host the whole luminair folder, unchanged.";
+  return `luminair-web is bundled here, so it looks for the hosted folder at ${bundledCandidates().join(" and ")}: host it there (npx luminair-web-assets public/luminair) or call configure({ baseUrl }) with its URL.`;
 }
 
 function abortError(signal, what) {
@@ -365,7 +452,7 @@ export function deadlineSignal(timeoutMs, parent, what = "the verification") {
   };
 }
 
-async function request(message, transfer, { signal, onProgress, onBootProgress, what }) {
+async function request(message, transfer, { signal, onProgress, onWork, onBootProgress, what }) {
   if (signal?.aborted) throw abortError(signal, what);
   await init({ signal, onProgress: onBootProgress });
   const worker = state.worker;
@@ -379,10 +466,41 @@ async function request(message, transfer, { signal, onProgress, onBootProgress, 
       dropWorker(abortError(signal, what));
     };
     const cleanup = () => signal?.removeEventListener?.("abort", onAbort);
-    state.pending.set(id, { resolve, reject, onProgress, cleanup });
+    state.pending.set(id, { resolve, reject, onProgress, onWork, cleanup });
     signal?.addEventListener?.("abort", onAbort, { once: true });
     worker.postMessage({ id, ...message }, transfer);
   });
+}
+
+const STEP_COUNT = 6;
+// Which of the verifier's 6 steps does each part of its work estimate (verifier/budget.py): the
+// statement is built in step 1, the LogUp terms summed in 3, the constraints (topology, tables)
+// evaluated in 4, the openings checked in 6. Steps 2 and 5 cost little.
+const PART_STEP = {
+  "public values": 1, nodes: 1, "output maps": 1,
+  "LogUp public terms": 3, "matrix product weights": 3,
+  topology: 4, tables: 4,
+  openings: 6,
+};
+
+/**
+ * The share of the verification each step takes, from the verifier's work estimate by part
+ * ({openings: 9307, ...}): {weights: [6 fractions summing to 1], units}. Every step keeps at
+ * least 2 %; an unknown part counts for step 1.
+ */
+export function stepWeights(parts) {
+  const units = new Array(STEP_COUNT).fill(0);
+  let total = 0;
+  for (const [part, v] of Object.entries(parts ?? {})) {
+    const n = Number(v);
+    if (!(n > 0)) continue;
+    units[(PART_STEP[part] ?? 1) - 1] += n;
+    total += n;
+  }
+  if (total <= 0) return { weights: units.map(() => 1 / STEP_COUNT), units: 0 };
+  const floor = 0.02;
+  const raw = units.map((u) => floor + (1 - floor * STEP_COUNT) * (u / total));
+  return { weights: raw, units: total };
 }
 
 /** Map the Python VerifyResult dict to the JS result shape (DESIGN.md section 2, plus extras). */
@@ -391,9 +509,14 @@ export function toJsResult(r) {
   const floor = r.default_min_security_bits ?? DEFAULT_FLOOR_BITS;
   const bits = r.security_bits ?? null;
   const development = success && (r.development === true || (bits !== null && bits < floor));
+  // "not checked": over the verifier's work budget or size caps. Nothing was checked, so the
+  // verdict is "unavailable", never "rejected"; workNeeded is the maxWork that admits the files.
+  const kind = r.kind ?? (success ? "verified" : "rejected");
   return {
     success,
-    verdict: success ? (development ? "development" : "verified") : "rejected",
+    verdict: success ? (development ? "development" : "verified") : kind === "not checked" ? "unavailable" : "rejected",
+    kind,
+    workNeeded: r.work_needed ?? null,
     development,
     error_message: r.error_message ?? null,
     check: r.check ?? null,
@@ -422,7 +545,7 @@ export function toJsResult(r) {
  * when no verdict could be reached. `timeoutMs` covers the start-up and the verification.
  */
 export async function verify(proofBytes, settingsBytes, options = {}) {
-  const { timeoutMs = DEFAULT_TIMEOUT_MS, onProgress, onBootProgress, signal, minSecurityBits, maxWork } = options;
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, onProgress, onWork, onBootProgress, signal, minSecurityBits, maxWork } = options;
   const proof = copyBytes(proofBytes, "proofBytes");
   const settings = copyBytes(settingsBytes, "settingsBytes");
   const deadline = deadlineSignal(timeoutMs, signal, "the verification");
@@ -430,7 +553,7 @@ export async function verify(proofBytes, settingsBytes, options = {}) {
     const raw = await request(
       { type: "verify", proof, settings, minSecurityBits, maxWork },
       [proof, settings],
-      { signal: deadline.signal, onProgress, onBootProgress, what: "the verification" },
+      { signal: deadline.signal, onProgress, onWork, onBootProgress, what: "the verification" },
     );
     return toJsResult(raw);
   } finally {

@@ -76,12 +76,19 @@ export declare class LuminairVerifyElement extends HTMLElement {
   readonly status: LuminairStatus;
   /** The verdict reached, or null before one. It stays after the dialog closes. */
   readonly verdict: Verdict | null;
+  /** Open the modal without verifying (its "Verify now" button starts a verification). */
   open(): void;
   close(): void;
   verify(): Promise<LuminairVerifyResult>;
   downloadProof(): boolean;
 }
 
+/** The modal's words for files over the verifier's work budget: the budget and every way to grant it. */
+export declare function budgetAdvice(needed: number | null): string;
+/** The modal's words for a proof below the security floor, from the settings' configuration. */
+export declare function floorAdvice(config: { powBits: number; logBlowup: number; nQueries: number; securityBits: number } | null, floor?: number): string | null;
+/** An output as shown next to the verdict: its values, or for more than `limit` its class and top values. */
+export declare function summarizeOutput(tensor: Tensor | number[] | null | undefined, limit?: number): { text: string; full: string | null };
 export declare function isDevelopmentSecurity(bits: number | null | undefined, label: string | null | undefined, floor?: number): boolean;
 /** "identity (...)" or a summary of an output's index map (-1 is the constant 0); null when absent. */
 export declare function describeIndexMap(map: "identity" | number[] | undefined | null, limit?: number): string | null;

@@ -12,7 +12,7 @@ import { configure, deadlineSignal, getInfo, getSteps, init, verify as verifyInW
 import { LuminairVerificationError, verdictForKind } from "./errors.js";
 import { createGraphView } from "./graph.js";
 import { getSheet } from "./styles.js";
-import { checkFiles, fetchBinary } from "./utils.js";
+import { checkFiles, fetchBinary, readSettingsInfo } from "./utils.js";
 import { makeZip } from "./zip.js";
 
 const OBSERVED = [
@@ -42,6 +42,7 @@ const HEADLINES = {
   hash: "The verifier failed its integrity check",
   terminated: "Verification stopped",
   internal: "Internal error",
+  budget: "Not checked: over the verifier's work budget",
 };
 
 /** Icon, button words, pill words and one-line meaning of each state. */
@@ -58,10 +59,65 @@ const VERDICTS = new Set(["verified", "development", "rejected", "unavailable"])
 const MARKS = { pending: "○", "in-progress": "◌", completed: "✓", error: "✗", skipped: "–" };
 const DEV_FLOOR_BITS = 96;
 const NOT_CHECKED = "Nothing was checked: this says nothing about the proof. The site's files or the connection are at fault, not necessarily the proof.";
+/** Work units a second of CPython (the verifier's unit is about 1 us); Pyodide runs about 2.5x slower. */
+const UNITS_PER_SECOND = 1e6;
+const PYODIDE_MS_PER_UNIT = 0.0025;
+
+/**
+ * What to say about files over the verifier's work budget (or its size caps): the budget they
+ * need and every way to grant it. `needed` null: no budget admits them.
+ */
+export function budgetAdvice(needed) {
+  if (needed == null) return "Nothing was checked: these files are larger than any budget admits, so this verifier does not read them. This says nothing about the proof.";
+  const secs = needed / UNITS_PER_SECOND;
+  return `Nothing was checked: this says nothing about the proof. These files declare more work than this verifier spends by default (${needed} units, about ${secs.toFixed(1)} s of CPython, longer in the browser). The site can allow it with max-work="${needed}" on <luminair-verify> (maxWork: ${needed} in the JS API and the React props; luminair verify --max-work ${needed} on the command line), or you can check it here anyway.`;
+}
+
+/**
+ * Plain words for a proof refused for its configuration (below the security floor), from the
+ * settings' own configuration: what it is, why it is refused, and the attribute that checks it.
+ */
+export function floorAdvice(config, floor = DEV_FLOOR_BITS) {
+  if (!config) return null;
+  const bits = config.securityBits;
+  return `This proof was made with a development configuration: about ${bits} bits of conjectured security (${config.powBits} bits of grinding, blowup 2^${config.logBlowup}, ${config.nQueries} queries, e.g. luminair prove --preset fast). This verifier accepts ${floor} bits or more, because anyone could forge a weaker proof with modest computing power. To check it anyway as a development proof, set min-security-bits="${bits}" (minSecurityBits: ${bits} in the JS API and React); it is then shown in amber, never as verified.`;
+}
+
+/** The opt-in cache is the site owner's call (it stores ~45 MB per site in the visitor's browser). */
+const CACHE_TIP = "start in about 0.5 s instead of 1.5-2 s when the site sets the cache attribute (it keeps the runtime and a snapshot of Python, about 45 MB, in this browser's storage for this site)";
+let cacheTipLogged = false;
+function suggestCache(dd) {
+  dd.classList.add("tip");
+  if (cacheTipLogged) return;
+  cacheTipLogged = true;
+  console.info(`luminair-web: repeat visits ${CACHE_TIP}: <luminair-verify cache> or configure({ cache: true }).`);
+}
+
+/** Flat index of the largest values, largest first (ties: the lower index first). */
+function topIndices(values, k) {
+  return values.map((v, i) => [v, i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, k).map((p) => p[1]);
+}
+
+/**
+ * How an output is shown next to the verdict: `text` (the values when there are few; else, for a
+ * vector, the class its largest value picks (a classifier's ArgMax) and the top values, for any
+ * larger tensor its top values), `full` (every value, for a disclosure) or null.
+ */
+export function summarizeOutput(tensor, limit = 8) {
+  const values = tensor && typeof tensor === "object" && "values" in tensor ? tensor.values : tensor;
+  if (!Array.isArray(values)) return { text: String(values), full: null };
+  if (values.length <= limit) return { text: formatValues(values), full: null };
+  const shape = Array.isArray(tensor?.shape) ? tensor.shape : [values.length];
+  const vector = shape.filter((d) => d !== 1).length <= 1;
+  const top = topIndices(values, 3);
+  const tops = top.map((i) => `#${i} ${values[i]}`).join(", ");
+  const head = vector ? `class ${top[0]} (the largest of ${values.length} values) · top 3: ${tops}` : `${values.length} values · largest: ${tops}`;
+  return { text: head, full: formatValues(values, 4096) };
+}
 
 const TEMPLATE = `
 <div class="root">
-<button part="button" class="trigger" type="button" aria-haspopup="dialog"><span class="icon" aria-hidden="true"></span><slot><span class="label"></span></slot><span class="tag" hidden></span></button>
+<button part="button trigger" class="trigger" type="button" aria-haspopup="dialog"><span class="icon" aria-hidden="true"></span><slot><span class="label"></span></slot><span class="tag" hidden></span></button>
 <span class="sr-only announce" role="status" aria-live="polite"></span>
 <dialog part="dialog" aria-labelledby="lv-title" aria-describedby="lv-claim">
   <div class="head">
@@ -76,12 +132,14 @@ const TEMPLATE = `
         <div class="track" role="progressbar" aria-label="Verification progress" aria-valuemin="0" aria-valuemax="100"><div class="fill"></div></div>
         <span class="progress-text"></span>
       </div>
-      <div class="result" part="result" data-state="idle" aria-live="polite"><span class="verdict"><span class="verdict-icon" aria-hidden="true"></span><span class="verdict-text">Not verified yet</span></span><span class="detail"></span><span class="note" hidden></span></div>
+      <div class="result" part="result verdict" data-state="idle" aria-live="polite"><span class="verdict"><span class="verdict-icon" aria-hidden="true"></span><span class="verdict-text">Not verified yet</span></span><span class="detail"></span><span class="note" hidden></span></div>
+      <div class="io-outputs" part="outputs" hidden><h3>Public outputs</h3><table class="io outputs"><thead><tr><th>Name</th><th>Shape</th><th>Values</th></tr></thead><tbody></tbody></table></div>
       <div class="actions">
+        <button class="action retry" type="button">Verify now</button>
+        <button class="action grant" type="button" hidden>Check anyway</button>
         <button class="action download" part="download" type="button" disabled>Download proof</button>
-        <button class="action retry" type="button" hidden>Verify again</button>
       </div>
-      <h3>Verification steps</h3>
+      <h3 class="steps-title" hidden>Verification steps</h3>
       <ol class="steps" part="steps" aria-live="polite"></ol>
       <p class="claim" id="lv-claim">Checked here, in your browser, by a Python verifier running in WebAssembly: the files are not sent anywhere. A valid proof shows that <strong>this exact model, with these weights (fixed by settings.bin and its digest below), on these public inputs, gave these outputs</strong>. It is not zero-knowledge: do not rely on it to keep anything secret. It says nothing about whether the model is accurate or fair.</p>
       <p class="foot">Circle-STARK proof over M31, checked by luminair's pure-Python verifier in Pyodide.</p>
@@ -91,7 +149,6 @@ const TEMPLATE = `
       <div class="graph" part="graph"><div class="empty">Shown once the proof is verified.</div></div>
       <h3>Details</h3>
       <dl class="facts" part="facts"></dl>
-      <div class="io-outputs" hidden><h3>Public outputs</h3><table class="io outputs" part="outputs"><thead><tr><th>Name</th><th>Shape</th><th>Values</th><th>Read from</th></tr></thead><tbody></tbody></table></div>
       <div class="io-inputs" hidden><h3>Public inputs</h3><table class="io inputs" part="inputs"><thead><tr><th>Name</th><th>Shape</th><th>Values</th></tr></thead><tbody></tbody></table></div>
     </section>
   </div>
@@ -226,6 +283,8 @@ export class LuminairVerifyElement extends Base {
   #percent = null;
   #slotted = false;
   #idleHandle = null;
+  #granted = null; // a work budget the visitor granted with "Check anyway" (for the current files)
+  #creep = null; // the timer that moves the bar through a long verifier step
 
   constructor() {
     super();
@@ -254,6 +313,7 @@ export class LuminairVerifyElement extends Base {
       progressFill: $(".progress .fill"),
       progressText: $(".progress-text"),
       steps: $(".steps"),
+      stepsTitle: $(".steps-title"),
       result: $(".result"),
       verdictIcon: $(".result .verdict-icon"),
       verdict: $(".result .verdict-text"),
@@ -261,6 +321,7 @@ export class LuminairVerifyElement extends Base {
       note: $(".result .note"),
       download: $(".download"),
       retry: $(".retry"),
+      grant: $(".grant"),
       graph: $(".graph"),
       facts: $("dl.facts"),
       outputs: $(".io-outputs"),
@@ -282,6 +343,11 @@ export class LuminairVerifyElement extends Base {
     });
     this.#els.download.addEventListener("click", () => this.downloadProof());
     this.#els.retry.addEventListener("click", () => this.verify().catch(() => {}));
+    // Over the work budget: the visitor may spend the time the files declare, for this run only.
+    this.#els.grant.addEventListener("click", () => {
+      this.#granted = this.result?.workNeeded ?? null;
+      this.verify().catch(() => {});
+    });
   }
 
   connectedCallback() {
@@ -346,14 +412,15 @@ export class LuminairVerifyElement extends Base {
   }
   set theme(v) { this.#setAttr("theme", v); }
   /**
-   * When to start the verifier before a click: "hover" (default: pointer over or focus on the
-   * button), "idle" (once the page has loaded and the browser is idle), "eager" (at once; a bare
-   * `preload` attribute means eager) or "none" (on click).
+   * When to start the verifier before a click: "idle" (default: once the page has loaded and the
+   * browser is idle, so that a click seconds later finds it running), "hover" (pointer over or
+   * focus on the button), "eager" (at once; a bare `preload` attribute means eager) or "none" (on
+   * click). Pointer or focus on the button always starts it, except with "none".
    */
   get preload() {
-    if (!this.hasAttribute("preload")) return "hover";
+    if (!this.hasAttribute("preload")) return "idle";
     const v = (this.getAttribute("preload") ?? "").trim().toLowerCase();
-    return v === "" || v === "true" || v === "eager" ? "eager" : ["idle", "hover", "none"].includes(v) ? v : "hover";
+    return v === "" || v === "true" || v === "eager" ? "eager" : ["idle", "hover", "none"].includes(v) ? v : "idle";
   }
   set preload(v) {
     if (v === true) this.setAttribute("preload", "eager");
@@ -409,7 +476,7 @@ export class LuminairVerifyElement extends Base {
 
   // --- public methods ---------------------------------------------------------------------------
 
-  /** Open the modal (without starting a verification). */
+  /** Open the modal (without starting a verification: its "Verify now" button starts one). */
   open() {
     if (!this.#els.dialog.open) this.#els.dialog.showModal();
   }
@@ -500,6 +567,7 @@ export class LuminairVerifyElement extends Base {
     this.#error = null;
     this.#verified = null;
     this.#percent = null;
+    this.#granted = null;
     this.#setStatus("idle");
     this.#resetPanels();
     if (this.mode === "badge") this.verify().catch(() => {});
@@ -540,7 +608,7 @@ export class LuminairVerifyElement extends Base {
     const badge = this.mode === "badge";
     const s = this.#status;
     e.button.className = `trigger${badge ? " badge" : ""} variant-${["secondary", "destructive", "outline"].includes(this.variant) ? this.variant : "default"}`;
-    e.button.setAttribute("part", badge ? "button badge" : "button");
+    e.button.setAttribute("part", badge ? "button trigger badge" : "button trigger");
     e.button.dataset.state = s;
     const busy = s === "loading" || s === "verifying";
     const pct = busy && this.#percent !== null ? ` ${this.#percent}%` : "";
@@ -556,6 +624,10 @@ export class LuminairVerifyElement extends Base {
     e.tag.hidden = !showTag;
     e.tag.textContent = showTag ? `· ${busy ? `verifying…${pct}` : STATES[s].pill}` : "";
     e.button.setAttribute("aria-busy", String(busy));
+    e.retry.hidden = busy;
+    if (e.result.dataset.state === "idle") e.detail.textContent = s === "idle" ? "Verify now checks the proof here, in your browser." : "";
+    e.retry.textContent = s === "idle" ? "Verify now" : "Verify again";
+    if (busy) e.grant.hidden = true;
     e.pill.textContent = STATES[s].pill;
     e.pill.dataset.state = s;
   }
@@ -586,6 +658,7 @@ export class LuminairVerifyElement extends Base {
     const e = this.#els;
     this.#steps = [];
     e.steps.replaceChildren();
+    e.stepsTitle.hidden = true;
     e.result.dataset.state = "idle";
     delete e.result.dataset.kind;
     e.verdictIcon.textContent = "";
@@ -594,7 +667,7 @@ export class LuminairVerifyElement extends Base {
     e.note.hidden = true;
     e.note.textContent = "";
     e.download.disabled = true;
-    e.retry.hidden = true;
+    e.grant.hidden = true;
     e.facts.replaceChildren();
     e.outputs.hidden = true;
     e.inputs.hidden = true;
@@ -632,6 +705,7 @@ export class LuminairVerifyElement extends Base {
     text.textContent = label;
     li.append(mark, text);
     this.#els.steps.append(li);
+    this.#els.stepsTitle.hidden = false;
     const step = { key, li, mark, text, label, note: null };
     this.#steps.push(step);
     this.#setStep(key, "pending");
@@ -698,6 +772,25 @@ export class LuminairVerifyElement extends Base {
     let info = null;
     try {
       this.#setStep("files", "in-progress");
+      // The verifier starts while the files download (both need the network; the start is longer).
+      let filesDone = false;
+      let lastBoot = null;
+      const showBoot = ({ phase, loaded, total }) => {
+        if (stale() || !total) return;
+        if (phase === "download") {
+          const text = `Downloading the verifier: ${formatMB(loaded)} of ${formatMB(total)}`;
+          this.#setStep("start", "in-progress", `${formatMB(loaded)} of ${formatMB(total)}`);
+          this.#setProgress(0.05 + 0.65 * (loaded / total), text);
+        } else if (phase === "start") {
+          this.#setStep("start", "in-progress", "starting Python");
+          this.#setProgress(0.72, "Starting Python…");
+        }
+      };
+      const booting = init({
+        signal: deadline.signal,
+        onProgress: (p) => (filesDone ? showBoot(p) : (lastBoot = p)),
+      });
+      booting.catch(() => {}); // awaited below, once the files are in
       const [proof, settings] = await this.#loadFiles(deadline.signal, (n) => {
         if (!stale()) this.#setProgress(0.04, `Downloading the proof and settings: ${formatBytes(n)}`);
       });
@@ -709,20 +802,9 @@ export class LuminairVerifyElement extends Base {
       this.#setStep("files", "completed", `${formatBytes(proof.length)} + ${formatBytes(settings.length)}`);
       this.#setStep("start", "in-progress");
       this.#setProgress(0.05, "Starting the verifier…");
-      info = await init({
-        signal: deadline.signal,
-        onProgress: ({ phase, loaded, total }) => {
-          if (stale() || !total) return;
-          if (phase === "download") {
-            const text = `Downloading the verifier: ${formatMB(loaded)} of ${formatMB(total)}`;
-            this.#setStep("start", "in-progress", `${formatMB(loaded)} of ${formatMB(total)}`);
-            this.#setProgress(0.05 + 0.65 * (loaded / total), text);
-          } else if (phase === "start") {
-            this.#setStep("start", "in-progress", "starting Python");
-            this.#setProgress(0.72, "Starting Python…");
-          }
-        },
-      });
+      filesDone = true;
+      if (lastBoot) showBoot(lastBoot);
+      info = await booting;
       if (stale()) return this.#staleResult();
       const cachedNote = info.cachedFiles ? `, ${info.cachedFiles} file${info.cachedFiles === 1 ? "" : "s"} from the cache` : "";
       this.#setStep("start", "completed", `Pyodide ${info.pyodideVersion}, verifier ${info.verifierVersion}${cachedNote}`);
@@ -730,22 +812,38 @@ export class LuminairVerifyElement extends Base {
       const labels = getSteps() ?? info.steps ?? [];
       labels.forEach((label, i) => this.#addStep(`v${i + 1}`, label));
       this.#setStatus("verifying");
+      // The verifier's steps share 80-100 %, each by the work the files declare for it (once the
+      // verifier has estimated it, in step 1); within a long step the bar moves toward its end at
+      // the pace that work predicts, and stops short of it.
+      let weights = null;
+      let units = null;
       verdict = await verifyInWorker(proof, settings, {
         timeoutMs: Infinity, // the deadline covers the whole path
         signal: deadline.signal,
         minSecurityBits: this.minSecurityBits,
-        maxWork: this.maxWork,
+        maxWork: this.#granted ?? this.maxWork,
+        onWork: (work) => {
+          weights = work.weights;
+          units = work.units;
+        },
         onProgress: ({ step, of, label }) => {
           if (stale()) return;
           for (let i = 1; i < step; i++) this.#setStep(`v${i}`, "completed");
           if (!this.#steps.some((s) => s.key === `v${step}`)) this.#addStep(`v${step}`, label);
           this.#setStep(`v${step}`, "in-progress");
-          this.#setProgress(0.8 + (0.2 * (step - 1)) / of, `Step ${step} of ${of}: ${label}`);
+          const share = (i) => (weights ? weights[i - 1] : 1 / of);
+          let done = 0;
+          for (let i = 1; i < step; i++) done += share(i);
+          const text = `Step ${step} of ${of}: ${label}`;
+          this.#setProgress(0.8 + 0.2 * done, text);
+          this.#creepThrough(0.8 + 0.2 * done, 0.2 * share(step), units ? units * share(step) * PYODIDE_MS_PER_UNIT : 0, text, stale);
           this.#emit("luminair-verify-progress", { step, of, label });
         },
       });
+      this.#stopCreep();
       if (stale()) return this.#staleResult();
     } catch (err) {
+      this.#stopCreep();
       if (stale()) return this.#staleResult();
       const e = err instanceof LuminairVerificationError ? err : new LuminairVerificationError("internal", err?.message ?? String(err));
       this.#failInProgress("error");
@@ -781,13 +879,32 @@ export class LuminairVerifyElement extends Base {
       });
       return this.#result;
     }
-    this.#failInProgress();
+    this.#failInProgress(verdict.kind === "not checked" ? "skipped" : "error");
     this.#failInProgress("skipped");
-    // A malformed file is refused (rejected); a version this verifier cannot read, or a bug in the
-    // verifier, checked nothing (unavailable).
-    const kind = { "malformed file": "format", "unsupported version": "version", "internal error": "internal" }[verdict.check] ?? "rejected";
+    // A malformed file is refused (rejected); files over the work budget, a version this verifier
+    // cannot read, or a bug in the verifier checked nothing (unavailable).
+    const kind = verdict.kind === "not checked"
+      ? "budget"
+      : { "malformed file": "format", "unsupported version": "version", "internal error": "internal" }[verdict.check] ?? "rejected";
     this.#showError(kind, verdict.error_message, verdict.check, totalTimeMs, verdict);
     return this.#result;
+  }
+
+  /** Move the bar from `from` toward `from + span` over about `expectedMs`, never reaching the end. */
+  #creepThrough(from, span, expectedMs, text, stale) {
+    this.#stopCreep();
+    if (!(expectedMs > 300) || span <= 0) return;
+    const t0 = performance.now();
+    this.#creep = setInterval(() => {
+      if (stale()) return this.#stopCreep();
+      const f = 1 - Math.exp(-(performance.now() - t0) / expectedMs);
+      this.#setProgress(from + span * Math.min(0.95, f), text);
+    }, 250);
+  }
+
+  #stopCreep() {
+    if (this.#creep !== null) clearInterval(this.#creep);
+    this.#creep = null;
   }
 
   #staleResult() {
@@ -798,23 +915,39 @@ export class LuminairVerifyElement extends Base {
     const e = this.#els;
     const status = verdictForKind(kind);
     this.#error = { kind, message, check: check ?? null, verdict: status, url: err?.url ?? null };
-    const headline = kind === "rejected" && check ? `Verification failed: ${check} check` : HEADLINES[kind] ?? "Error";
+    const floor = check === "config below floor" ? floorAdvice(this.#settingsConfig(), verdict?.defaultMinSecurityBits ?? DEV_FLOOR_BITS) : null;
+    let headline = kind === "rejected" && check ? `Verification failed: ${check} check` : HEADLINES[kind] ?? "Error";
+    if (floor) headline = "Not accepted: a development proof, below the security floor";
     e.progress.hidden = true;
     e.result.dataset.state = status;
     e.result.dataset.kind = kind;
     e.verdictIcon.textContent = STATES[status].icon;
     e.verdict.textContent = headline;
-    e.detail.textContent = message ?? "";
+    e.detail.textContent = floor ?? message ?? "";
     e.note.hidden = false;
-    e.note.textContent = status === "unavailable" ? NOT_CHECKED : "The proof was not accepted: nothing it claims is proven.";
-    e.retry.hidden = false;
-    this.#fact("Outcome", status === "unavailable" ? "Unavailable — no verdict: the proof was not checked." : "Rejected — the proof was not accepted: nothing is proven.");
+    e.note.textContent = kind === "budget" ? budgetAdvice(verdict?.workNeeded ?? null)
+      : status === "unavailable" ? NOT_CHECKED : "The proof was not accepted: nothing it claims is proven.";
+    e.grant.hidden = !(kind === "budget" && verdict?.workNeeded != null);
+    if (!e.grant.hidden) e.grant.textContent = `Check anyway (about ${Math.max(1, Math.round((verdict.workNeeded * PYODIDE_MS_PER_UNIT) / 1000))} s)`;
+    this.#fact("Outcome", status === "unavailable" ? "Not checked — no verdict: this says nothing about the proof." : "Rejected — the proof was not accepted: nothing is proven.");
+    if (floor) this.#fact("Verifier's message", message ?? "", "mono");
+    if (kind === "budget" && verdict?.workNeeded != null) this.#fact("Work budget needed", `max-work="${verdict.workNeeded}"`, "mono");
     if (err?.url) this.#fact("At fault", err.url, "mono");
-    if (verdict?.modelDigest) this.#fact("Settings digest", verdict.modelDigest, "mono");
+    // the model digest read from settings.bin (the model's identity), even when the proof failed
+    if (verdict?.modelDigest) this.#fact("Model digest", verdict.modelDigest, "mono");
     this.#fact("Time", formatDuration(totalTimeMs));
     this.#setStatus(status);
     this.#announce(status, headline);
     this.#emit("luminair-verify-error", { kind, verdict: status, message, check: check ?? null, url: err?.url ?? null, result: verdict ? this.#result : null });
+  }
+
+  /** The configuration of the settings being verified (read without Python), or null. */
+  #settingsConfig() {
+    try {
+      return this.#verified ? readSettingsInfo(this.#verified.settings).config : null;
+    } catch {
+      return null;
+    }
   }
 
   #fact(term, value, cls) {
@@ -832,36 +965,38 @@ export class LuminairVerifyElement extends Base {
    * `symbols`: the values the proof fixes ({batch: 7}) and `declared`: each tensor's shape in the
    * settings summary, by name. A tensor whose first axis is a symbol gets a row per element below it.
    */
-  #fillTable(wrap, body, tensors, sourceColumn, symbols = null, declared = new Map()) {
+  #fillTable(wrap, body, tensors, summarize, symbols = null, declared = new Map()) {
     body.replaceChildren();
     const entries = tensors ? Object.entries(tensors) : [];
     wrap.hidden = entries.length === 0;
-    // The "Read from" column (the node and index map each output reads) only when the verifier reports them.
-    const withSource = sourceColumn && entries.some(([, t]) => describeOutputSource(t) !== null);
-    const th = wrap.querySelector("th:nth-child(4)");
-    if (th) th.hidden = !withSource;
     for (const [name, t] of entries) {
       const tr = document.createElement("tr");
       const values = t && typeof t === "object" && "values" in t ? t.values : t;
       const shape = t && typeof t === "object" && Array.isArray(t.shape) ? `[${t.shape.join("×")}]` : "";
       const batch = batchAxis(t, symbols, declared.get(name));
       const shown = batch
-        ? `${batch.size} row${batch.size === 1 ? "" : "s"} below, one per ${batch.symbol} element`
-        : formatValues(values);
-      const cells = [[name, "", "Name"], [shape, "", "Shape"], [shown, batch ? "values batched" : "values", "Values"]];
-      if (withSource) cells.push([describeOutputSource(t) ?? "—", "source", "Read from"]);
-      for (const [text, cls, label] of cells) {
+        ? { text: `${batch.size} row${batch.size === 1 ? "" : "s"} below, one per ${batch.symbol} element`, full: null }
+        : summarize ? summarizeOutput(t) : { text: formatValues(values), full: null };
+      for (const [text, cls, label] of [[name, "", "Name"], [shape, "", "Shape"], [shown.text, batch ? "values batched" : "values", "Values"]]) {
         const td = document.createElement("td");
         if (cls) td.className = cls;
         td.dataset.label = label;
         td.textContent = text;
-        if (cls === "source" && Array.isArray(t?.index_map) && t.index_map.length > 8) {
-          td.title = `index map: [${t.index_map.slice(0, 256).join(", ")}${t.index_map.length > 256 ? ", …" : ""}]`;
+        if (label === "Values" && shown.full) {
+          const more = document.createElement("details");
+          more.className = "all-values";
+          const sum = document.createElement("summary");
+          sum.textContent = `all ${values.length} values`;
+          const list = document.createElement("span");
+          list.className = "values-list";
+          list.textContent = shown.full;
+          more.append(sum, list);
+          td.append(more);
         }
         tr.append(td);
       }
       body.append(tr);
-      if (batch) body.append(this.#batchTable(name, values, batch, withSource ? 4 : 3));
+      if (batch) body.append(this.#batchTable(name, values, batch, 3));
     }
   }
 
@@ -932,7 +1067,6 @@ export class LuminairVerifyElement extends Base {
     e.note.textContent = dev
       ? `The proof checks out, but only at ${r.securityBits} bits of conjectured security, below the default floor of ${floor} bits: it was accepted because the floor was lowered (min-security-bits). Anyone could forge such a proof with modest computing power: treat it as a test, not as evidence.`
       : "";
-    e.retry.hidden = false;
     if (r.statement) this.#fact("Statement", r.statement);
     const symbols = describeSymbols(r.symbols, r.settingsSummary?.symbols);
     if (symbols) this.#fact("Symbols", symbols, "symbols");
@@ -966,12 +1100,21 @@ export class LuminairVerifyElement extends Base {
     if (info) {
       const cached = info.cachedFiles ? `; ${info.cachedFiles} runtime file${info.cachedFiles === 1 ? "" : "s"} from the cache` : "";
       this.#fact("Runtime", `Pyodide ${info.pyodideVersion}, verifier ${info.verifierVersion}; started in ${formatDuration(info.bootMs)}${cached}`);
+      if (!info.snapshot && !info.cachedFiles) suggestCache(this.#fact("Repeat visits", CACHE_TIP));
       if (info.warnings?.length) this.#fact("Hosting", info.warnings.join("; "));
     }
     const summary = r.settingsSummary;
     const declared = (list) => new Map((Array.isArray(list) ? list : []).filter((d) => d && typeof d.name === "string").map((d) => [d.name, d.shape]));
     this.#fillTable(e.outputs, e.outputsBody, r.outputs, true, r.symbols, declared(summary?.outputs));
     this.#fillTable(e.inputs, e.inputsBody, r.inputs, false, r.symbols, declared(summary?.inputs));
+    // the node and index map each output reads (when the verifier reports them), under Details
+    const sources = Object.entries(r.outputs ?? {}).map(([name, t]) => [name, describeOutputSource(t)]).filter(([, d]) => d);
+    if (sources.length) {
+      const list = document.createElement("span");
+      list.className = "sources";
+      list.textContent = sources.map(([name, d]) => `${name}: ${d}`).join("; ");
+      this.#fact("Outputs read from", list);
+    }
     if (summary?.graph && Array.isArray(summary.graph.nodes) && summary.graph.nodes.length) {
       e.graph.replaceChildren(createGraphView(document, summary));
     } else {

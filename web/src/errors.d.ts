@@ -1,6 +1,6 @@
 export type LuminairErrorKind =
   | "not-found" | "network" | "hosting" | "csp" | "format" | "version" | "rejected" | "timeout" | "aborted"
-  | "load" | "hash" | "terminated" | "internal";
+  | "load" | "hash" | "terminated" | "internal" | "budget";
 
 /** "rejected": the files were checked and refused. "unavailable": nothing was checked. */
 export type ErrorVerdict = "rejected" | "unavailable";

@@ -14,6 +14,8 @@
  *  - "hash"       the verifier wheel or its standard library did not match its pinned SHA-256
  *  - "terminated" terminate() was called while the request was pending
  *  - "internal"   a bug: an unexpected exception in the worker
+ *  - "budget"     (element events) the files declare more work than the verifier's budget, or
+ *                 exceed its size caps: not checked; max-work="N" / maxWork grants the budget
  * `verify()` never rejects for a bad proof: it resolves with `success: false`. Rejections (and the
  * element's error events) use this class.
  *

@@ -88,7 +88,7 @@ function region(ix, x, out) {
     for (const s of ix.srcs.get(id)) {
       if (r.has(s) || s === x) continue;
       if (ix.isConst(s) && [...ix.cons.get(s)].every((c) => r.has(c))) r.add(s);
-      else if (!ix.isScalarConst(s)) return null;
+      else if (!ix.isConst(s)) return null; // constants shared with other ops (a mean's 1/n vector) may feed it
     }
   }
   for (const id of r) {
@@ -96,6 +96,44 @@ function region(ix, x, out) {
     for (const c of ix.cons.get(id)) if (!r.has(c)) return null;
   }
   return r;
+}
+
+/**
+ * The nodes from `first` to `last` (both included, everything on a path between them): a valid
+ * region reads only `inputs` and constants from outside and leaves only through `last`. Set or null.
+ */
+function spanRegion(ix, first, last, inputs) {
+  const desc = ix.descendants(first);
+  if (!desc.has(last)) return null;
+  const anc = ix.ancestors(last);
+  const r = new Set([first, last]);
+  for (const id of anc) if (desc.has(id)) r.add(id);
+  for (const id of [...r]) {
+    for (const s of ix.srcs.get(id)) {
+      if (r.has(s) || inputs.has(s)) continue;
+      if (ix.isConst(s)) {
+        if ([...ix.cons.get(s)].every((c) => r.has(c))) r.add(s);
+      } else return null;
+    }
+  }
+  for (const id of r) {
+    if (id === last || ix.isConst(id)) continue;
+    for (const c of ix.cons.get(id)) if (!r.has(c)) return null;
+  }
+  return r;
+}
+
+const computedSrcs = (ix, id) => ix.srcs.get(id).filter((s) => !ix.isConst(s));
+
+/** softmax's output: Mul(e, Recip(SumReduce(e))) with e an Exp (or Exp2). */
+function isSoftmaxOut(ix, p) {
+  if (ix.op(p) !== "Mul" || ix.srcs.get(p).length !== 2) return false;
+  const [a, b] = ix.srcs.get(p);
+  return [[a, b], [b, a]].some(([e, r]) => {
+    if (ix.op(r) !== "Recip") return false;
+    const sum = ix.srcs.get(r)[0];
+    return ix.op(sum) === "SumReduce" && ix.srcs.get(sum)[0] === e && (ix.op(e) === "Exp" || ix.op(e) === "Exp2");
+  });
 }
 
 const count = (ix, set, op) => [...set].filter((id) => ix.op(id) === op).length;
@@ -166,6 +204,28 @@ function groupInput(ix, members, fallback) {
 }
 
 const MATCHERS = [
+  // scores = q·kᵀ (a Dot of two computed operands), scaled and masked, softmax, then · v: from the
+  // scores product to the values product, reading only q, k, v (and constants) from outside
+  function attention(ix) {
+    const out = [];
+    for (const d2 of ix.nodes.map((n) => n.id)) {
+      if (ix.op(d2) !== "Dot") continue;
+      const s2 = computedSrcs(ix, d2);
+      if (s2.length !== 2) continue;
+      const p = s2.find((id) => isSoftmaxOut(ix, id));
+      if (p === undefined) continue;
+      const v = s2[0] === p ? s2[1] : s2[0];
+      let best = null;
+      for (const d1 of ix.ancestors(p)) {
+        if (ix.op(d1) !== "Dot" || computedSrcs(ix, d1).length !== 2) continue;
+        const inputs = new Set([...computedSrcs(ix, d1), v]);
+        const reg = spanRegion(ix, d1, d2, inputs);
+        if (reg && (!best || reg.size < best.members.size)) best = { kind: "Attention", out: d2, input: computedSrcs(ix, d1)[0], members: reg };
+      }
+      if (best) out.push(best);
+    }
+    return out;
+  },
   function softmax(ix) {
     const out = [];
     for (const o of ix.nodes.map((n) => n.id)) {
@@ -192,8 +252,10 @@ const MATCHERS = [
       const r = ix.srcs.get(o).find((s) => ix.op(s) === "Recip" && ix.op(ix.srcs.get(s)[0]) === "Sqrt");
       if (r === undefined) continue;
       for (const s of ix.ancestors(o)) {
-        if (ix.op(s) !== "SumReduce") continue;
-        const x = ix.srcs.get(s)[0];
+        // the mean: a SumReduce, or a fused Dot of x with a constant vector (of 1/n)
+        const mean = ix.op(s) === "SumReduce" || (ix.op(s) === "Dot" && computedSrcs(ix, s).length === 1 && ix.srcs.get(s).length === 2);
+        if (!mean) continue;
+        const x = computedSrcs(ix, s)[0];
         const reg = region(ix, x, o);
         if (!reg || !hasSquare(ix, reg)) continue;
         const members = new Set(reg);
@@ -214,6 +276,40 @@ const MATCHERS = [
         if (!reg || (count(ix, reg, "Exp2") + count(ix, reg, "Exp")) === 0 || count(ix, reg, "LessThan") < 2) continue;
         out.push({ kind: hasSquare(ix, reg) ? "GELU" : "SiLU", out: o, input: x, members: reg });
       }
+    }
+    return out;
+  },
+  // GELU in its erf form: x * (erf(x / sqrt 2) + 1) (* 0.5), as ONNX exports it
+  function erfGelu(ix) {
+    const out = [];
+    for (const e of ix.nodes.map((n) => n.id)) {
+      if (ix.op(e) !== "Erf") continue;
+      const scaled = ix.srcs.get(e)[0];
+      const x = ix.op(scaled) === "Mul" ? computedSrcs(ix, scaled)[0] : scaled;
+      let o = null;
+      for (const c of ix.descendants(e)) {
+        if (ix.op(c) !== "Mul" || !ix.srcs.get(c).includes(x)) continue;
+        o = c;
+        break;
+      }
+      if (o === null || x === undefined) continue;
+      const next = [...ix.cons.get(o)];
+      if (next.length === 1 && ix.op(next[0]) === "Mul" && ix.srcs.get(next[0]).some((k) => ix.isScalarConst(k))) o = next[0];
+      const reg = region(ix, x, o);
+      if (reg && reg.has(e)) out.push({ kind: "GELU", out: o, input: x, members: reg });
+    }
+    return out;
+  },
+  // max pooling: a MaxReduce over a windowed view (Contiguous into [..., kh, kw])
+  function maxPool(ix) {
+    const out = [];
+    for (const m of ix.nodes.map((n) => n.id)) {
+      if (ix.op(m) !== "MaxReduce") continue;
+      const c = ix.srcs.get(m)[0];
+      const cs = ix.byId.get(c)?.shape;
+      const ms = ix.byId.get(m).shape;
+      if (ix.op(c) !== "Contiguous" || ix.cons.get(c).size !== 1 || !Array.isArray(cs) || !Array.isArray(ms) || cs.length < ms.length + 2) continue;
+      out.push({ kind: "MaxPool", out: m, input: ix.srcs.get(c)[0], members: new Set([c, m]) });
     }
     return out;
   },
@@ -310,7 +406,9 @@ export const GROUP_HELP = {
   LayerNorm: "(x - mean) / sqrt(var + eps): SumReduce, a sum of squares (Dot(d, d) or Mul + SumReduce), Sqrt, Recip",
   Sigmoid: "1 / (1 + e^-x) through Exp (or Exp2) and Recip",
   Tanh: "through Exp (or Exp2) and Recip",
-  GELU: "x * sigmoid(...) (tanh form)",
+  GELU: "x * sigmoid(...) (tanh form), or x * (erf(x / sqrt 2) + 1) / 2",
+  Attention: "softmax(q·kᵀ scaled, masked) · v: two Dot products around a Softmax",
+  MaxPool: "MaxReduce over windowed views (Contiguous windows)",
   SiLU: "x * sigmoid(x)",
 };
 
@@ -334,14 +432,19 @@ export function groupGraph(graph) {
   }
   const groupOf = new Map();
   for (const g of groups) for (const id of g.members) groupOf.set(id, g);
-  // Shared scalar constants used only by groups are folded into each of them.
+  // Every other constant (weights, shared scalars) is folded into the boxes that read it: no
+  // box, no edge (its name and shape are in their tooltips). The primitives view draws them all.
   const hidden = new Set();
+  const folded = new Map(); // primitive id -> constants it reads
   for (const n of ix.nodes) {
-    if (groupOf.has(n.id) || !ix.isScalarConst(n.id)) continue;
+    if (groupOf.has(n.id) || !ix.isConst(n.id)) continue;
     const users = [...ix.cons.get(n.id)];
-    if (users.length && users.every((u) => groupOf.has(u))) {
-      hidden.add(n.id);
-      for (const u of users) groupOf.get(u).shared = [...(groupOf.get(u).shared ?? []), n.id];
+    if (!users.length) continue;
+    hidden.add(n.id);
+    for (const u of users) {
+      const g = groupOf.get(u);
+      if (g) g.shared = [...(g.shared ?? []), n.id];
+      else folded.set(u, [...(folded.get(u) ?? []), n.id]);
     }
   }
   const brief = (id) => {
@@ -354,7 +457,7 @@ export function groupGraph(graph) {
     if (hidden.has(n.id)) continue;
     const g = groupOf.get(n.id);
     if (!g) {
-      nodes.push({ ...n, kind: "node", members: [brief(n.id)] });
+      nodes.push({ ...n, kind: "node", members: [brief(n.id)], ...(folded.has(n.id) ? { constants: [...new Set(folded.get(n.id))].map(brief) } : {}) });
       continue;
     }
     if (emitted.has(g)) continue;
@@ -613,6 +716,8 @@ export function describeNode(n, { outputs = [], inputs = [] } = {}) {
     if (named.length) parts.push(`weights: ${named.map((c) => `${nodeName(c) || `#${c.id}`} ${shapeText(c.shape)}`).join(", ")}`);
   } else if (n.kind === "node") {
     parts.push(`primitive #${n.id}`);
+    const named = (n.constants ?? []).filter((c) => numel(c.shape) > 1 || nodeName(c));
+    if (named.length) parts.push(`reads constants: ${named.map((c) => `${nodeName(c) || `#${c.id}`} ${shapeText(c.shape)}`).join(", ")}`);
   }
   return parts.join("; ");
 }
@@ -629,6 +734,7 @@ export function renderGraph(doc, graph, { outputs = [], inputs = [] } = {}) {
   svg.dataset.width = String(g.width);
   svg.dataset.height = String(g.height);
   svg.style.aspectRatio = `${g.width} / ${g.height}`;
+  svg.style.maxWidth = `${g.width}px`; // Fit never enlarges the graph past its natural size
   svg.setAttribute("aria-label", `Model graph: ${g.nodes.length} node${g.nodes.length === 1 ? "" : "s"}, ${g.edges.length} edge${g.edges.length === 1 ? "" : "s"}`);
   const defs = doc.createElementNS(SVG, "defs");
   const marker = doc.createElementNS(SVG, "marker");

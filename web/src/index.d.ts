@@ -58,15 +58,25 @@ export interface SymbolRange {
   max: number;
 }
 
-/** The verdict of a result; a thrown LuminairVerificationError stands for "unavailable". */
-export type ResultVerdict = "verified" | "development" | "rejected";
-export type Verdict = ResultVerdict | "unavailable";
+/**
+ * The verdict of a result: "unavailable" for files over the verifier's work budget or size caps
+ * (kind "not checked"); a thrown LuminairVerificationError also stands for "unavailable".
+ */
+export type ResultVerdict = "verified" | "development" | "rejected" | "unavailable";
+export type Verdict = ResultVerdict;
+
+/** What the verifier did: checked and accepted, checked and refused, or nothing (work budget). */
+export type ResultKind = "verified" | "rejected" | "not checked";
 
 /** The verdict. A rejected proof is a result with success: false, never an exception. */
 export interface VerifyResult {
   success: boolean;
   /** "development": valid, but below the default security floor (accepted because minSecurityBits was lowered). */
   verdict: ResultVerdict;
+  /** "not checked": over the work budget or the size caps; `workNeeded` is the maxWork that admits the files. */
+  kind: ResultKind;
+  /** The maxWork (max-work="N", --max-work N) these files need, when they were not checked; else null. */
+  workNeeded: number | null;
   development: boolean;
   /** The verifier's default floor (96): below it a valid proof is a development proof. */
   defaultMinSecurityBits: number;
@@ -131,6 +141,8 @@ export interface VerifyOptions {
   onBootProgress?: (progress: BootProgress) => void;
   /** Called from the verifier's own steps (6 of them). */
   onProgress?: (progress: ProgressEvent) => void;
+  /** Once, in step 1: each step's share of the work the files declare (the verifier's own estimate). */
+  onWork?: (work: { weights: number[]; units: number }) => void;
   /** Cancel: terminates and restarts the worker. */
   signal?: AbortSignal;
   /** Lower the verifier's security floor (default 96 bits) to check development proofs. */

@@ -4,6 +4,7 @@
 export const PY_GLUE = `
 import json as _json
 import luminair.verifier as _lv
+import luminair.verifier.api as _api
 from luminair.verifier import verify as _verify, STEPS as _STEPS
 from luminair.verifier.summary import settings_summary as _settings_summary, proof_summary as _proof_summary
 from luminair.verifier.formats import sniff as _sniff
@@ -43,7 +44,22 @@ def luminair_info():
     return _dumps({"verifier": getattr(_lv, "__version__", None), "steps": list(_STEPS), "min_security_bits": _FLOOR})
 
 
-def luminair_verify(proof, settings, progress=None, min_security_bits=None, max_work=None):
+def _reporting_work(report):
+    """api.check_work, also handing the verifier's own work estimate (by part) to report(json):
+    the widget weights its progress bar by it. Installed only for the one call."""
+    check = _api.check_work
+
+    def check_and_report(work, budget):
+        try:
+            report(_dumps({k: float(v) for k, v in work.items()}))
+        except Exception:  # a progress display must never change a verdict
+            pass
+        return check(work, budget)
+
+    return check, check_and_report
+
+
+def luminair_verify(proof, settings, progress=None, min_security_bits=None, max_work=None, work=None):
     kwargs = {}
     if max_work is not None:
         kwargs["max_work"] = int(max_work)
@@ -52,7 +68,13 @@ def luminair_verify(proof, settings, progress=None, min_security_bits=None, max_
     if min_security_bits is not None:
         kwargs["min_security_bits"] = int(min_security_bits)
     settings_b = _as_bytes(settings)
-    r = _verify(_as_bytes(proof), settings_b, **kwargs).to_dict()
+    if work is not None:
+        check, _api.check_work = _reporting_work(work)
+    try:
+        r = _verify(_as_bytes(proof), settings_b, **kwargs).to_dict()
+    finally:
+        if work is not None:
+            _api.check_work = check
     training = (r.pop("extra", None) or {}).get("training")
     if training is not None:  # a training step: step, seed, loss, weights digests (verifier-computed)
         r["training"] = training
@@ -92,10 +114,11 @@ export function installGlue(py, { run = true } = {}) {
   const info = JSON.parse(py.globals.get("luminair_info")());
   return {
     info,
-    verify(proof, settings, { onProgress, minSecurityBits, maxWork } = {}) {
+    verify(proof, settings, { onProgress, minSecurityBits, maxWork, onWork } = {}) {
       const fn = py.globals.get("luminair_verify");
+      const work = onWork ? (json) => onWork(JSON.parse(json)) : undefined;
       try {
-        return JSON.parse(fn(proof, settings, onProgress ?? undefined, minSecurityBits ?? undefined, maxWork ?? undefined));
+        return JSON.parse(fn(proof, settings, onProgress ?? undefined, minSecurityBits ?? undefined, maxWork ?? undefined, work));
       } finally {
         fn.destroy();
       }

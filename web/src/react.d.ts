@@ -67,6 +67,7 @@ type ElementAttributes = {
   variant?: string;
   "timeout-ms"?: string | number;
   "min-security-bits"?: string | number;
+  "max-work"?: string | number;
   class?: string;
   className?: string;
   id?: string;

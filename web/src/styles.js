@@ -120,7 +120,7 @@ dialog::backdrop { background: rgb(3 7 18 / 0.55); }
 @media (max-width: 760px) { .body { grid-template-columns: minmax(0, 1fr); } }
 h3 { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.06em; color: var(--_muted); margin: 1rem 0 0.5rem; }
 h3:first-child { margin-top: 0; }
-.io-outputs h3, .io-inputs h3 { margin-top: 1rem; }
+.io-inputs h3 { margin-top: 1rem; }
 .meta { margin: 0 0 0.5rem; color: var(--_muted); font-size: 0.9rem; overflow-wrap: anywhere; }
 .meta a { color: var(--_accent); }
 .claim { font-size: 0.88rem; line-height: 1.45; margin: 1rem 0 0.5rem; }
@@ -165,8 +165,10 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }
 .gbtn:disabled { opacity: 0.45; cursor: default; }
 .gbtn[aria-pressed="true"] { border-color: var(--_accent); color: var(--_accent); }
 .graph-count { font-size: 0.78rem; color: var(--_muted); margin-inline-start: auto; }
-.graph-pane { border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_panel); overflow: hidden; }
-.graph-pane svg { display: block; width: 100%; height: auto; max-height: min(420px, 60vh); user-select: none; -webkit-user-select: none; }
+/* Fit = the graph's width in the pane, never above its natural size: boxes stay legible and a
+   tall graph (a transformer's layers) scrolls inside the pane. */
+.graph-pane { border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_panel); overflow: hidden auto; max-height: min(480px, 62vh); overscroll-behavior: contain; }
+.graph-pane svg { display: block; width: 100%; height: auto; margin: 0 auto; user-select: none; -webkit-user-select: none; }
 .zoomed .graph-pane { cursor: grab; touch-action: none; }
 .graph-info { font-size: 0.78rem; color: var(--_muted); margin: 0.35rem 0 0; min-height: 1.2em; overflow-wrap: anywhere; }
 .graph .node rect { fill: var(--_bg); stroke: var(--_accent); stroke-width: 1.5; }
@@ -194,6 +196,13 @@ table.io table.batch th:nth-child(1) { width: 4.5em; }
 table.io table.batch th[scope="row"], table.io table.batch thead th:nth-child(1) { font-family: var(--_mono); text-align: right; }
 table.io table.batch tr:last-child > * { border-bottom: 0; }
 table.io table.batch tr.more td { color: var(--_muted); font-style: italic; }
+.io-outputs { margin-top: 0.6rem; }
+.io-outputs h3 { margin-top: 0.4rem; }
+table.io details.all-values { margin-top: 0.2rem; font-family: var(--_font); }
+table.io details.all-values summary { cursor: pointer; color: var(--_accent); font-size: 0.78rem; }
+table.io .values-list { display: block; font-family: var(--_mono); font-size: 0.76rem; max-height: 10rem; overflow: auto; }
+.steps:empty { display: none; }
+dd.tip { color: var(--_muted); font-size: 0.8rem; }
 .actions { display: flex; gap: 0.6rem; margin: 0.8rem 0 1rem; flex-wrap: wrap; }
 .action { font: 600 0.82rem var(--_font); padding: 0.55em 0.9em; border-radius: 8px; border: 1px solid var(--_border); background: var(--_panel); color: var(--_fg); cursor: pointer; }
 .action:disabled { opacity: 0.5; cursor: not-allowed; }

@@ -8,6 +8,7 @@
 //                 {type: "ready", pyodideVersion, verifierVersion, steps, minSecurityBits, bootMs, cached, warnings}
 //                 {type: "boot-error", kind, message, url}
 //                 {id, type: "progress", step, of, label}      (zero or more per verify)
+//                 {id, type: "work", parts}                    (the verifier's work estimate by part, once)
 //                 {id, type: "result", result}                 (a rejected proof is a result)
 //                 {id, type: "error", kind, message}           (kind: load | hash | internal)
 //
@@ -166,7 +167,17 @@ async function boot(msg) {
     if (cache) toCache.push([target, res.clone()]);
     return res;
   }
-  self.fetch = runtimeFetch;
+  // The WebAssembly is the largest file and Pyodide asks for it only once pyodide.asm.mjs has
+  // loaded: request it now (first, so it leads the downloads) and hand Pyodide this response.
+  const early = new Map([[wasmUrl, runtimeFetch(wasmUrl)]]);
+  early.get(wasmUrl).catch(() => {});
+  self.fetch = (input, init) => {
+    const target = typeof input === "string" ? input : input instanceof URL ? input.href : input?.url;
+    const hit = early.get(target);
+    if (!hit) return runtimeFetch(input, init);
+    early.delete(target);
+    return hit;
+  };
 
   // The bytecode standard library and the wheel: fetched here, checked against their pins, and
   // handed to Pyodide from memory.
@@ -277,10 +288,12 @@ async function boot(msg) {
   if (snapshotBytes) toCache.push([snapshotKey, new Response(snapshotBytes, { headers: { "content-type": "application/octet-stream" } })]);
   if (cache) {
     for (const [u, res] of toCache) {
-      const size = Number(res.headers.get("content-length")) || 0;
       const headers = new Headers(res.headers);
       const body = await res.arrayBuffer();
-      headers.set("x-luminair-size", String(size || body.byteLength));
+      // the decoded size (progress counts decoded bytes): a compressed response's content-length is smaller
+      headers.set("x-luminair-size", String(body.byteLength));
+      headers.delete("content-encoding");
+      headers.delete("content-length");
       cache.put(u, new Response(body, { status: 200, headers })).catch(() => {});
     }
   }
@@ -334,6 +347,7 @@ self.onmessage = async (event) => {
       const onProgress = (step, of, label) => self.postMessage({ id, type: "progress", step, of, label });
       const result = glue.verify(toBytes(msg.proof), toBytes(msg.settings), {
         onProgress,
+        onWork: (parts) => self.postMessage({ id, type: "work", parts }),
         minSecurityBits: msg.minSecurityBits,
         maxWork: msg.maxWork,
       });

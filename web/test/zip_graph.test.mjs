@@ -217,16 +217,17 @@ describe("groupGraph: high-level ops from the verified primitives", () => {
       });
       assert.deepEqual(labels({ graph: renamed }), expected[name], name);
     }
-    // a label that does not start with the op carries no axis: the Dot is not grouped
+    // a label that does not start with the op carries no axis: the Dot is not grouped (its
+    // weight is folded into it, as every constant is, and named in its tooltip)
     const forged = edited("matmul", (nodes) => {
       nodes[2].label = "w (axis=2)";
     });
-    assert.deepEqual(labels({ graph: forged }), ["Input", "Constant", "Dot"]);
+    assert.deepEqual(labels({ graph: forged }), ["Input", "Dot"]);
     // a Dot that does not reduce the product's last axis is not a matmul
     const otherAxis = edited("matmul", (nodes) => {
       nodes[2].label = "Dot(axis=1)";
     });
-    assert.deepEqual(labels({ graph: otherAxis }), ["Input", "Constant", "Dot"]);
+    assert.deepEqual(labels({ graph: otherAxis }), ["Input", "Dot"]);
     // a label naming a fused op does not make one: the op field (verified) decides
     const named = edited("sum_squares_unfused", (nodes) => {
       for (const n of nodes) if (n.op !== "Input") n.label = "Relu";
@@ -272,5 +273,37 @@ describe("groupGraph: high-level ops from the verified primitives", () => {
       assertRouted(layoutGraph(summary.graph), `${name} (primitives)`);
       assertRouted(layoutGraph(groupGraph(summary.graph)), `${name} (grouped)`);
     }
+  });
+});
+
+describe("the repository's transformer and CNN read as their layers (issue 31)", () => {
+  const ops = (g) => g.nodes.map((n) => n.op);
+  const tally = (g) => ops(g).reduce((m, op) => ((m[op] = (m[op] ?? 0) + 1), m), {});
+  it("the transformer: LayerNorm, Attention, GELU and Linear layers, no constant boxes", () => {
+    const prim = FIXTURES.transformer.graph;
+    const g = groupGraph(prim);
+    const t = tally(g);
+    assert.equal(prim.nodes.length > 200, true);
+    assert.ok(g.nodes.length <= 45, `${g.nodes.length} boxes`);
+    assert.equal(t.Attention, 4);
+    assert.equal(t.LayerNorm, 8);
+    assert.equal(t.GELU, 3);
+    assert.ok(t.Linear >= 12, t);
+    assert.equal(t.Constant, undefined); // every constant is folded into the box that reads it
+    for (const op of ["Erf", "Sqrt", "Recip", "Exp", "MaxReduce", "SumReduce"]) assert.equal(t[op], undefined, op);
+    // an attention box names its two products and its softmax among its primitives
+    const att = g.nodes.find((n) => n.op === "Attention");
+    assert.ok(att.members.filter((m) => m.op === "Dot").length === 2 && att.members.some((m) => m.op === "Exp"), att.members);
+    assertRouted(layoutGraph(g), "transformer (grouped)");
+  });
+  it("the CNN: Conv, MaxPool, ReLU, then Linear layers", () => {
+    const g = groupGraph(FIXTURES.cnn.graph);
+    assert.deepEqual(ops(g), ["Input", "Conv", "MaxPool", "ReLU", "Conv", "MaxPool", "ReLU", "Conv", "MaxPool", "ReLU", "Linear", "ReLU", "Linear"]);
+    assert.equal(g.edges.length, 12); // a chain: no constant edges
+  });
+  it("a primitive keeps the constants it reads in its tooltip", () => {
+    const g = groupGraph({ nodes: [{ id: 0, op: "Input", label: "Input x", shape: [4] }, { id: 1, op: "Constant", label: "Constant w", shape: [4] }, { id: 2, op: "Add", label: "Add y", shape: [4] }], edges: [[0, 2], [1, 2]] });
+    assert.deepEqual(g.nodes.map((n) => n.op), ["Input", "Add"]);
+    assert.match(describeNode(g.nodes[1]), /reads constants: w \[4\]/);
   });
 });

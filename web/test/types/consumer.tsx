@@ -14,7 +14,10 @@ export async function check(proof: Uint8Array, settings: Uint8Array): Promise<st
   const ok: boolean = LuminairUtils.isValidProofBinary(proof) && isValidProofBinary(proof);
   const summary = await readSettingsSummary(settings);
   const bits: number | null = r.securityBits;
-  const verdict: "verified" | "development" | "rejected" = r.verdict;
+  const verdict: "verified" | "development" | "rejected" | "unavailable" = r.verdict;
+  const kind: "verified" | "rejected" | "not checked" = r.kind;
+  const needed: number | null = r.workNeeded;
+  console.log(kind, needed);
   const src = r.outputs?.y?.source?.node;
   const map = r.outputs?.y?.index_map;
   const batch: number | undefined = r.symbols?.batch;

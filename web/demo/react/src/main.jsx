@@ -4,7 +4,9 @@ import { configure } from "luminair-web";
 import { VerifyBadge, VerifyButton } from "luminair-web/react";
 import "./demo.css";
 
-// This bundle lives in /react/; the hosted verifier folder is /luminair/.
+// This bundle lives in /react/ and the hosted verifier folder in /luminair/. A bundled copy would
+// find it there by itself (it looks next to the page first, then at /luminair/), but the first
+// look is a 404 in the console: saying where it is costs nothing.
 configure({ baseUrl: new URL("../luminair/", window.location.href).href });
 
 function App() {
@@ -16,8 +18,13 @@ function App() {
     <main className={dark ? "dark" : ""}>
       <header>
         <h1>luminair-web/react</h1>
-        <button type="button" onClick={() => { document.documentElement.classList.toggle("dark"); setDark(!dark); }}>
-          Toggle dark class
+        <nav aria-label="Demo pages">
+          <a href="../">Drop-in element</a>
+          <a href="./" aria-current="page">React demo</a>
+          <a href="../pyscript.html">PyScript page</a>
+        </nav>
+        <button type="button" aria-pressed={dark} onClick={() => { document.documentElement.classList.toggle("dark"); setDark(!dark); }}>
+          Dark mode
         </button>
       </header>
       <p>
