@@ -923,11 +923,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--preset",
-        choices=["fast", "default", "secure"],
+        choices=["fast", "default", "secure", "small"],
         default=None,
-        help="the proof's configuration: default (96 bits, what verifiers accept), secure (more queries), or "
-        "fast (a development proof of about 20 bits, accepted only with --min-security-bits; anyone could forge "
-        "it); default: default",
+        help="the proof's configuration: default (96 bits, what verifiers accept; the fastest proof within "
+        "150 KB), small (the same security, the smallest proof), secure (more queries), or fast (a development "
+        "proof of about 20 bits, accepted only with --min-security-bits; anyone could forge it); default: default",
     )
     p.add_argument("--security", type=int, default=None, help="target conjectured bits (overrides --preset)")
     p.add_argument("--scale-bits", type=int, default=None, help="fixed-point fractional bits (default 10)")

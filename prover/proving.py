@@ -223,8 +223,11 @@ def choose_config(
     the target (security_target)."""
     cfg = resolve_config(preset, config, security_bits)
     cfg.validate()
-    if config is None and security_bits is None:
-        cfg = preset_config(preset or "default", air_cells(build_graph_air(spec, cfg.log_blowup)[0]))
+    if config is None and security_bits is None:  # sized by the trace; for time within a proof-size budget
+        from .stark.proof_size import estimate_proof_bytes
+
+        sizing_air = build_graph_air(spec, cfg.log_blowup)[0]
+        cfg = preset_config(preset or "default", air_cells(sizing_air), lambda c: estimate_proof_bytes(sizing_air, c))
     target = security_target(preset, config, security_bits)
     return cfg if target is None else reach_union_bound(cfg, spec, target)
 

@@ -9,6 +9,7 @@ the field, not by FRI; the `secure` preset is labelled accordingly.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from .errors import ConfigError
 
@@ -98,10 +99,31 @@ PRESET_NOTES = {
 # 16 in 0.3 s; past 2^26 cells a trace stays at blowup 4).
 PRESET_BLOWUPS = (4, 3)
 PRESET_LDE_CELLS = 1 << 28
-SIZED_PRESETS = ("default", "secure")  # "fast" stays as it is: a development preset
+SIZED_PRESETS = ("default", "secure", "small")  # "fast" stays as it is: a development preset
+
+# Sized for the user's time: "default" and "secure" take the smallest blowup of TIME_BLOWUPS (the
+# least extension work: the fastest proof) whose estimated proof, less its public values, stays
+# within PRESET_MAX_PROOF_BYTES (prover/stark/proof_size.py), and the smallest-proof choice above
+# where none does; "small" always takes the smallest-proof choice (the same security as "default").
+TIME_BLOWUPS = (2, 3, 4)
+PRESET_MAX_PROOF_BYTES = 150_000
+SIZE_PRESETS = ("small",)
+PRESETS["small"] = PRESETS["default"]
+PRESET_NOTES["small"] = " (sized for the smallest proof)"
 
 
 MAX_EXTRA_POW_BITS = 1  # grinding a sized preset may add to save a query (2^21 hashes: about 0.4 s on two cores)
+# A time-sized preset on a trace of at most LIGHT_TRACE_CELLS grinds LIGHT_POW_BITS (milliseconds with
+# hashlib) and makes up the rest with queries, which cost such a trace little: its proof does not
+# load the compiled kernels, and 2^21 hashes with hashlib took it 0.6-1.5 s (bench/results)
+LIGHT_POW_BITS = 12
+LIGHT_TRACE_CELLS = 1 << 22
+
+
+def with_pow_bits(config: PcsConfig, pow_bits: int) -> PcsConfig:
+    """`config` grinding `pow_bits`, with the fewest queries keeping at least its conjectured bits."""
+    need = max(0, config.security_bits - pow_bits)
+    return replace(config, pow_bits=pow_bits, n_queries=max(1, -(-need // config.log_blowup)))
 
 
 def at_blowup(config: PcsConfig, log_blowup: int) -> PcsConfig:
@@ -116,22 +138,31 @@ def at_blowup(config: PcsConfig, log_blowup: int) -> PcsConfig:
     return replace(config, log_blowup=log_blowup, n_queries=n_queries, pow_bits=config.pow_bits + short)
 
 
-def preset_config(name: str, trace_cells: int | None = None) -> PcsConfig:
+def preset_config(name: str, trace_cells: int | None = None,
+                  proof_bytes: Callable[[PcsConfig], int] | None = None) -> PcsConfig:
     """The preset `name` for a trace of `trace_cells` committed cells (None: size unknown, the
-    preset as listed in PRESETS)."""
+    preset as listed in PRESETS). `proof_bytes(config)` estimates the proof a config would give:
+    with it, a time-sized preset takes the fastest config within PRESET_MAX_PROOF_BYTES."""
     base = PRESETS[name]
     if trace_cells is None or name not in SIZED_PRESETS:
         return base
-    for log_blowup in PRESET_BLOWUPS:
-        if trace_cells << log_blowup <= PRESET_LDE_CELLS:
-            return at_blowup(base, log_blowup)
-    return base
+    smallest = next((at_blowup(base, b) for b in PRESET_BLOWUPS if trace_cells << b <= PRESET_LDE_CELLS), base)
+    if name in SIZE_PRESETS or proof_bytes is None:
+        return smallest
+    light = trace_cells <= LIGHT_TRACE_CELLS
+    for log_blowup in TIME_BLOWUPS:
+        cfg = at_blowup(with_pow_bits(base, LIGHT_POW_BITS) if light else base, log_blowup)
+        if trace_cells << log_blowup <= PRESET_LDE_CELLS and proof_bytes(cfg) <= PRESET_MAX_PROOF_BYTES:
+            return cfg
+    return smallest
 
 
 def preset_label(config: PcsConfig) -> str:
     for name, preset in PRESETS.items():
         sized = name in SIZED_PRESETS
-        if any(_comes_from(config, c, sized) for c in (preset, *(at_blowup(preset, b) for b in PRESET_BLOWUPS if sized))):
+        blowups = sorted({*PRESET_BLOWUPS, *TIME_BLOWUPS}) if sized else []
+        bases = (preset, with_pow_bits(preset, LIGHT_POW_BITS)) if sized else (preset,)
+        if any(_comes_from(config, c, sized) for c in (preset, *(at_blowup(b, x) for b in bases for x in blowups))):
             return f" [{name} preset{PRESET_NOTES[name]}]"
     if config.security_bits < DEFAULT_MIN_SECURITY_BITS:
         return " [custom, below the 96-bit floor: DEVELOPMENT ONLY]"

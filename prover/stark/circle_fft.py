@@ -1,4 +1,5 @@
-"""Circle and line FFTs over many columns at once: the numpy twin of verifier/fft.py.
+"""Circle and line FFTs over many columns at once: the compiled kernel (jit/m31.py) and its numpy
+twin, both cross-tested against verifier/fft.py (kernels.py chooses).
 
 Data is a (C, N) uint64 array (C columns of N = 2^n values). Layer j pairs the indices that differ
 in bit j; the twiddle of a pair depends only on the bits above j, so a layer is one reshape to
@@ -18,12 +19,19 @@ from typing import Sequence
 from ...verifier.circle import GEN, LOG_ORDER, index_to_point
 from ...verifier.fields import P
 from . import field_vec as fv
+from . import kernels
 from .backend import U32, U64, Array, xp
 
 
+def index_dtype(log_size: int) -> type:
+    """The narrowest index type for positions below 2^log_size: the cached permutations are
+    trace-sized, so int32 halves their memory."""
+    return xp.int32 if log_size <= 30 else xp.int64
+
+
 def bit_reverse_permutation(log_size: int) -> Array:
-    """perm[i] = bitrev_n(i), as an int64 index vector."""
-    idx = xp.arange(1 << log_size, dtype=xp.int64)
+    """perm[i] = bitrev_n(i), as an index vector (index_dtype)."""
+    idx = xp.arange(1 << log_size, dtype=index_dtype(log_size))
     out = xp.zeros_like(idx)
     for b in range(log_size):
         out |= ((idx >> b) & 1) << (log_size - 1 - b)
@@ -130,14 +138,55 @@ _P = U64(P)
 _P32 = U32(P)
 
 
+def _kind_twiddles(kind: str, log_size: int, inverse: bool) -> tuple[Array, ...]:
+    if kind.startswith("circle<"):  # the first 2^log_size positions of a larger domain
+        return prefix_twiddles(log_size, int(kind[len("circle<"):]))[1 if inverse else 0]
+    return (circle_twiddles if kind == "circle" else line_twiddles)(log_size)[1 if inverse else 0]
+
+
+@lru_cache(maxsize=64)
+def _flat_twiddles(kind: str, log_size: int, inverse: bool) -> tuple[Array, Array]:
+    """The compiled kernel's twiddles: every layer's, concatenated (uint32), and where each starts."""
+    tw = _kind_twiddles(kind, log_size, inverse)
+    offs = xp.zeros(log_size + 1, dtype=xp.int64)
+    offs[1:] = xp.cumsum([t.shape[0] for t in tw])
+    return xp.concatenate(tw).astype(U32) if tw else xp.zeros(0, U32), offs
+
+
+_NUMPY_NS = 6  # the numpy twin's cost of a butterfly, measured (kernels.use_compiled)
+
+
+def _batched_compiled(data: Sequence[Array], kind: str, log_size: int, inverse: bool, skip_top: int,
+                      dtype: type = U64) -> Array:
+    """_batched with the compiled transform: one column a call, columns over threads, written
+    straight into `dtype` (uint32 extensions need no uint64 copy)."""
+    m31 = kernels.m31()
+    rows = len(data)
+    out = xp.empty((rows, 1 << log_size), dtype=dtype)
+    tw, offs = _flat_twiddles(kind, log_size, inverse)
+    n_inv = pow(1 << log_size, P - 2, P)
+    per = max(1, (1 << 16) >> log_size)  # columns a task: small columns are grouped
+
+    def task(s: int) -> None:
+        scratch = xp.empty(1 << log_size, dtype=U32)
+        for r in range(s, min(rows, s + per)):
+            src = data[r]
+            if src.dtype not in (U32, U64) or not src.flags.c_contiguous:
+                src = xp.ascontiguousarray(src, dtype=U64)
+            if inverse:
+                m31.inverse(src, out[r], scratch, tw, offs, log_size, n_inv)
+            else:
+                m31.forward(src, out[r], scratch, tw, offs, log_size, skip_top)
+
+    kernels.run_parallel(task, range(0, rows, per))
+    return out
+
+
 @lru_cache(maxsize=64)
 def _plan(kind: str, log_size: int, inverse: bool) -> tuple[int, tuple[Array, ...]]:
     """(k, per-layer twiddles shaped for broadcasting): layer j >= k as (N >> (j+1), 1) against
     the natural layout, layer j < k as (C >> (j+1), 1, R) against the transposed layout."""
-    if kind.startswith("circle<"):  # the first 2^log_size positions of a larger domain
-        tw = prefix_twiddles(log_size, int(kind[len("circle<"):]))[1 if inverse else 0]
-    else:
-        tw = (circle_twiddles if kind == "circle" else line_twiddles)(log_size)[1 if inverse else 0]
+    tw = _kind_twiddles(kind, log_size, inverse)
     k = log_size // 2
     r = 1 << (log_size - k)
     shaped = []
@@ -249,11 +298,16 @@ def _threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def _batched(data: Sequence[Array], kind: str, log_size: int, inverse: bool, skip_top: int = 0) -> Array:
+def _batched(data: Sequence[Array], kind: str, log_size: int, inverse: bool, skip_top: int = 0,
+             dtype: type = U64) -> Array:
     """Transform every row of `data`; groups of rows run as tasks in parallel threads (numpy
     releases the GIL inside each large operation)."""
     global _POOL
     rows = len(data)
+    if kernels.use_compiled(rows * (log_size - skip_top) * (1 << (log_size - 1)) * _NUMPY_NS * 1e-9):
+        return _batched_compiled(data, kind, log_size, inverse, skip_top, dtype)
+    if dtype is not U64:
+        return _batched(data, kind, log_size, inverse, skip_top).astype(dtype)
     out = xp.empty((rows, 1 << log_size), dtype=U64)
     per = max(1, _TASK_VALUES >> log_size)
     if _threads() == 1 or rows <= per or out.size < _PARALLEL_MIN:
@@ -314,17 +368,17 @@ def line_interpolate(evals: Array | Sequence[Array]) -> Array:
     return _transform(evals, "line", inverse=True)
 
 
-def extend(coeffs: Array | Sequence[Array], log_size: int, within: int | None = None) -> Array:
+def extend(coeffs: Array | Sequence[Array], log_size: int, within: int | None = None, dtype: type = U64) -> Array:
     """Evaluate (C, N) coefficients (or a list of C coefficient vectors) on the larger circle
     domain of log size `log_size`, or (`within`) on the first 2^log_size storage positions of the
-    one of log size `within` (prefix_twiddles)."""
+    one of log size `within` (prefix_twiddles); values (canonical) as `dtype`."""
     rows, flat = _as_rows(coeffs)
     n = rows[0].shape[0].bit_length() - 1
     kind = "circle" if within is None or within == log_size else f"circle<{within}"
     if log_size == 0:
-        out = xp.array(rows, dtype=U64).reshape(len(rows), 1)
+        out = xp.array(rows, dtype=dtype).reshape(len(rows), 1)
     else:
-        out = _batched(rows, kind, log_size, inverse=False, skip_top=log_size - n)
+        out = _batched(rows, kind, log_size, inverse=False, skip_top=log_size - n, dtype=dtype)
     return out[0] if flat else out
 
 
@@ -334,14 +388,14 @@ def row_to_storage(log_size: int) -> Array:
     n = 1 << log_size
     rows = xp.arange(n, dtype=xp.int64)
     natural = xp.where(rows % 2 == 0, rows // 2, (2 * n - 1 - rows) // 2)
-    return bit_reverse_permutation(log_size)[natural]
+    return bit_reverse_permutation(log_size)[natural]  # index_dtype
 
 
 @lru_cache(maxsize=64)
 def storage_to_row(log_size: int) -> Array:
     perm = row_to_storage(log_size)
     inv = xp.empty_like(perm)
-    inv[perm] = xp.arange(perm.shape[0], dtype=xp.int64)
+    inv[perm] = xp.arange(perm.shape[0], dtype=perm.dtype)
     return inv
 
 
@@ -350,7 +404,9 @@ def mask_permutation(domain_log_size: int, trace_log_size: int, offset: int) -> 
     """For each storage position s of the circle domain of log size m >= n: the storage position of
     the point s + offset * G_(2^n), i.e. the mask `offset` rows away for a trace of log size n."""
     rows = storage_to_row(domain_log_size)
-    shifted = (rows + offset * (1 << (domain_log_size - trace_log_size))) % (1 << domain_log_size)
+    shift = (offset << (domain_log_size - trace_log_size)) % (1 << domain_log_size)
+    shifted = rows + rows.dtype.type(shift)  # < 2^(m+1): fits the index type
+    shifted[shifted >= 1 << domain_log_size] -= 1 << domain_log_size
     return row_to_storage(domain_log_size)[shifted]
 
 

@@ -3,12 +3,14 @@
 Base vectors are uint64 arrays holding canonical values (< P); products of two canonical values
 fit in 62 bits, so `(a * b) % P` is exact. A secure (QM31) vector is a tuple of four base vectors,
 one per coordinate (a + b*i) + (c + d*i)*u. Every function is cross-tested in tests/twins against
-the scalar version it names.
+the scalar version it names. Once the compiled kernels are loaded (kernels.py), `mul` and `q_mul`
+of long, equally shaped vectors run compiled (jit/m31.py: one pass, no temporaries).
 """
 
 from __future__ import annotations
 
 from ...verifier.fields import P, QM31
+from . import kernels
 from .backend import U64, Array, xp
 
 SecureVec = tuple[Array, Array, Array, Array]
@@ -25,6 +27,9 @@ def as_base(values: object) -> Array:
 
 
 def add(a: Array, b: Array) -> Array:
+    got = _compiled_binary("add", a, b)
+    if got is not None:
+        return got
     r = a + b
     if r.ndim == 0:  # constants: plain ints avoid numpy's scalar wrap-around warnings
         return U64(int(r) % P)
@@ -32,6 +37,9 @@ def add(a: Array, b: Array) -> Array:
 
 
 def sub(a: Array, b: Array) -> Array:
+    got = _compiled_binary("sub", a, b)
+    if got is not None:
+        return got
     r = a + (_P - b)
     if r.ndim == 0:
         return U64(int(r) % P)
@@ -39,17 +47,54 @@ def sub(a: Array, b: Array) -> Array:
 
 
 def neg(a: Array) -> Array:
+    if isinstance(a, xp.ndarray) and _compiled(a):
+        out = xp.empty_like(a)
+        kernels.m31().neg_v(a, out)
+        return out
     r = _P - a
     if r.ndim == 0:
         return U64(int(r) % P)
     return xp.minimum(r, r - _P)
 
 
+_COMPILED_MIN = 1 << 12  # shorter vectors stay in numpy (a compiled call costs a few microseconds)
+
+
+def _compiled(*vecs: Array) -> bool:
+    """Whether these vectors take the compiled path: loaded kernels, 1-D contiguous uint64 (one
+    compiled specialization each), same length."""
+    if not kernels.loaded() or kernels.mode() == "numpy":
+        return False
+    n = vecs[0].shape
+    return len(n) == 1 and n[0] >= _COMPILED_MIN and all(
+        isinstance(v, xp.ndarray) and v.shape == n and v.dtype == U64 and v.flags.c_contiguous for v in vecs)
+
+
+def _compiled_binary(op: str, a: Array, b: Array) -> Array | None:
+    """a op b by the compiled kernels (vector op vector, or vector op constant), else None."""
+    if not isinstance(a, xp.ndarray) or not _compiled(a):
+        return None
+    out = xp.empty_like(a)
+    if isinstance(b, xp.ndarray) and b.shape == a.shape and b.dtype == U64 and b.flags.c_contiguous:
+        getattr(kernels.m31(), f"{op}_vv")(a, b, out)
+    elif isinstance(b, (xp.ndarray, xp.generic)) and b.ndim == 0 and b.dtype == U64:
+        getattr(kernels.m31(), f"{op}_vs")(a, U64(b), out)
+    else:
+        return None
+    return out
+
+
 def mul(a: Array, b: Array) -> Array:
+    got = _compiled_binary("mul", a, b)
+    if got is not None:
+        return got
     return (a * b) % _P
 
 
 def mul_scalar(a: Array, k: int) -> Array:
+    got = _compiled_binary("mul", a, U64(k % P))
+    if got is not None:
+        return got
     return (a * U64(k % P)) % _P
 
 
@@ -73,6 +118,10 @@ def batch_inverse(a: Array) -> Array:
     """Inverse of every element of a 1-D vector with one exponentiation (Montgomery's trick over a
     product tree, so it stays vectorized). Twin of verifier.fields.batch_inverse."""
     n = a.shape[0]
+    if n >= _COMPILED_MIN and _compiled(a):
+        out = xp.empty_like(a)
+        if kernels.m31().batch_inverse(a, out):
+            return out
     if n <= 64:
         return inv(a)
     levels = [a]
@@ -131,10 +180,38 @@ def q_neg(x: SecureVec) -> SecureVec:
     return (neg(x[0]), neg(x[1]), neg(x[2]), neg(x[3]))
 
 
+def _full_width(x: SecureVec) -> SecureVec:
+    """With the compiled kernels, a QM31 column whose coordinates mix full vectors and constants
+    (a base column lifted to QM31: (a, 0, 0, 0)) gets full-length constants, so it takes the compiled
+    path; otherwise x as it is."""
+    if not kernels.loaded():
+        return x
+    full = [c for c in x if isinstance(c, xp.ndarray) and c.ndim == 1]
+    if not full or len(full) == 4 or full[0].shape[0] < _COMPILED_MIN:
+        return x
+    n = full[0].shape[0]
+    if not all(c.shape == (n,) for c in full) or not all(
+            isinstance(c, (xp.ndarray, xp.generic)) and (c.ndim == 1 or (c.ndim == 0 and c.dtype == U64)) for c in x):
+        return x
+    return tuple(c if c.ndim == 1 else xp.full(n, c, dtype=U64) for c in x)  # type: ignore[return-value]
+
+
 def q_mul(x: SecureVec, y: SecureVec) -> SecureVec:
     """Twin of verifier.fields.q_mul: (A + Bu)(C + Du) = (AC + (2+i)BD) + (AD + BC)u. Products are
     only folded below 2^32 (p = (p & P) + (p >> 31) mod P, no division) and each coordinate is
     reduced once: 4 remainders instead of 16 (every partial sum stays below 2^37)."""
+    x, y = _full_width(x), _full_width(y)
+    if kernels.loaded() and not _compiled(*x) and _compiled(*y):
+        x, y = y, x  # a constant times a column: the product commutes
+    if _compiled(*x):
+        if _compiled(*x, *y):
+            out = tuple(xp.empty_like(x[0]) for _ in range(4))
+            kernels.m31().q_mul_vec(*x, *y, *out)
+            return out  # type: ignore[return-value]
+        if all(isinstance(c, (xp.ndarray, xp.generic)) and c.ndim == 0 and c.dtype == U64 and int(c) < P for c in y):
+            out = tuple(xp.empty_like(x[0]) for _ in range(4))
+            kernels.m31().q_mul_vs(*x, *(U64(c) for c in y), *out)
+            return out  # type: ignore[return-value]
     a0, a1, b0, b1 = x
     c0, c1, d0, d1 = y
     m = lambda s, t: _fold(s * t)  # noqa: E731
@@ -160,6 +237,8 @@ def _fold(p: Array) -> Array:
 
 def q_mul_const(x: SecureVec, q: QM31) -> SecureVec:
     """x * q for a QM31 constant q."""
+    if _compiled(*x):
+        return q_mul(x, tuple(U64(c % P) for c in q))  # type: ignore[arg-type]
     n = x[0].shape[0]
     return q_mul(x, tuple(xp.full(n, c, dtype=U64) for c in q))  # type: ignore[arg-type]
 

@@ -8,8 +8,11 @@ from ...verifier.config import PcsConfig
 from ...verifier.fields import QM31
 from ...verifier.formats import FriLayerProof, FriProof
 from ...verifier.fri import fri_schedule, quotient_group_bits
+from functools import lru_cache
+
 from . import circle_fft as cf
 from . import field_vec as fv
+from . import kernels
 from .backend import U64, Array, xp
 from .merkle_tree import MerkleTree
 from .pow_grind import grind  # noqa: F401  (re-exported: prove.py and tests import it from here)
@@ -25,24 +28,36 @@ def _const(q: QM31) -> SecureCol:
     return tuple(xp.asarray(c, dtype=U64) for c in q)  # type: ignore[return-value]
 
 
-def _fold_pairs(col: SecureCol, twiddle: Array, alpha: QM31) -> SecureCol:
+def _fold_pairs(col: SecureCol, inv_twiddle: Array, alpha: QM31) -> SecureCol:
     """(f(even) + f(odd)) + alpha * (f(even) - f(odd)) / twiddle for every storage pair."""
+    n = col[0].shape[0] // 2
+    if kernels.loaded() and kernels.mode() != "numpy" and all(c.dtype == U64 and c.flags.c_contiguous for c in col):
+        out = tuple(xp.empty(n, dtype=U64) for _ in range(4))
+        kernels.m31().fold_pairs(*col, inv_twiddle, *(U64(a) for a in alpha), *out)
+        return out  # type: ignore[return-value]
     even = tuple(c[0::2] for c in col)
     odd = tuple(c[1::2] for c in col)
     f0 = fv.q_add(even, odd)  # type: ignore[arg-type]
-    f1 = fv.q_mul_base(fv.q_sub(even, odd), fv.batch_inverse(twiddle))  # type: ignore[arg-type]
+    f1 = fv.q_mul_base(fv.q_sub(even, odd), inv_twiddle)  # type: ignore[arg-type]
     return fv.q_add(f0, fv.q_mul(f1, _const(alpha)))
+
+
+@lru_cache(maxsize=64)
+def _inverse_twiddles(kind: str, log_size: int) -> Array:
+    """1 / y of the circle domain's pairs, or 1 / x of the line domain's (made once per size)."""
+    t = cf.domain_points(log_size)[1][0::2] if kind == "circle" else cf.line_domain_points(log_size)[0::2]
+    return fv.batch_inverse(xp.ascontiguousarray(t))
 
 
 def fold_circle(col: SecureCol, log_size: int, alpha: QM31) -> SecureCol:
     """Circle -> line fold of a whole column (storage pairs (2i, 2i+1) are (p, conj p)); twin of
     verifier.poly.fold_circle_pair."""
-    return _fold_pairs(col, cf.domain_points(log_size)[1][0::2], alpha)
+    return _fold_pairs(col, _inverse_twiddles("circle", log_size), alpha)
 
 
 def fold_line(col: SecureCol, log_size: int, alpha: QM31) -> SecureCol:
     """Line fold of a whole column (pairs (x, -x)); twin of verifier.poly.fold_line_pair."""
-    return _fold_pairs(col, cf.line_domain_points(log_size)[0::2], alpha)
+    return _fold_pairs(col, _inverse_twiddles("line", log_size), alpha)
 
 
 def group_columns(col: SecureCol, bits: int = 1) -> list[Array]:

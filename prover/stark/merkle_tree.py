@@ -2,19 +2,26 @@
 verifier's own (verifier/merkle.py); `decommit` walks the tree exactly as
 verifier.merkle.verify_decommitment does, so its output is what that function consumes.
 
-Large trees are hashed by two processes (the two halves below the root): hashlib keeps the GIL for
-small inputs, so threads would not help."""
+Trees are hashed by the compiled BLAKE2s (jit/blake2s.py, rows in parallel threads) or by its twin,
+hashlib (kernels.py chooses). With hashlib, large trees are hashed by two processes (the two
+halves below the root): hashlib keeps the GIL for small inputs, so threads would not help."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 
+from functools import lru_cache
+
 from ...verifier.formats import Decommitment
-from ...verifier.merkle import _LEAF_STATE, _NODE_STATE, DIGEST_BYTES
-from .backend import Array, xp
+from ...verifier.merkle import _LEAF_STATE, _NODE_STATE, DIGEST_BYTES, LEAF_PREFIX, NODE_PREFIX
+from . import kernels
+from .backend import U32, Array, xp
 
 _FORK_MIN_LEAVES = 1 << 14
+_HASHLIB_NS = 800  # about one hashlib digest with the Python around it (kernels.use_compiled)
+_CHILD_WORDS = 2 * DIGEST_BYTES // 4  # a node's two children: 13 u32 words
+_BLOCK_VALUES = 1 << 16  # column values per block of rows handed to the compiled kernel
 
 
 _ROW_BLOCK = 2048  # rows per block of the transpose below (a block stays in cache)
@@ -84,12 +91,15 @@ class MerkleTree:
         self.by_size: dict[int, list[int]] = {}
         for i, k in enumerate(self.log_sizes):
             self.by_size.setdefault(k, []).append(i)
-        self.layers: list[bytes] = [b""] * (self.height + 1)
+        self.layers: list[bytes | Array] = [b""] * (self.height + 1)  # bytes, or uint8 arrays (compiled)
         self._build()
 
     def _build(self) -> None:
         h = self.height
         n = 1 << h
+        if kernels.use_compiled(2 * n * _HASHLIB_NS * 1e-9):
+            self.layers = _build_compiled(self.columns, self.by_size, h)
+            return
         if n >= _FORK_MIN_LEAVES and hasattr(os, "fork"):
             top = self._build_in_two_processes()
         else:
@@ -139,11 +149,11 @@ class MerkleTree:
         return layers
 
     def node(self, layer: int, index: int) -> bytes:
-        return self.layers[layer][DIGEST_BYTES * index : DIGEST_BYTES * (index + 1)]
+        return bytes(self.layers[layer][DIGEST_BYTES * index : DIGEST_BYTES * (index + 1)])
 
     @property
     def root(self) -> bytes:
-        return self.layers[0]
+        return bytes(self.layers[0])
 
     def decommit(self, queries: dict[int, list[int]]) -> tuple[list[list[int]], Decommitment]:
         """Opened values per column at `queries[log size]`, and the witnesses to recompute the root."""
@@ -166,3 +176,43 @@ class MerkleTree:
                             dec.hash_witness.append(self.node(k + 1, child))
             prev = set(need)
         return values, dec
+
+
+@lru_cache(maxsize=2)
+def _prefix_state(prefix: bytes) -> Array:
+    """The compiled hash's state after the 64-byte prefix block (never the last block: a leaf or
+    node always has words after it)."""
+    jb = kernels.blake2s()
+    return jb.compress_block(jb.initial_state(DIGEST_BYTES), prefix, 64, False)
+
+
+def _build_compiled(columns: list[Array], by_size: dict[int, list[int]], height: int) -> list[bytes | Array]:
+    """Every layer (index = layer, each a flat uint8 array of its digests), hashed by the compiled
+    BLAKE2s; rows in blocks over threads.
+    A block's columns are copied into one (columns, rows) uint32 array, so no whole-tree transpose
+    is ever held."""
+    jb = kernels.blake2s()
+    leaf, node = _prefix_state(LEAF_PREFIX), _prefix_state(NODE_PREFIX)
+    layers: list[bytes | Array] = [b""] * (height + 1)
+    children = xp.empty(0, dtype=U32)
+    for k in range(height, -1, -1):
+        n = 1 << k
+        cols = [columns[i] for i in by_size.get(k, [])]
+        out = xp.empty((n, DIGEST_BYTES), dtype=xp.uint8)
+        cw = 0 if k == height else _CHILD_WORDS
+        h0 = leaf if k == height else node
+        rows = max(256, _BLOCK_VALUES // max(1, len(cols)))
+
+        def block(s: int, cols: list[Array] = cols, out: Array = out, cw: int = cw, h0: Array = h0,
+                  children: Array = children, rows: int = rows, n: int = n) -> None:
+            e = min(n, s + rows)
+            vals = xp.empty((len(cols), e - s), dtype=U32)
+            for i, c in enumerate(cols):
+                vals[i] = c[s:e]
+            jb.hash_rows(h0, 64, children[cw * s : cw * e], cw, vals, out[s:e], DIGEST_BYTES)
+
+        kernels.run_parallel(block, range(0, n, rows))
+        layers[k] = out.reshape(-1)
+        if k:
+            children = out.reshape(-1).view("<u4")  # node j of layer k - 1 reads words 13j .. 13j + 12
+    return layers

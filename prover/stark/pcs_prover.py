@@ -11,7 +11,8 @@ from ...verifier.formats import Decommitment
 from ...verifier.pcs import Sample
 from . import circle_fft as cf
 from . import field_vec as fv
-from .backend import U64, Array, xp
+from . import kernels
+from .backend import U32, U64, Array, xp
 from .merkle_tree import MerkleTree
 
 _P = U64(P)
@@ -59,12 +60,11 @@ def extend_columns(coeffs: list[Array], log_blowup: int) -> list[Array]:
         by_size.setdefault(c.shape[0], []).append(i)
     for size, idx in by_size.items():
         log = size.bit_length() - 1
-        ev = cf.extend([coeffs[i] for i in idx], log + log_blowup)
+        # kept as uint32 (canonical values < P fit): the committed extensions are most of a proof's
+        # memory; readers widen a column to uint64 before any arithmetic
+        ev = cf.extend([coeffs[i] for i in idx], log + log_blowup, dtype=U32)
         for j, i in enumerate(idx):
-            # kept as uint32 (canonical values < P fit): the committed extensions are most of a
-            # proof's memory; readers widen a column to uint64 before any arithmetic
-            out[i] = ev[j].astype(xp.uint32)
-        del ev
+            out[i] = ev[j]
     return out  # type: ignore[return-value]
 
 
@@ -129,11 +129,28 @@ _BLOCK = 1 << 15  # domain points per block of the float64 products
 _TERMS = 64  # columns per exact float64 dot product: 64 * 2^16 * 2^31 < 2^53
 
 
+def _lincomb_compiled(coefs: list[QM31], cols: list[Array]) -> tuple[Array, Array, Array, Array]:
+    """secure_lincomb by the compiled kernel (jit/deep.lincomb_block); columns must be canonical."""
+    n = cols[0].shape[0]
+    held = [xp.ascontiguousarray(c, dtype=U64) for c in cols]  # alive until the kernel has run
+    if any(c.shape != (n,) for c in held):
+        raise ValueError("secure_lincomb: columns of different lengths")
+    addrs = xp.array([c.ctypes.data for c in held], dtype=xp.int64)
+    k = xp.array([[v % P for v in q] for q in coefs], dtype=U64).reshape(-1, 4)
+    out = xp.empty((4, n), dtype=U64)
+    step = max(1 << 12, n // (2 * kernels.threads()))
+    kernels.run_parallel(lambda lo: kernels.deep().lincomb_block(lo, min(n, lo + step), n, addrs, k, out), range(0, n, step))
+    del held
+    return out[0], out[1], out[2], out[3]
+
+
 def secure_lincomb(coefs: list[QM31], cols: list[Array]) -> tuple[Array, Array, Array, Array]:
     """sum_k coefs[k] * cols[k] for QM31 coefficients and base columns, exactly: each coordinate
     of each coefficient is split in 16-bit halves so that float64 matrix products (BLAS) of up to
     64 terms stay below 2^53; partial sums are reduced mod P."""
     n = cols[0].shape[0]
+    if kernels.loaded() and kernels.mode() != "numpy" and n >= 1 << 12:
+        return _lincomb_compiled(coefs, cols)
     c = xp.array(coefs, dtype=xp.int64).T  # (4, K)
     halves = xp.concatenate([c & 0xFFFF, c >> 16]).astype(xp.float64)  # (8, K)
     out = xp.zeros((8, n), dtype=U64)
@@ -148,17 +165,12 @@ def secure_lincomb(coefs: list[QM31], cols: list[Array]) -> tuple[Array, Array, 
     return tuple((lo[k] + (hi[k] << U64(16)) % _P) % _P for k in range(4))  # type: ignore[return-value]
 
 
-def quotient_column(
-    log_size: int,
-    samples: list[Sample],
-    evals: dict[tuple[int, int], Array],
-    alpha: QM31,
-) -> tuple[Array, Array, Array, Array]:
-    """The DEEP quotient column of committed log size `log_size` over its whole domain (twin of
-    verifier.pcs.quotient_values)."""
-    xs, ys = cf.domain_points(log_size)
-    n = xs.shape[0]
-    acc = fv.secure_zeros(n)
+_NUMPY_CELL_NS = 3  # the numpy twin's cost of a column value (kernels.use_compiled)
+
+
+def _quotient_groups(samples: list[Sample], alpha: QM31) -> tuple[dict[QPoint, list[tuple[QM31, int, int]]], dict[QPoint, list[QM31]]]:
+    """Per sample point: (gamma, tree, column) of each sampled column, and the sums (a, b) of
+    verifier.pcs's groups (the samples' alpha powers in order)."""
     groups: dict[QPoint, list[tuple[QM31, int, int]]] = {}
     sums: dict[QPoint, list[QM31]] = {}
     power: QM31 = (1, 0, 0, 0)
@@ -172,6 +184,50 @@ def quotient_column(
         ab[0] = q_add(ab[0], q_mul(power, a))
         ab[1] = q_add(ab[1], q_mul(power, b))
         power = q_mul(power, alpha)
+    return groups, sums
+
+
+def _quotient_compiled(
+    log_size: int,
+    groups: dict[QPoint, list[tuple[QM31, int, int]]],
+    sums: dict[QPoint, list[QM31]],
+    evals: dict[tuple[int, int], Array],
+) -> tuple[Array, Array, Array, Array]:
+    """quotient_column by the compiled kernel (jit/deep.py), blocks of points over threads."""
+    deep = kernels.deep()
+    xs, ys = (c.astype(U32) for c in cf.domain_points(log_size))
+    n = xs.shape[0]
+    cols = [xp.ascontiguousarray(evals[(t, c)], dtype=U32) for g in groups.values() for _, t, c in g]
+    if any(col.shape[0] != n for col in cols):
+        raise ValueError(f"a column sampled on the domain of log size {log_size} has another length")
+    addrs = xp.array([col.ctypes.data for col in cols], dtype=xp.int64)
+    gammas = xp.array([gamma for g in groups.values() for gamma, _, _ in g], dtype=U32).reshape(-1, 4)
+    starts = xp.cumsum([0] + [len(g) for g in groups.values()]).astype(xp.int64)
+    ab = xp.array([[*sums[z][0], *sums[z][1]] for z in groups], dtype=U32).reshape(-1, 8)
+    zs = xp.array([[*z[0], *z[1]] for z in groups], dtype=U32).reshape(-1, 8)
+    out = xp.empty((4, n), dtype=U64)
+    step = max(1 << 12, n // (4 * kernels.threads()))
+    kernels.run_parallel(lambda lo: deep.quotient_block(lo, min(n, lo + step), xs, ys, addrs, gammas, starts, ab, zs, out),
+                         range(0, n, step))
+    del cols  # the addresses were read: the columns may go
+    return out[0], out[1], out[2], out[3]
+
+
+def quotient_column(
+    log_size: int,
+    samples: list[Sample],
+    evals: dict[tuple[int, int], Array],
+    alpha: QM31,
+) -> tuple[Array, Array, Array, Array]:
+    """The DEEP quotient column of committed log size `log_size` over its whole domain (twin of
+    verifier.pcs.quotient_values)."""
+    groups, sums = _quotient_groups(samples, alpha)
+    n_cols = sum(len(g) for g in groups.values())
+    if kernels.use_compiled(n_cols * (1 << log_size) * _NUMPY_CELL_NS * 1e-9):
+        return _quotient_compiled(log_size, groups, sums, evals)
+    xs, ys = cf.domain_points(log_size)
+    n = xs.shape[0]
+    acc = fv.secure_zeros(n)
     for z, gammas in groups.items():
         cols = [evals[(t, c)] for _, t, c in gammas]
         num = []

@@ -22,6 +22,7 @@ from ...verifier.pcs import Sample
 from ...verifier.verify import check_sample_points, draw_challenges, draw_elements, mix_statement
 from . import circle_fft as cf
 from . import field_vec as fv
+from . import kernels
 from .backend import U64, Array, xp
 from .aux_columns import aux_trace, periodic_trace
 from .constraints import SV, DomainEvaluator, as_secure, combine_values
@@ -59,6 +60,7 @@ def commit_preprocessed(tree: PreprocessedTree, columns: Mapping[str, Any], log_
     """Coefficients and extensions of a preprocessed tree's columns, made once per model (settings).
     A tree the proof commits itself (the topology, inside the main tree) gets no Merkle tree of
     its own: only the main tree's is ever built, opened or mixed."""
+    kernels.expect_work(sum(1 << (c.log_size + log_blowup) for c in tree.columns) * TWIN_NS_PER_LDE_CELL * 1e-9)
     cols = [to_storage(columns[c.key], c.log_size, f"preprocessed {c.key}") for c in tree.columns]
     committed = commit_columns(cols, log_blowup, merkle=not tree.from_proof)
     for c, (col, spec) in enumerate(zip(cols, tree.columns)):  # the trace-domain values, kept
@@ -182,6 +184,9 @@ def prove_stark(
     for ct, tree in zip(preprocessed, air.preprocessed):
         if check_preprocessed and not tree.from_proof and ct.root != tree.root:
             raise ProverError(f"preprocessed tree {tree.name!r}: columns do not match the statement's root")
+
+    # The compiled kernels, where the twins' work would be long enough to pay for loading them.
+    kernels.expect_work(lde_cells(air, b) * TWIN_NS_PER_LDE_CELL * 1e-9)
 
     # 1. Statement.
     channel = Channel()
@@ -405,6 +410,14 @@ def prove_stark(
     timer.stage("openings")
     commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
     return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce)
+
+
+TWIN_NS_PER_LDE_CELL = 250  # the numpy twins' proving time per committed cell of the extended trace, measured
+
+
+def lde_cells(air: Air, log_blowup: int) -> int:
+    """Committed cells of the extended trace (every tree)."""
+    return sum(1 << (slot.log_size + log_blowup) for cols in air.layout.columns for slot in cols)
 
 
 def _worker_threads() -> int:

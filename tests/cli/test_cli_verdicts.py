@@ -93,7 +93,8 @@ def test_preset_has_help_text(stdio):
     with pytest.raises(SystemExit):
         cli_module.build_parser().parse_args(["prove", "--help"])
     text = " ".join(stdio.readouterr().out.split())
-    assert "--preset {fast,default,secure}" in text and "development proof" in text and "96 bits" in text
+    assert "--preset {fast,default,secure,small}" in text and "development proof" in text and "96 bits" in text
+    assert "the smallest proof" in text
 
 
 def test_inspect_names_components_in_words(stdio):

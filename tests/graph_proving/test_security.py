@@ -33,7 +33,7 @@ def test_every_term_is_reported_and_the_total_is_their_union(default_proof):
     assert terms["Merkle digests"] == 4 * DIGEST_BYTES == 104
     # any of the events forges a proof: -log2(sum of 2^-term), below the weakest term
     union = -np.log2(sum(2.0 ** -t for t in terms.values()))
-    assert r.security_bits == int(union_bits(terms)) == int(union) == 96 < min(terms.values())
+    assert 96 <= r.security_bits == int(union_bits(terms)) == int(union) < min(terms.values())
     assert terms["LogUp"] > 100  # includes the 10 bits of interaction grinding
 
 
@@ -48,7 +48,8 @@ def test_the_logup_term_shrinks_with_the_trace_and_grows_with_interaction_grindi
 def test_a_floor_above_an_algebraic_term_rejects_with_the_term_named(default_proof):
     settings, proof = default_proof
     terms = verify(proof.data, settings.data).extra["soundness_bits"]
-    r = verify(proof.data, settings.data, min_security_bits=97)
+    bits = verify(proof.data, settings.data).security_bits
+    r = verify(proof.data, settings.data, min_security_bits=bits + 1)
     assert r.check == "config below floor"
     low = min(v for k, v in terms.items() if k != "FRI queries + proof of work")
     r = verify(proof.data, settings.data, min_security_bits=0)
@@ -111,19 +112,49 @@ def test_gen_settings_sizes_the_preset_from_the_graph(default_proof, monkeypatch
     from luminair.verifier import config
 
     settings, proof = default_proof
-    assert settings.config == config.at_blowup(PRESETS["default"], 4)  # a tiny trace: the largest blowup
+    # a tiny trace: the fastest config (the smallest blowup, light grinding) is far within the proof budget
+    light = config.with_pow_bits(PRESETS["default"], config.LIGHT_POW_BITS)
+    assert settings.config == config.at_blowup(light, 2) == light
     r = verify(proof.data, settings.data)
     assert r.success and r.security_label == "default preset"
     cx = Graph()
     x = cx.input("x", (1, 8))
     (x @ cx.constant(np.linspace(-1, 1, 32).reshape(8, 4), "w")).relu().output("y")
+    small = cx.gen_settings(preset="small")  # (sized for the proof's bytes: the preset's own grinding)
+    assert small.config == config.at_blowup(PRESETS["default"], 4)  # the smallest proof: the largest blowup
+    assert small.config.security_bits >= PRESETS["default"].security_bits
+    monkeypatch.setattr(config, "PRESET_MAX_PROOF_BYTES", 1)  # no config within the budget: the smallest proof
+    assert cx.gen_settings(preset="default").config == config.at_blowup(PRESETS["default"], 4)
     monkeypatch.setattr(config, "PRESET_LDE_CELLS", 1)  # as if the trace were too large for any
     assert cx.gen_settings(preset="default").config == PRESETS["default"]
     # an explicit config or bit count is taken as given
     assert cx.gen_settings(security_bits=96).config.log_blowup == 2
     monkeypatch.setattr(config, "PRESET_LDE_CELLS", 1 << 40)
     assert cx.gen_settings(config=PRESETS["default"]).config == PRESETS["default"]
-    assert cx.gen_settings(preset="secure").config == config.at_blowup(PRESETS["secure"], 4)
+    assert cx.gen_settings(preset="secure").config == config.at_blowup(PRESETS["secure"], 4)  # (budget of 1 byte)
+
+
+def test_a_time_sized_preset_takes_the_fastest_config_within_the_budget():
+    from luminair.verifier.config import (
+        LIGHT_POW_BITS, LIGHT_TRACE_CELLS, PRESET_MAX_PROOF_BYTES, at_blowup, preset_config, with_pow_bits,
+    )
+
+    default = PRESETS["default"]
+    light = with_pow_bits(default, LIGHT_POW_BITS)  # a light trace grinds little, queries make up the rest
+    assert light.security_bits >= default.security_bits and light.pow_bits == LIGHT_POW_BITS
+    sizes = {2: PRESET_MAX_PROOF_BYTES + 1, 3: PRESET_MAX_PROOF_BYTES, 4: 1000}  # log blowup -> estimated bytes
+    estimate = lambda cfg: sizes[cfg.log_blowup]  # noqa: E731
+    assert preset_config("default", 1 << 10, estimate) == at_blowup(light, 3)  # 2 is over the budget
+    assert preset_config("default", LIGHT_TRACE_CELLS + 1, estimate) == at_blowup(default, 3)  # the preset's grinding
+    sizes[2] = 1000
+    assert preset_config("default", 1 << 10, estimate) == light  # blowup 2^2: the least extension work
+    assert "[default preset]" in light.describe()
+    assert preset_config("small", 1 << 10, estimate) == at_blowup(default, 4)  # never sized for time
+    assert preset_config("default", 1 << 10) == at_blowup(default, 4)  # no estimate: the smallest proof
+    sizes.update({2: 10**9, 3: 10**9, 4: 10**9})
+    assert preset_config("default", 1 << 10, estimate) == at_blowup(default, 4)  # none fits: the smallest
+    assert "[default preset]" in at_blowup(default, 3).describe()
+
 
 
 # --- the union bound on the project's examples, and the relations' entry bound ----------------------
@@ -139,14 +170,16 @@ def test_the_examples_reach_96_bits_by_the_union_bound_at_the_default_preset(exa
     from luminair.prover.compile import GenericCompiler, StwoCompiler
     from luminair.prover.onnx import load_onnx
     from luminair.prover.proving import choose_config
-    from luminair.verifier.config import at_blowup
+    from luminair.verifier.config import LIGHT_POW_BITS, at_blowup, with_pow_bits
     from luminair.verifier.graph.statement import build_graph_air, public_term_count
 
     cx = load_onnx(Path(__file__).resolve().parents[2] / "examples" / example / "network.onnx")
     cx.compile(GenericCompiler(), StwoCompiler())
     spec = build_spec(cx)
     cfg = choose_config(spec, "default")
-    assert cfg == at_blowup(PRESETS["default"], cfg.log_blowup) and cfg.security_bits == 97
+    sized = {at_blowup(base, b) for base in (PRESETS["default"], with_pow_bits(PRESETS["default"], LIGHT_POW_BITS))
+             for b in (2, 3, 4)}
+    assert cfg in sized  # no query added: the preset's config as it is sized
     air, plans = build_graph_air(spec, cfg.log_blowup)
     terms = soundness_terms(cfg, air, public_term_count(spec, plans))
     assert 96 <= union_bits(terms) < min(terms.values())

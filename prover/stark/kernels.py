@@ -1,0 +1,137 @@
+"""The switch between the prover's two implementations of its hot loops: compiled kernels
+(numba, prover/stark/jit/) and their numpy / hashlib twins (merkle_tree.py, pow_grind.py,
+circle_fft.py). Both give the same values bit for bit (tests/twins), so a proof's bytes do not
+depend on the choice (tests/stark/test_kernel_paths.py).
+
+LUMINAIR_KERNELS chooses:
+* "numba": compiled kernels everywhere;
+* "numpy": the twins everywhere (numba is never imported);
+* "auto" (the default): the compiled kernels for a proof whose work would keep the twins busy much
+  longer than loading the compiled kernels takes (importing numba and its on-disk cache: about
+  0.6 s in a fresh process), and for any single call that large; the twins otherwise, so small
+  proofs never pay for numba. Once loaded, the compiled kernels serve every call. Without numba
+  (an install without the prover extra's dependencies) "auto" keeps the twins.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+from typing import Callable, Iterable
+
+MODES = ("auto", "numba", "numpy")
+LOAD_COST_S = 0.6  # loading numba and the cached kernels in a fresh process
+AUTO_MIN_TWIN_S = 2 * LOAD_COST_S  # the twins' estimated work past which "auto" loads them
+
+_lock = threading.Lock()
+_modules: dict[str, ModuleType] = {}
+_missing: list[str] = []  # why numba could not be imported, once tried
+_pool: ThreadPoolExecutor | None = None
+
+
+class KernelError(RuntimeError):
+    """The requested kernels cannot be used (an unknown LUMINAIR_KERNELS value, numba missing)."""
+
+
+def mode() -> str:
+    got = os.environ.get("LUMINAIR_KERNELS", "auto").strip().lower() or "auto"
+    if got not in MODES:
+        raise KernelError(f"LUMINAIR_KERNELS={got!r}: expected one of {', '.join(MODES)}")
+    return got
+
+
+def loaded() -> bool:
+    return bool(_modules)
+
+
+def use_compiled(twin_seconds: float) -> bool:
+    """Whether a call whose numpy twin would take about `twin_seconds` runs compiled."""
+    m = mode()
+    if m != "auto":
+        return m == "numba"
+    return bool(_modules) or (twin_seconds >= AUTO_MIN_TWIN_S and _numba_available())
+
+
+def can_load() -> bool:
+    """Whether "auto" may still load the compiled kernels (numba is there)."""
+    return mode() == "auto" and _numba_available()
+
+
+def _numba_available() -> bool:
+    if not _missing and not _modules:
+        try:
+            import numba  # noqa: F401
+        except ImportError as e:
+            _missing.append(str(e))
+    return not _missing
+
+
+def expect_work(twin_seconds: float) -> None:
+    """A proof about to ask for about `twin_seconds` of the twins' work: in "auto", load the
+    compiled kernels now if that pays (then every call of the proof runs compiled)."""
+    if use_compiled(twin_seconds):
+        for name in ("blake2s", "m31", "deep"):
+            _load(name)
+
+
+def _load(name: str) -> ModuleType:
+    got = _modules.get(name)
+    if got is None:
+        with _lock:
+            got = _modules.get(name)
+            if got is None:
+                try:
+                    import importlib
+
+                    got = importlib.import_module(f"{__package__}.jit.{name}")
+                except ImportError as e:
+                    raise KernelError(f"the compiled kernels need numba (pip install 'luminair[prover]'): {e}") from e
+                _modules[name] = got
+    return got
+
+
+def blake2s() -> ModuleType:
+    """prover/stark/jit/blake2s.py, imported (and its cached machine code loaded) on first use."""
+    return _load("blake2s")
+
+
+def m31() -> ModuleType:
+    """prover/stark/jit/m31.py, imported on first use."""
+    return _load("m31")
+
+
+def deep() -> ModuleType:
+    """prover/stark/jit/deep.py, imported on first use."""
+    return _load("deep")
+
+
+def threads() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def run_parallel(fn: Callable[[int], None], starts: Iterable[int]) -> None:
+    """fn(s) for every s, on threads() threads (the kernels release the GIL). Calls from inside a
+    task run inline, so nested use cannot deadlock the pool."""
+    global _pool
+    starts = list(starts)
+    if threads() == 1 or len(starts) < 2 or getattr(_inside, "yes", False):
+        for s in starts:
+            fn(s)
+        return
+    with _lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=threads(), thread_name_prefix="luminair-kernel")
+
+    def task(s: int) -> None:
+        _inside.yes = True
+        try:
+            fn(s)
+        finally:
+            _inside.yes = False
+
+    list(_pool.map(task, starts))
+
+
+_inside = threading.local()

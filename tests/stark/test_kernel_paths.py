@@ -1,0 +1,87 @@
+"""The compiled kernels and their numpy twins give byte-identical proofs (same transcript), and
+LUMINAIR_KERNELS is checked."""
+
+import sys
+
+import pytest
+
+from luminair.prover.air.examples import prove_example
+from luminair.prover.stark import kernels
+from luminair.verifier import verify
+from luminair.verifier.config import PRESETS, PcsConfig
+
+
+def _prove(monkeypatch, mode: str, name: str, params: dict, config: PcsConfig) -> bytes:
+    monkeypatch.setenv("LUMINAIR_KERNELS", mode)
+    settings, proof = prove_example(name, params, config)
+    r = verify(proof, settings, min_security_bits=0)
+    assert r.success, r.error_message
+    return proof
+
+
+@pytest.mark.parametrize("name,params,preset", [
+    ("fibonacci", {"log_size": 11, "n_columns": 8}, "default"),  # grinding, FRI folds, several sizes
+    ("square_lookup", {"log_size": 10, "table_log_size": 6}, "fast"),  # LogUp, a preprocessed tree
+    ("fibonacci", {"log_size": 4, "n_columns": 3}, "fast"),  # trees smaller than a lane group
+])
+def test_compiled_and_numpy_proofs_are_byte_identical(monkeypatch, name, params, preset):
+    compiled = _prove(monkeypatch, "numba", name, params, PRESETS[preset])
+    twin = _prove(monkeypatch, "numpy", name, params, PRESETS[preset])
+    assert compiled == twin
+
+
+def test_model_proofs_are_byte_identical(monkeypatch):
+    from luminair.prover import GenericCompiler, StwoCompiler
+    from luminair.prover.graph.model_file import load_model, read_input_json
+    from pathlib import Path
+
+    ex = Path(__file__).resolve().parents[2] / "examples" / "mlp_16_16_4"
+    cx = load_model(ex / "network.onnx")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    feed = read_input_json(ex / "input.json", cx)
+    proofs = []
+    for mode in ("numba", "numpy"):
+        monkeypatch.setenv("LUMINAIR_KERNELS", mode)
+        settings = cx.gen_settings(preset="default")
+        proofs.append((settings.data, cx.prove(cx.gen_trace(feed), settings).data))
+    assert proofs[0] == proofs[1]
+
+
+def test_unknown_mode_is_refused(monkeypatch):
+    monkeypatch.setenv("LUMINAIR_KERNELS", "gpu")
+    with pytest.raises(kernels.KernelError, match="LUMINAIR_KERNELS='gpu'"):
+        kernels.use_compiled(1.0)
+
+
+def test_auto_mode_loads_for_enough_work(monkeypatch):
+    monkeypatch.setenv("LUMINAIR_KERNELS", "auto")
+    monkeypatch.setattr(kernels, "_modules", {})
+    assert not kernels.use_compiled(kernels.AUTO_MIN_TWIN_S / 2)
+    kernels.expect_work(kernels.AUTO_MIN_TWIN_S / 2)
+    assert not kernels.loaded()
+    assert kernels.use_compiled(kernels.AUTO_MIN_TWIN_S)
+    kernels.expect_work(kernels.AUTO_MIN_TWIN_S)
+    assert kernels.loaded() and kernels.use_compiled(0.0)  # once loaded, every call runs compiled
+
+
+def test_numpy_mode_never_loads_numba(monkeypatch):
+    monkeypatch.setenv("LUMINAIR_KERNELS", "numpy")
+    monkeypatch.setattr(kernels, "_modules", {})
+    kernels.expect_work(1e9)
+    assert not kernels.loaded() and not kernels.use_compiled(1e9)
+
+
+def test_auto_mode_without_numba_keeps_the_twins(monkeypatch):
+    monkeypatch.setenv("LUMINAIR_KERNELS", "auto")
+    monkeypatch.setattr(kernels, "_modules", {})
+    monkeypatch.setattr(kernels, "_missing", ["No module named 'numba'"])
+    assert not kernels.use_compiled(1e9)
+    kernels.expect_work(1e9)
+    assert not kernels.loaded()
+    # asked for explicitly: a clear error, not a fallback (numba made unimportable for the test)
+    monkeypatch.setenv("LUMINAIR_KERNELS", "numba")
+    monkeypatch.setitem(sys.modules, "numba", None)
+    for name in [m for m in sys.modules if m.startswith("luminair.prover.stark.jit.")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(kernels.KernelError, match="the compiled kernels need numba"):
+        kernels.expect_work(1.0)
