@@ -59,7 +59,7 @@ def _measure(model: str, preset: str, runs: int, max_work: int) -> dict[str, Any
     from luminair.prover.graph.model_file import load_model, read_input_json
     from luminair.verifier import verify
     from luminair.verifier.graph.planner import plan_graph
-    from luminair.verifier.graph.summary import plan_cells
+    from luminair.prover.costs import plan_cells
 
     t = time.perf_counter()
     cx = load_model(EXAMPLES / model / "network.onnx")

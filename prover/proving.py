@@ -20,9 +20,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..verifier.air.framework import check_entry_bound
-from ..verifier.config import (
-    DEFAULT_MIN_SECURITY_BITS, MAX_QUERIES, PRESETS, SIZED_PRESETS, PcsConfig, preset_config,
-)
+from ..verifier.config import DEFAULT_MIN_SECURITY_BITS, MAX_QUERIES, PRESETS, SIZED_PRESETS, PcsConfig
 from ..verifier.errors import EntryBoundError
 from ..verifier.fields import P
 from ..verifier.formats import ProofFile
@@ -35,6 +33,7 @@ from ..verifier.security import soundness_terms, union_bits, weakest
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
 from .air.graph_trace import build_spec, main_columns, table_columns, topology_columns
 from .compile.stwo import StwoCompiler
+from .presets import config_for_bits, preset_config
 from .graph.graph import Graph as GraphFrontend
 from .stark.pcs_prover import CommittedTree
 from .stark.prove import ProveStats, ProverError, commit_preprocessed, prepare_sparse_columns, prove_stark
@@ -214,8 +213,6 @@ def resolve_config(preset: str | None = None, config: PcsConfig | None = None, s
     if config is not None:
         return config
     if security_bits is not None:
-        from ..verifier.config import config_for_bits
-
         return config_for_bits(security_bits)
     name = preset or "default"
     if name not in PRESETS:

@@ -5,11 +5,13 @@ computes itself, and the public values it reports (built by verifier/statement.p
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .air.framework import Air, RelationElements
 from .fields import QM31
+from .packed import to_le
 
 
 @dataclass
@@ -26,8 +28,8 @@ class Statement:
     training: dict[str, Any] | None = None  # a training step's statement (verifier/graph/training.py)
 
 
-def statement_bytes(digest: bytes, public_values: list[list[int]]) -> bytes:
+def statement_bytes(digest: bytes, public_values: Sequence[Sequence[int]]) -> bytes:
     parts = [digest, struct.pack("<I", len(public_values))]
     for vals in public_values:
-        parts.append(struct.pack(f"<I{len(vals)}I", len(vals), *vals))
+        parts += [struct.pack("<I", len(vals)), to_le(vals)]
     return b"".join(parts)

@@ -10,14 +10,16 @@ output maps, without the publisher's labels.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .air.framework import check_entry_bound
+from .budget import WorkMeter, substitution_work, view_work
 from .claim import Statement
 from .config import PcsConfig
 from .formats import SETTINGS_MAGIC, FORMAT_VERSION, Reader, Writer, read_config, read_header, write_config
-from .graph.settings import instantiate, model_digest, read_graph, write_graph
+from .graph.settings import instantiate, model_digest, read_graph, template_parts, write_graph
 from .graph.statement import graph_statement
 from .graph.symbols import symbol_values
 
@@ -59,31 +61,38 @@ def encode_settings(kind: int, config: PcsConfig, body: Any) -> bytes:
     return w.bytes()
 
 
-def read_settings(data: bytes) -> Settings:
+def read_settings(data: bytes, meter: WorkMeter | None = None) -> Settings:
+    """settings.bin decoded; `meter` (verify's work budget) is charged for a graph's view checks
+    before they run."""
     r = Reader(data, "settings.bin")
     read_header(r, SETTINGS_MAGIC, "settings")
     kind = r.u8("statement kind")
     if kind != KIND_GRAPH:
         raise r.fail("statement kind", f"unknown kind {kind}: this verifier checks graph statements (kind {KIND_GRAPH})")
     config = read_config(r)
-    body = read_graph(r)
+    body = read_graph(r, meter)
     r.finish()
     return Settings(kind, config, body, bytes(data))
 
 
-def bind_symbols(settings: Settings, public: list[list[int]]) -> Settings:
+def bind_symbols(settings: Settings, public: Sequence[Sequence[int]], meter: WorkMeter | None = None) -> Settings:
     """The settings a proof is checked against: a graph with symbolic dimensions is instantiated for
     the symbol values the proof fixes (its first public tensor, within each symbol's bounds);
-    anything else is returned as it is. The digest stays the file's: a proof is bound to the one
+    anything else is returned as it is. `meter` (verify's work budget) is charged for the
+    instantiation before it runs. The digest stays the file's: a proof is bound to the one
     settings.bin, and to its symbol values through the public values."""
     body = settings.body
     if settings.kind != KIND_GRAPH or not body.is_template:
         return settings
-    concrete = instantiate(body, symbol_values(body.symbols, public))
+    values = symbol_values(body.symbols, public)
+    if meter is not None:  # before instantiating: the substitution, then the concrete graph's view checks
+        n_terms, n_references, steps = template_parts(body)
+        meter.charge_all({"symbol substitution": substitution_work(n_terms, n_references), "view checks": view_work(steps)})
+    concrete = instantiate(body, values)
     return Settings(settings.kind, settings.config, concrete, settings.raw, template=body)
 
 
-def build_statement(settings: Settings, public: list[list[int]]) -> Statement:
+def build_statement(settings: Settings, public: Sequence[Sequence[int]]) -> Statement:
     st = graph_statement(settings, public)
     check_entry_bound(st.air, st.public_terms)
     return st

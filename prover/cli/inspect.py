@@ -79,6 +79,7 @@ def inspect_model(args: argparse.Namespace) -> dict[str, Any]:
     from luminair.prover import GenericCompiler, StwoCompiler
     from luminair.prover.air.graph_trace import build_spec
     from luminair.prover.graph.model_file import load_model
+    from luminair.prover.costs import components_summary
     from luminair.verifier.graph.summary import graph_summary
 
     if Path(args.file).suffix.lower() == ".onnx":
@@ -91,7 +92,8 @@ def inspect_model(args: argparse.Namespace) -> dict[str, Any]:
     graph.compile(GenericCompiler(), stwo)
     compile_s = time.perf_counter() - t
     info: dict[str, Any] = {"file": "model", "model": str(args.file)}
-    info.update(graph_summary(build_spec(graph)))
+    spec = build_spec(graph)
+    info.update(graph_summary(spec), components=components_summary(spec))
     info["compile_s"] = round(compile_s, 3)
     info["fused"] = dict(stwo.fused)
     info["search"] = stwo.search_report.as_dict() if stwo.search_report is not None else None
@@ -120,6 +122,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         return EXIT_REJECTED
     if kind == "settings" and "title" in info:
         info = with_identity_and_labels(info, data)
+        from luminair.prover.costs import components_summary  # (the AIR's cells: the prover's accounting)
+        from luminair.verifier.statement import read_settings
+
+        info["components"] = components_summary(read_settings(data).body)
     if args.json:
         print(json.dumps(info, indent=2))
     else:

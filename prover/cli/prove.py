@@ -163,7 +163,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     from luminair.prover.graph.model_file import load_model, read_input_json
     from luminair.prover.proving import gen_settings, gen_trace, prove, write_files
     from luminair.verifier.graph.planner import plan_graph
-    from luminair.verifier.graph.summary import plan_cells
+    from luminair.prover.costs import plan_cells
 
     # Everything the user named is checked before any work: labels, model, input, the output folder.
     title, description = check_labels(args.title, args.description)
@@ -280,13 +280,10 @@ def verifier_work(proof: bytes, settings: bytes) -> dict[str, Any]:
     """The work budget a verifier needs for this pair (the verifier's own estimate, as `verify`
     makes it) beside the default budget for files of their size."""
     from luminair.verifier.budget import MAX_PROOF_BYTES, MAX_SETTINGS_BYTES, MAX_WORK, budget_for
-    from luminair.verifier.budget import statement_work, work_needed
-    from luminair.verifier.formats import read_proof_file
-    from luminair.verifier.statement import bind_symbols, read_settings
+    from luminair.verifier.api import declared_work
+    from luminair.verifier.budget import work_needed
 
-    pf = read_proof_file(proof)
-    parsed = bind_symbols(read_settings(settings), pf.public_values)
-    needed = work_needed(statement_work(parsed, pf.public_values, len(proof)))
+    needed = work_needed(declared_work(proof, settings).parts)
     scale = max(-(-len(proof) // MAX_PROOF_BYTES), -(-len(settings) // MAX_SETTINGS_BYTES), 1)
     if scale > 1:  # files over the default size caps need the budget that raises them
         needed = max(needed, scale * MAX_WORK)

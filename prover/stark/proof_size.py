@@ -1,5 +1,5 @@
 """An estimate of a proof's size before it is made: what a preset sized for time needs to stay
-within its byte budget (verifier/config.preset_config). It counts, from the AIR's layout and the
+within its byte budget (prover/presets.py preset_config). It counts, from the AIR's layout and the
 config alone, what every region of verifier/formats.StarkProof carries: sampled values, queried
 values and Merkle paths of each trace tree, FRI siblings, paths and last layer. Public values (the
 statement's, not the proof system's) are not counted. Checked against real proofs in

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 from luminair.prover.cli import main as cli
-from luminair.verifier.graph.summary import graph_summary
+from luminair.prover.costs import components_summary
 from luminair.verifier.statement import read_settings
 
 PUBLIC = Path(__file__).resolve().parents[2] / "public"
@@ -17,7 +17,7 @@ def test_inspect_counts_cells_per_component(capsys):
         width = c["main_columns"] + c["topology_columns"] + c["interaction_columns"]
         assert c["cells"] == (1 << c["log_size"]) * width > 0
     spec = read_settings((PUBLIC / "settings.bin").read_bytes()).body
-    by_name = {c["component"]: c for c in graph_summary(spec)["components"]}
+    by_name = {c["component"]: c for c in components_summary(spec)}
     assert by_name["relu"]["topology_columns"] == 5  # addr, mult, is_real, in_addr, in_real
     assert cli(["inspect", str(PUBLIC / "settings.bin")]) == 0
     text = capsys.readouterr().out

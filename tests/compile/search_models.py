@@ -13,7 +13,7 @@ from luminair.prover.air.graph_trace import build_spec
 from luminair.prover.graph.model_file import load_model, read_input_json
 from luminair.verifier.graph.planner import plan_graph
 from luminair.verifier.graph.statement import build_components
-from luminair.verifier.graph.summary import plan_cells
+from luminair.prover.costs import plan_cells
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover.air.graph_trace import main_columns, table_multiplicities
+from luminair.prover.air.witness import RANGED
 from luminair.prover.proving import Settings, Trace, table_trees
 from luminair.prover.stark.prove import commit_preprocessed, prove_stark
 from luminair.verifier import verify
@@ -167,10 +168,10 @@ def forge_instance_constants(cx: Graph, trace: Trace, settings: Settings, deltas
         rounded = (tot + (1 << (s - 1))) >> s
         out = rounded + (cols["bias"] if "bias" in cols else 0)
         cols["out"], cols["rem"] = out, tot + (1 << (s - 1)) - (rounded << s)
-        cols[gt.RANGED + first] = cols[first] + DOT_ACC_BOUND
-        cols[gt.RANGED + "tot"] = tot + DOT_ACC_BOUND
-        cols[gt.RANGED + "out"] = out + HALF
-        cols[gt.RANGED + "rem"] = cols["rem"]
+        cols[RANGED + first] = cols[first] + DOT_ACC_BOUND
+        cols[RANGED + "tot"] = tot + DOT_ACC_BOUND
+        cols[RANGED + "out"] = out + HALF
+        cols[RANGED + "rem"] = cols["rem"]
         return topo, cols
 
     public = [list(v) for v in trace.public]

@@ -71,13 +71,14 @@ def test_interaction_grinding_is_bounded_by_the_config_codec():
         PcsConfig(12, 2, 42, interaction_pow_bits=25).validate()
 
 
-# --- presets sized by the trace (verifier/config.preset_config) ------------------------------------
+# --- presets sized by the trace (prover/presets.py preset_config) ------------------------------------
 
 
 def test_a_preset_takes_the_largest_blowup_its_trace_affords():
     from dataclasses import replace
 
-    from luminair.verifier.config import MAX_EXTRA_POW_BITS, PRESET_LDE_CELLS, at_blowup, preset_config
+    from luminair.prover.presets import PRESET_LDE_CELLS, preset_config
+    from luminair.verifier.config import MAX_EXTRA_POW_BITS, at_blowup
 
     default = PRESETS["default"]
     assert preset_config("default") == default  # size unknown (symbolic settings): as listed
@@ -110,6 +111,7 @@ def test_a_preset_takes_the_largest_blowup_its_trace_affords():
 
 
 def test_gen_settings_sizes_the_preset_from_the_graph(default_proof, monkeypatch):
+    from luminair.prover import presets
     from luminair.verifier import config
 
     settings, proof = default_proof
@@ -124,21 +126,20 @@ def test_gen_settings_sizes_the_preset_from_the_graph(default_proof, monkeypatch
     small = cx.gen_settings(preset="small")  # (sized for the proof's bytes: the preset's own grinding)
     assert small.config == config.at_blowup(PRESETS["default"], 4)  # the smallest proof: the largest blowup
     assert small.config.security_bits >= PRESETS["default"].security_bits
-    monkeypatch.setattr(config, "PRESET_MAX_PROOF_BYTES", 1)  # no config within the budget: the smallest proof
+    monkeypatch.setattr(presets, "PRESET_MAX_PROOF_BYTES", 1)  # no config within the budget: the smallest proof
     assert cx.gen_settings(preset="default").config == config.at_blowup(PRESETS["default"], 4)
-    monkeypatch.setattr(config, "PRESET_LDE_CELLS", 1)  # as if the trace were too large for any
+    monkeypatch.setattr(presets, "PRESET_LDE_CELLS", 1)  # as if the trace were too large for any
     assert cx.gen_settings(preset="default").config == PRESETS["default"]
     # an explicit config or bit count is taken as given
     assert cx.gen_settings(security_bits=96).config.log_blowup == 2
-    monkeypatch.setattr(config, "PRESET_LDE_CELLS", 1 << 40)
+    monkeypatch.setattr(presets, "PRESET_LDE_CELLS", 1 << 40)
     assert cx.gen_settings(config=PRESETS["default"]).config == PRESETS["default"]
     assert cx.gen_settings(preset="secure").config == config.at_blowup(PRESETS["secure"], 4)  # (budget of 1 byte)
 
 
 def test_a_time_sized_preset_takes_the_fastest_config_within_the_budget():
-    from luminair.verifier.config import (
-        LIGHT_POW_BITS, LIGHT_TRACE_CELLS, PRESET_MAX_PROOF_BYTES, at_blowup, preset_config, with_pow_bits,
-    )
+    from luminair.prover.presets import LIGHT_TRACE_CELLS, PRESET_MAX_PROOF_BYTES, preset_config
+    from luminair.verifier.config import LIGHT_POW_BITS, at_blowup, with_pow_bits
 
     default = PRESETS["default"]
     light = with_pow_bits(default, LIGHT_POW_BITS)  # a light trace grinds little, queries make up the rest

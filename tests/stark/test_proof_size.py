@@ -9,7 +9,8 @@ from luminair.prover import GenericCompiler, StwoCompiler
 from luminair.prover.graph.model_file import load_model, read_input_json
 from luminair.prover.stark.proof_size import estimate_proof_bytes
 from luminair.verifier import verify
-from luminair.verifier.config import PRESET_MAX_PROOF_BYTES, PRESETS, at_blowup
+from luminair.prover.presets import PRESET_MAX_PROOF_BYTES
+from luminair.verifier.config import PRESETS, at_blowup
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "mlp_64_64_10"
 

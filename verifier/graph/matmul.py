@@ -60,7 +60,6 @@ MAT_ROWS = 1 << 14
 # save about 2.4 KB of every proof (an MLP's two products at batch 1: 5 of its 90 KB)
 MAT_SMALL_ROWS = 1 << 12
 MAX_PERIOD_LOG = 20
-LO_BITS = 8  # a = lo + 2^8 hi
 MAX_N = 1 << 18  # weight_vector's packed sums stay exact
 
 

@@ -86,10 +86,6 @@ class Instance:
     bias: bool = False
     split_w: bool = False
 
-    @property
-    def padded_rows(self) -> int:
-        return 1 << self.log_size
-
 
 @dataclass
 class ComponentPlan:

@@ -22,6 +22,7 @@ budget, the summary and the search compiler's cost model read the same plan.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
 from typing import Any, Mapping
 
 from .components import COMPONENT_ORDER, DOT_VARIANTS, RANGE16_MIN_LOG, DotVariant, MatOutComponent, make_component
@@ -49,7 +50,7 @@ class GraphPlan:
     limb_bits: int
     # a checked product's public weights: each proof's values, bound by graph/statement.py before
     # its periodic columns are evaluated (the plan and the AIR serve every proof of one settings.bin)
-    public_values: dict[int, list[int]] = field(default_factory=dict)
+    public_values: dict[int, Sequence[int]] = field(default_factory=dict)
 
     def rows_of(self, index: int) -> int:
         return rows_of(self.spec, index, self.lanes.get(index, 1), self.kinds[index])
@@ -62,11 +63,6 @@ class GraphPlan:
         return self.matmuls.get(index) or self.pairs[index]
 
     # --- the cost view -------------------------------------------------------------------------
-
-    @property
-    def trace_rows(self) -> int:
-        """Rows the components commit (padded), the tables excluded."""
-        return sum(inst.padded_rows for inst in self.instances)
 
     @property
     def boundary_bound(self) -> int:

@@ -3,6 +3,7 @@ derived from it (how it becomes AIR components) is the planner's: verifier/graph
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 # Op names mirror luminair.prover.graph.ops.Op values; the code is the position in this tuple.
@@ -38,7 +39,6 @@ CONTRACT = ("Dot",)
 MAX_VIEW_NUMEL = 1 << 26
 # Ops whose rows form groups (one output element per group of consecutive rows).
 GROUPED = REDUCE + CONTRACT
-DOT_BIAS_INPUT = 2  # a Dot's optional third input: added to each output element (a fused Add)
 N_INPUTS = {
     **{op: 1 for op in UNARY}, **{op: 2 for op in BINARY}, **{op: 1 for op in REDUCE}, "Dot": 2,
     "Input": 0, "Constant": 0,
@@ -61,7 +61,7 @@ class NodeSpec:
     axis: int | None = None
     name: str = ""
     private: bool = False
-    values: list[int] | None = None  # constants: raw fixed-point values, row-major
+    values: Sequence[int] | None = None  # constants: raw fixed-point values, row-major (an array once decoded)
 
     @property
     def numel(self) -> int:

@@ -3,6 +3,7 @@ public LogUp terms it computes itself, and the decoded outputs it reports."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from operator import mul
 from typing import TYPE_CHECKING
@@ -18,9 +19,9 @@ from .plan import MERGED_KINDS, ComponentPlan, Instance
 from .planner import GraphPlan, plan_graph
 from .spec import CONTRACT, GROUPED, GraphSpec, is_identity_map
 from .tables import TABLE_ORDER, table_columns, table_log_size
-from .training import raw_values, training_statement
+from .training import is_training, raw_values, training_statement
 from .topology import (
-    KNOWN_LANES, MAX_SPARSE_ENTRIES, ColumnPattern, direct_weight_rows, known_topology, layout_segments, node_bases, op_topology,
+    KNOWN_LANES, MAX_SPARSE_ENTRIES, ColumnPattern, direct_weight_rows, layout_segments, node_bases, op_topology,
     reduce_groups, value_topology,
 )
 
@@ -64,7 +65,7 @@ def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
     comp.name = inst.name
     n_rows = 1 << comp.log_size
     if kind == "Known":
-        patterns = known_topology(spec, segs, n_rows)
+        patterns = value_topology(spec, segs, n_rows, KNOWN_LANES)
     elif kind == "PrivateInput":
         patterns = value_topology(spec, segs, n_rows)
     else:
@@ -134,7 +135,7 @@ class _Combiner:
         return q_sub(((t & m) % P, ((t >> s) & m) % P, ((t >> 2 * s) & m) % P, (t >> 3 * s) % P), self.z)
 
 
-def _decode(vals: list[int], what: str, scale: int) -> list[float]:
+def _decode(vals: Sequence[int], what: str, scale: int) -> list[float]:
     out = []
     for i, v in enumerate(vals):
         raw = from_field(v)
@@ -144,7 +145,7 @@ def _decode(vals: list[int], what: str, scale: int) -> list[float]:
     return out
 
 
-def graph_statement(settings: "Settings", public: list[list[int]]) -> Statement:
+def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> Statement:
     """The AIR, statement bytes, public LogUp terms and decoded public values of a graph proof."""
     spec: GraphSpec = settings.body
     if spec.is_template:
@@ -177,7 +178,7 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> Statement:
             "index_map": "identity" if identity else list(out.src_indices),
         }
     # a training step (train/ names): roles, recomputed rounding noise and weights digests
-    training = training_statement(
+    training = None if not is_training(spec) else training_statement(  # (raw values only for a step)
         spec,
         {inp.name: raw_values(vals) for inp, vals in zip(pub_inputs, public)},
         {out.name: raw_values(vals) for out, vals in zip(spec.outputs, public[len(pub_inputs):])},

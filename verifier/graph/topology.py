@@ -586,15 +586,8 @@ def op_topology(
         else:
             cols["addr"].add(seg.start, seg.rows, lambda l, b=base: b + l, [0])
         for k in range(n_inputs):
-            v = row_order_view(spec, seg.node, k, n_lanes)
-            src_base = bases[node.srcs[k][0]]
-            cols[f"in{k}_addr"].add(
-                seg.start, seg.rows, lambda l, v=v, b=src_base: _address(v, b, l), _run_starts(seg.rows, _run_length(v))
-            )
-            if v.masked():
-                cols[f"in{k}_real"].add(seg.start, seg.rows, lambda l, v=v: _valid(v, l), _mask_changes(v))
-            else:
-                cols[f"in{k}_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
+            view_columns(row_order_view(spec, seg.node, k, n_lanes), bases[node.srcs[k][0]], seg.rows, n_rows,
+                         seg.start, cols[f"in{k}_addr"], cols[f"in{k}_real"])
     return cols
 
 
@@ -638,23 +631,12 @@ def reduce_groups(
     return first, last
 
 
-def known_topology(spec: GraphSpec, segs: list[Segment], n_rows: int) -> dict[str, ColumnPattern]:
-    """Known rows (constants and public inputs) hold KNOWN_LANES consecutive elements each."""
+def value_topology(spec: GraphSpec, segs: list[Segment], n_rows: int, per_row: int = 1) -> dict[str, ColumnPattern]:
+    """Rows that hold `per_row` consecutive elements of their node: private inputs one, known rows
+    (constants and public inputs) KNOWN_LANES."""
     bases = node_bases(spec)
     cols = {"addr": ColumnPattern("affine", n_rows), "is_real": ColumnPattern("step", n_rows)}
     for seg in segs:
-        b = bases[seg.node]
-        cols["addr"].add(seg.start, seg.rows, lambda l, b=b: b + KNOWN_LANES * l, [0])
-        cols["is_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
-    return cols
-
-
-def value_topology(spec: GraphSpec, segs: list[Segment], n_rows: int) -> dict[str, ColumnPattern]:
-    """Private inputs: one element per row."""
-    bases = node_bases(spec)
-    cols = {"addr": ColumnPattern("affine", n_rows), "is_real": ColumnPattern("step", n_rows)}
-    for seg in segs:
-        b = bases[seg.node]
-        cols["addr"].add(seg.start, seg.rows, lambda l, b=b: b + l, [0])
+        cols["addr"].add(seg.start, seg.rows, lambda l, b=bases[seg.node]: b + per_row * l, [0])
         cols["is_real"].add(seg.start, seg.rows, lambda _l: 1, [0])
     return cols
