@@ -1,4 +1,4 @@
-"""Reference circle and line FFTs in pure Python (circle-stark.md section 4).
+"""Reference circle and line FFTs in pure Python (docs/protocol.md, section 3).
 
 The verifier uses these only to recompute small preprocessed commitments (the square-lookup
 example's table root); the prover's numpy FFT (prover/stark/circle_fft.py) is cross-tested against them.

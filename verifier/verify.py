@@ -1,4 +1,4 @@
-"""The STARK verifier, step by step (circle-stark.md section 8.2). `verify_stark` raises a typed
+"""The STARK verifier, step by step (docs/protocol.md). `verify_stark` raises a typed
 VerificationError naming the failed check; the file-level `verify` (verifier/api.py) wraps it.
 
 Transcript order (the prover mirrors it in prover/stark/prove.py):
