@@ -94,9 +94,7 @@ PRESET_NOTES = {
 # same bits with fewer queries, and every query opens every column, so the proof shrinks, but every
 # column is extended further. The prover takes the largest blowup whose extended trace, committed
 # cells x 2^log_blowup, stays within PRESET_LDE_CELLS, about what this project's 2-core machine
-# extends in 20 s (format 8, measured: the transformer's 21 M cells prove at blowup 8 in about
-# 19 s, 262 -> 195 KB; the CNN's 5.2 M at blowup 16 in 14 s, 125 -> 104 KB; an MLP 784-128-10 at
-# 16 in 0.3 s; past 2^26 cells a trace stays at blowup 4).
+# extends in 20 s (docs/changelog.md, format 8; past 2^26 cells a trace stays at blowup 4).
 PRESET_BLOWUPS = (4, 3)
 PRESET_LDE_CELLS = 1 << 28
 SIZED_PRESETS = ("default", "secure", "small")  # "fast" stays as it is: a development preset
