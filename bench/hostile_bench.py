@@ -1,14 +1,17 @@
 """Hostile file pairs against the verifier's work budget (issue 10; docs/formats.md "Verifier work budget").
 
-    python bench/hostile_bench.py [--cases NAME ...] [--fast] [--calibrate] [--keep DIR]
+    python bench/hostile_bench.py [--cases NAME ...] [--fast] [--calibrate] [--keep DIR] [--pyodide] [--runs N]
 
 Builds each pair (an attacker holds both files: the settings digest always matches), then runs
 `verify()` on it in a fresh `python` whose address space is limited to 256 MiB (RLIMIT_AS; the
 verifier imports no numpy), and prints one JSON document: per case, the file sizes, the time of the
 verify() call, the child's peak RSS and the verdict (check and message). The target: every pair is
-rejected or verified within 2 s and 256 MiB. `--fast` runs the subset tests/verifier/test_hostile_files.py
-asserts; `--calibrate` adds the budget's estimate (work units) beside each time; `--keep DIR`
-writes each pair to DIR/<case>/.
+rejected or verified within 2 s and 256 MiB, with the default budget. `--fast` runs the subset
+tests/verifier/test_hostile_files.py asserts; `--calibrate` adds the budget's estimate (work units)
+beside each time; `--keep DIR` writes each pair to DIR/<case>/ (with case.json); `--pyodide` adds
+the same table measured in Pyodide under Node (bench/web/hostile_pyodide.mjs, its own bounds: the
+browser is where hostile files arrive); `--runs N` verifies each pair in N fresh processes (N fresh
+Pyodides) and reports the median time and the largest peak.
 
 Cases at the limits ("... at the budget") are the largest pairs the budget accepts: they are
 found by bisection on the verifier's own estimate, and their proofs are forged with exactly the
@@ -23,9 +26,11 @@ import argparse
 import hashlib
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,13 +40,23 @@ from luminair.verifier.budget import (
     MAX_PROOF_BYTES,
     MAX_SETTINGS_BYTES,
     budget_for,
-    statement_work,
+    declared_work,
 )
 from luminair.verifier.config import PcsConfig
 from luminair.verifier.fields import QM31
 from luminair.verifier.formats import (
     FORMAT_VERSION,
+    MAX_COLUMNS,
+    MAX_FRI_LAYERS,
+    MAX_MASKS,
+    MAX_OPENED,
+    MAX_PUBLIC_TOTAL,
+    MAX_TREES,
+    MAX_WITNESS,
     PROOF_MAGIC,
+    PUBLIC_I16,
+    PUBLIC_I16_DEFLATE,
+    PUBLIC_M31,
     Decommitment,
     FriLayerProof,
     FriProof,
@@ -163,14 +178,9 @@ def forged(settings: bytes, public: list[list[int]]) -> Pair:
     return proof_file(settings, public, shaped_stark(settings, public)), settings
 
 
-def estimate(proof: bytes, settings: bytes) -> tuple[int, int]:
-    """(estimated work units, budget) of a pair, as verify() computes them."""
-    from luminair.verifier.formats import read_proof_file
-
-    public = read_proof_file(proof).public_values
-    parsed = bind_symbols(read_settings(settings), public)
-    work = statement_work(parsed, public, len(proof))
-    return sum(work.values()), budget_for(len(proof), len(settings))
+def estimate(proof: bytes, settings: bytes) -> tuple[float, int]:
+    """(estimated work units, budget) of a pair, charged as verify() charges them."""
+    return declared_work(proof, settings).total, budget_for(len(proof), len(settings))
 
 
 def largest(make: Callable[[int], tuple[bytes, list[list[int]]]], lo: int, hi: int) -> int:
@@ -291,6 +301,31 @@ def symbolic_huge_node_graph(batch: int) -> tuple[bytes, list[list[int]]]:
     return encode_settings(KIND_GRAPH, HOSTILE, spec), [[batch], [0] * batch]
 
 
+def symbol_bomb_graph(valid: bool = False) -> tuple[bytes, list[list[int]]]:
+    """The issue's symbol bomb: 255 Adds whose two inputs take 64 view steps of 24 references each
+    to 16-term expressions of 4 symbols (783,360 references, 3.3 MB). Its reshapes refer to one
+    expression whose terms cancel to 0 at 2^20, so every reference is valid and the first reshape
+    fails once substituted; `valid`: 8-axis identity slices (start, stop, step) = (0, 1, 1) of a
+    (1,) * 8 input, all three written as expressions (at symbols 1), so every view passes its checks."""
+    from luminair.verifier.graph.symbols import Symbol, ref
+
+    degree4 = [(a, b, c, 4 - a - b - c) for a in range(5) for b in range(5 - a) for c in range(5 - a - b)][:16]
+    cancelling = [(1 if i % 2 == 0 else -1, e) for i, e in enumerate(degree4)]  # 0 when the 4 symbols are equal
+    zero = tuple(sorted(cancelling, key=lambda t: t[1]))
+    one = tuple(sorted(cancelling[:14] + [(2, (1, 0, 0, 0)), (-1, (0, 1, 0, 0))], key=lambda t: t[1]))  # 2a - b + 0
+    if valid:
+        shape: tuple[int, ...] = (ref(1),) * 8
+        steps: tuple[Step, ...] = tuple(("slice", ((ref(0), ref(1), ref(1)),) * 8) for _ in range(MAX_STEPS))
+        values = [1] * 4
+    else:
+        shape, steps, values = (1,), tuple(("reshape", (ref(0),) * 24) for _ in range(MAX_STEPS)), [1 << 20] * 4
+    nodes = [NodeSpec("Input", shape, name="x", private=True)]
+    nodes += [NodeSpec("Add", shape, [(0, shape, steps), (0, shape, steps)]) for _ in range(255)]
+    spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 1, ())],
+                     symbols=[Symbol(name, 1, 1 << 20) for name in "abcd"], exprs=[zero, one])
+    return encode_settings(KIND_GRAPH, HOSTILE, spec), [values]
+
+
 def huge_output_source_graph() -> tuple[bytes, list[list[int]]]:
     """One element of a 2^24-element node as the output (its index map reads a huge node)."""
     n = 1 << 24
@@ -362,70 +397,111 @@ def raw_proof(settings: bytes, body: Callable[[Writer], None]) -> bytes:
     return w.bytes()
 
 
-def proof_with_sampled_values(settings: bytes, public: list[list[int]], size: int) -> bytes:
-    """A well-formed proof of exactly `size` bytes (if it fits) whose sampled values take all the
-    room: 16 trees x 4096 columns, up to 8 QM31 values each."""
-    from luminair.verifier.formats import MAX_COLUMNS, MAX_MASKS, MAX_TREES
-
-    def build(n_values: int) -> bytes:
-        def body(w: Writer) -> None:
-            w.u32(len(public))
-            for t in public:
-                w.m31_list(t)
-            w.hashes([])
-            w.u64(0)
-            w.qm31_list([])
-            left = n_values
-            w.u32(MAX_TREES)
-            for _ in range(MAX_TREES):
-                w.u32(MAX_COLUMNS)
-                for _ in range(MAX_COLUMNS):
-                    k = min(MAX_MASKS, left)
-                    left -= k
-                    w.qm31_list([(P_1, P_1, P_1, P_1)] * k)
-            w.u32(0)  # queried values
-            w.u32(0)  # decommitments
-            w.raw(b"\0" * DIGEST_BYTES)  # FRI first layer: root, siblings, decommitment
-            w.qm31_list([])
-            w.hashes([])
-            w.m31_list([])
-            w.u32(0)  # inner layers
-            w.qm31_list([])  # last layer
-            w.u64(0)
-
-        return raw_proof(settings, body)
-
-    base = len(build(0))
-    return build(min(MAX_TREES * MAX_COLUMNS * MAX_MASKS, (size - base) // 16))
-
-
 P_1 = (1 << 31) - 2  # the largest canonical M31 (no small-int caching)
+_WORD = struct.pack("<I", P_1)
+_QM31 = _WORD * 4
+_DIGEST = bytes(range(DIGEST_BYTES))
+# What a proof.bin's STARK part can be filled with, at the codecs' bounds: (item bytes, slots, items a slot)
+FILLS = {
+    "sampled values": (16, MAX_TREES * MAX_COLUMNS, MAX_MASKS),  # 16 trees x 4096 columns x 8 QM31
+    "queried values": (4, MAX_TREES * MAX_COLUMNS, MAX_OPENED),  # 16 x 4096 columns of M31 words
+    "Merkle hashes": (DIGEST_BYTES, MAX_TREES, MAX_WITNESS),  # 16 decommitments of 2^20 hashes
+    "column witness": (4, MAX_TREES, MAX_WITNESS),  # their M31 words
+    "FRI siblings": (16, 1 + MAX_FRI_LAYERS, MAX_OPENED * 8),  # 41 FRI layers of 2^15 QM31
+}
 
 
-def proof_with_hashes(settings: bytes, public: list[list[int]], size: int) -> bytes:
-    """A well-formed proof whose first decommitment holds `size` bytes of hashes."""
-    def body(w: Writer) -> None:
-        w.u32(len(public))
-        for t in public:
-            w.m31_list(t)
-        w.hashes([])
-        w.u64(0)
-        w.qm31_list([])
-        w.u32(0)
-        w.u32(0)
-        w.u32(1)
-        n = (size - 200) // DIGEST_BYTES
-        w.hashes([i.to_bytes(DIGEST_BYTES, "little") for i in range(n)])
-        w.m31_list([])
-        w.raw(b"\0" * DIGEST_BYTES)
-        w.qm31_list([])
-        w.hashes([])
-        w.m31_list([])
-        w.u32(0)
-        w.qm31_list([])
-        w.u64(0)
+def _counted(n: int, item: bytes) -> bytes:
+    return struct.pack("<I", n) + item * n
 
-    return raw_proof(settings, body)
+
+def _spread(total: int, slots: int, per_slot: int) -> list[int]:
+    out = []
+    for _ in range(slots):
+        out.append(min(per_slot, total))
+        total -= out[-1]
+    return out
+
+
+def public_part(public: list[list[int]]) -> bytes:
+    """The public values of proof.bin, each tensor in the codec the prover picks."""
+    w = Writer()
+    w.u32(len(public))
+    for t in public:
+        w.public_tensor(t)
+    return w.bytes()
+
+
+def deflated_tensor(values: list[int]) -> bytes:
+    """One public tensor of 16-bit values (signed), deflated."""
+    packed = zlib.compress(struct.pack(f"<{len(values)}h", *values), 9)
+    return bytes([PUBLIC_I16_DEFLATE]) + struct.pack("<II", len(values), len(packed)) + packed
+
+
+def filled_proof(settings: bytes, fills: tuple[str, ...], size: int = MAX_PROOF_BYTES, public: bytes | None = None) -> bytes:
+    """A well-formed proof.bin of at most `size` bytes: `public` (public_part bytes; default one
+    tensor [0]), then a STARK part whose lists named in `fills` (FILLS) share the room left equally,
+    each spread over its slots up to the codec's bound a slot."""
+    head = PROOF_MAGIC + struct.pack("<H", FORMAT_VERSION) + hashlib.blake2s(settings).digest()
+    head += public_part([[0]]) if public is None else public
+
+    def stark(n: dict[str, int]) -> bytes:
+        def counts(fill: str) -> list[int]:
+            item, slots, per_slot = FILLS[fill]
+            return _spread(n.get(fill, 0), slots, per_slot)
+
+        def trees(fill: str, item: bytes) -> bytes:
+            if fill not in fills:
+                return struct.pack("<I", 0)
+            c = counts(fill)
+            return struct.pack("<I", MAX_TREES) + b"".join(
+                struct.pack("<I", MAX_COLUMNS) + b"".join(_counted(k, item) for k in c[t * MAX_COLUMNS : (t + 1) * MAX_COLUMNS])
+                for t in range(MAX_TREES))
+
+        decs = struct.pack("<I", 0)
+        if "Merkle hashes" in fills or "column witness" in fills:
+            decs = struct.pack("<I", MAX_TREES) + b"".join(
+                _counted(h, _DIGEST) + _counted(wit, _WORD) for h, wit in zip(counts("Merkle hashes"), counts("column witness")))
+        layers = [_DIGEST + _counted(k, _QM31) + _counted(0, _DIGEST) + _counted(0, _WORD) for k in counts("FRI siblings")]
+        if "FRI siblings" not in fills:
+            layers = layers[:1]
+        return (_counted(0, _DIGEST) + struct.pack("<Q", 0) + _counted(0, _QM31) + trees("sampled values", _QM31)
+                + trees("queried values", _WORD) + decs + layers[0] + struct.pack("<I", len(layers) - 1) + b"".join(layers[1:])
+                + _counted(0, _QM31) + struct.pack("<Q", 0))
+
+    room = size - len(head) - len(stark({}))
+    n = {f: min(FILLS[f][1] * FILLS[f][2], room // len(fills) // FILLS[f][0]) for f in fills}
+    assert room >= 0, "the public values alone exceed the size"
+    return head + stark(n)
+
+
+def word_tensor(n: int, codec: int) -> bytes:
+    """One public tensor of n values, each the costliest to decode: P - 2 as an M31 word, -2^15 as
+    an i16 word."""
+    word = _WORD if codec == PUBLIC_M31 else struct.pack("<h", -(1 << 15))
+    return bytes([codec]) + struct.pack("<I", n) + word * n
+
+
+def public_at_cap(codec: int) -> Pair:
+    """proof.bin's public values at its cap in one tensor of this codec."""
+    settings, _ = public_input_graph(1)
+    per = 4 if codec == PUBLIC_M31 else 2
+    n = min(MAX_PUBLIC_TOTAL, (MAX_PROOF_BYTES - 200) // per)
+    return filled_proof(settings, (), public=struct.pack("<I", 1) + word_tensor(n, codec)), settings
+
+
+def deflate_bomb_values(n: int) -> list[int]:
+    """n negative 16-bit values (no small-int caching once in the field) that deflate to ~24 KB."""
+    return [-1000 - (i % 1000) for i in range(n)]
+
+
+def all_caps_pair(n_deflated: int) -> Pair:
+    """Every decoder at its cap at once: a settings.bin of ~1M weights at its cap, and a proof.bin at
+    its cap holding a deflated tensor of n_deflated negative values, then a STARK part whose
+    sampled values, queried values, hashes, column witness and FRI siblings share the rest."""
+    settings, _ = weights_graph(_fit(MAX_SETTINGS_BYTES, 4, 300))
+    public = struct.pack("<I", 2) + deflated_tensor(deflate_bomb_values(n_deflated)) + word_tensor(1, PUBLIC_M31)
+    return filled_proof(settings, tuple(FILLS), public=public), settings
 
 
 def huge_count_proof(settings: bytes) -> bytes:
@@ -445,6 +521,7 @@ class Case:
     expect: frozenset[str]  # the checks that may refuse it ("" = verified)
     fast: bool = False  # in the subset the tests run (cheap to build)
     floor: int = 96
+    kwargs: dict | None = None  # verify()'s other arguments (JSON), besides min_security_bits=floor
 
 
 def _at_budget(make: Callable[[int], tuple[bytes, list[list[int]]]], lo: int, hi: int) -> Callable[[], Pair]:
@@ -483,7 +560,10 @@ def cases() -> list[Case]:
              square_lookup_settings(10, 6)), BUDGET, fast=True),
         Case("range8 at log blowup 6, forged", lambda: forged(*range8_blowup_graph(6)), OPENINGS),
         # declared sizes at the codec's and the budget's limits
-        Case("public input at the proof cap (8 MiB)", lambda: _pair(public_input_graph(max_public)), BUDGET),
+        Case("public M31 values at the proof cap (8 MiB)", lambda: public_at_cap(PUBLIC_M31), BUDGET, fast=True),
+        Case("public i16 values at the proof cap (8 MiB)", lambda: public_at_cap(PUBLIC_I16), BUDGET, fast=True),
+        Case("deflate bomb: 2^21 - 2 negative values in 24 KB", lambda: _pair_raw(public_input_graph(1)[0],
+             struct.pack("<I", 1) + deflated_tensor(deflate_bomb_values(MAX_PUBLIC_TOTAL - 2))), BUDGET, fast=True),
         Case("weights at the settings cap (4 MiB)", lambda: _pair(weights_graph(max_weights)), BUDGET),
         Case("settings over the cap (4 MiB + 1 byte)", lambda: (proof_file(b"", [[0]]), b"\0" * (MAX_SETTINGS_BYTES + 1)), BUDGET, fast=True),
         Case("proof over the cap (8 MiB + 1 byte)", lambda: (b"\0" * (MAX_PROOF_BYTES + 1), b""), BUDGET, fast=True),
@@ -494,7 +574,8 @@ def cases() -> list[Case]:
              frozenset({"config below floor"}), fast=True),
         Case("symbolic: a 2^24-element node at batch 2^9, forged, floor 0", lambda: forged(*symbolic_huge_node_graph(1 << 9)),
              OPENINGS, floor=0),
-        Case("symbolic: a 2^35-element node at batch 2^20", lambda: _pair(symbolic_huge_node_graph(1 << 20)), MALFORMED,
+        # its 2^20 outputs are deflated zeros: charged before they are inflated
+        Case("symbolic: a 2^35-element node at batch 2^20", lambda: _pair(symbolic_huge_node_graph(1 << 20)), BUDGET,
              fast=True, floor=0),
         Case("one output element of a 2^24-element node", lambda: _pair(huge_output_source_graph()), MALFORMED, fast=True),
         Case("non-affine output of 2^18 elements", lambda: _pair(non_affine_output_graph(512)), BUDGET, fast=True),
@@ -506,8 +587,19 @@ def cases() -> list[Case]:
         Case("deep views at the graph's step cap, forged", lambda: forged(*deep_views_graph((MAX_GRAPH_STEPS - 1) // (2 * MAX_STEPS))),
              OPENINGS, floor=0),
         Case("proof count 2^32 - 1", lambda: (huge_count_proof(public_input_graph(1)[0]), public_input_graph(1)[0]), MALFORMED, fast=True),
-        Case("proof cap of sampled values (16 trees x 4096 columns x 8)", lambda: _raw(proof_with_sampled_values, MAX_PROOF_BYTES), BUDGET),
-        Case("proof cap of Merkle hashes", lambda: _raw(proof_with_hashes, MAX_PROOF_BYTES), BUDGET),
+        *[Case(f"{fill} at the proof cap", lambda fill=fill: _filled((fill,)), BUDGET, fast=fill != "sampled values")
+          for fill in FILLS],
+        Case("all decoders at their caps at once: 1M weights, 2^21 - 2 deflated values, every STARK list",
+             lambda: all_caps_pair(MAX_PUBLIC_TOTAL - 2), BUDGET),
+        Case("all decoders at their caps at once, the deflated values within the budget (900,000)",
+             lambda: all_caps_pair(900_000), BUDGET),
+        Case("symbol bomb: 783,360 references to a 16-term expression (3.3 MB)", lambda: _pair(symbol_bomb_graph()),
+             MALFORMED | BUDGET, fast=True),
+        Case("symbol bomb, every view valid: 783,360 references in 8-axis slices", lambda: _pair(symbol_bomb_graph(True)),
+             MALFORMED | BUDGET, fast=True),
+        # arguments of the wrong type: a one-line usage error, never an internal error
+        *[Case(f"wrong-type argument: {k}={v!r}", _demo_pair, frozenset({"usage"}), fast=True, kwargs={k: v})
+          for k, v in (("max_work", "1000000"), ("min_security_bits", "96"), ("max_work", True), ("progress", 5))],
         # the largest pairs the budget accepts, forged through every statement-sized step
         Case("weights at the budget, forged", _at_budget(weights_graph, 8, max_weights), OPENINGS),
         Case("public inputs at the budget, forged", _at_budget(public_input_graph, 8, max_public), OPENINGS),
@@ -549,9 +641,14 @@ def _pair(made: tuple[bytes, list[list[int]]]) -> Pair:
     return proof_file(settings, public), settings
 
 
-def _raw(make: Callable[[bytes, list[list[int]], int], bytes], size: int) -> Pair:
-    settings, public = public_input_graph(1)
-    return make(settings, public, size), settings
+def _filled(fills: tuple[str, ...]) -> Pair:
+    settings, _ = public_input_graph(1)
+    return filled_proof(settings, fills), settings
+
+
+def _pair_raw(settings: bytes, public: bytes) -> Pair:
+    """A proof of these raw public values (public_part bytes) and an empty STARK part."""
+    return filled_proof(settings, (), public=public), settings
 
 
 # --- running --------------------------------------------------------------------------------------
@@ -563,8 +660,9 @@ resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 from luminair.verifier import verify
 proof = open(sys.argv[1], "rb").read()
 settings = open(sys.argv[2], "rb").read()
+kwargs = {"min_security_bits": int(sys.argv[4]), **json.loads(sys.argv[5])}
 t = time.perf_counter()
-r = verify(proof, settings, min_security_bits=int(sys.argv[4]))
+r = verify(proof, settings, **kwargs)
 dt = time.perf_counter() - t
 hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
 print(json.dumps({"time_s": round(dt, 3),
@@ -573,14 +671,15 @@ print(json.dumps({"time_s": round(dt, 3),
 """
 
 
-def run_pair(proof: bytes, settings: bytes, floor: int = 96, limit: int = LIMIT_BYTES, timeout: float = 60) -> dict:
+def run_pair(proof: bytes, settings: bytes, floor: int = 96, limit: int = LIMIT_BYTES, timeout: float = 60,
+             kwargs: dict | None = None) -> dict:
     """verify() in a fresh python under an address-space limit: time, peak RSS, verdict."""
     with tempfile.TemporaryDirectory() as d:
         p, s = Path(d) / "proof.bin", Path(d) / "settings.bin"
         p.write_bytes(proof)
         s.write_bytes(settings)
         out = subprocess.run(
-            [sys.executable, "-c", CHILD, str(p), str(s), str(limit), str(floor)],
+            [sys.executable, "-c", CHILD, str(p), str(s), str(limit), str(floor), json.dumps(kwargs or {})],
             check=False, capture_output=True, text=True, timeout=timeout, env={**os.environ, "PYTHONHASHSEED": "0"},
         )
     if out.returncode != 0:
@@ -589,14 +688,23 @@ def run_pair(proof: bytes, settings: bytes, floor: int = 96, limit: int = LIMIT_
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure(case: Case, calibrate: bool = False, keep: Path | None = None) -> dict:
+def measure(case: Case, calibrate: bool = False, keep: Path | None = None, runs: int = 1) -> dict:
+    """One case: its pair built once, verified in `runs` fresh processes (the median time, the
+    largest peak RSS)."""
     proof, settings = case.build()
     if keep is not None:
         folder = keep / "".join(c if c.isalnum() else "_" for c in case.name)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "proof.bin").write_bytes(proof)
         (folder / "settings.bin").write_bytes(settings)
-    row = {"case": case.name, "proof_bytes": len(proof), "settings_bytes": len(settings), **run_pair(proof, settings, case.floor)}
+        meta = {"name": case.name, "floor": case.floor, "kwargs": case.kwargs or {}, "expect": sorted(case.expect)}
+        (folder / "case.json").write_text(json.dumps(meta))
+    results = [run_pair(proof, settings, case.floor, kwargs=case.kwargs) for _ in range(runs)]
+    times = sorted(r["time_s"] for r in results if r["time_s"] is not None)
+    row = {"case": case.name, "proof_bytes": len(proof), "settings_bytes": len(settings), **results[-1]}
+    if runs > 1 and len(times) == runs:
+        row.update(time_s=times[runs // 2], times_s=[r["time_s"] for r in results],
+                   peak_rss_mib=max(r["peak_rss_mib"] for r in results))
     row["verdict"] = "verified" if row["success"] else "rejected"
     row["as_expected"] = (row["check"] or "") in case.expect
     row["within_bounds"] = row["time_s"] is not None and row["time_s"] <= TIME_LIMIT_S and row["peak_rss_mib"] <= LIMIT_BYTES / 2**20
@@ -615,17 +723,26 @@ def main() -> None:
     ap.add_argument("--fast", action="store_true", help="only the subset the tests run")
     ap.add_argument("--calibrate", action="store_true", help="add the budget's estimate of each pair")
     ap.add_argument("--keep", type=Path, help="write each pair to KEEP/<case>/")
+    ap.add_argument("--pyodide", action="store_true", help="also measure every pair in Pyodide under Node")
+    ap.add_argument("--runs", type=int, default=1, help="fresh processes per pair (median time, largest peak)")
     args = ap.parse_args()
+    keep = args.keep or (Path(tempfile.mkdtemp(prefix="hostile-")) if args.pyodide else None)
     rows = []
     for case in cases():
         if args.fast and not case.fast:
             continue
         if args.cases and not any(c in case.name for c in args.cases):
             continue
-        rows.append(measure(case, args.calibrate, args.keep))
+        rows.append(measure(case, args.calibrate, keep, args.runs))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    doc = {"limit": {"time_s": TIME_LIMIT_S, "address_space_mib": LIMIT_BYTES >> 20}, "cases": rows,
-           "all_within_bounds": all(r["within_bounds"] for r in rows), "all_as_expected": all(r["as_expected"] for r in rows)}
+    doc = {"runtime": f"CPython {sys.version.split()[0]}", "runs": args.runs,
+           "limit": {"time_s": TIME_LIMIT_S, "address_space_mib": LIMIT_BYTES >> 20},
+           "cases": rows, "all_within_bounds": all(r["within_bounds"] for r in rows),
+           "all_as_expected": all(r["as_expected"] for r in rows)}
+    if args.pyodide:
+        node = subprocess.run(["node", str(ROOT / "bench" / "web" / "hostile_pyodide.mjs"), str(keep), "--runs", str(args.runs)],
+                              check=True, capture_output=True, text=True, timeout=3600)
+        doc = {"cpython": doc, "pyodide": json.loads(node.stdout)}
     print(json.dumps(doc, indent=1))
 
 

@@ -1,6 +1,6 @@
 """Twenty proven TD-CLM steps of an MLP on scikit-learn's digits; every step verifies as one chain.
 
-    python examples/train_digits.py [--sizes 64-64-10] [--batch 32] [--steps 20] [--preset fast] [--out DIR]
+    python examples/train_digits.py [--sizes 64-64-10] [--batch 32] [--steps 20] [--preset fast] [--out DIR] [--max-work UNITS]
 
 Prints JSON: the held-out loss before and after, each step's loss, prove time and proof size, the
 chain verification, and the largest difference between the proven weights and a float64 run of the
@@ -27,6 +27,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--preset", default="fast")
     ap.add_argument("--out", default=None, help="write the final weights (.npz) here")
+    ap.add_argument("--max-work", type=int, default=None, help="the verifier's work budget, for steps larger than the default's")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split("-")]
     prog = mlp_program(sizes, args.batch, TDCLM(lr=args.lr), preset=args.preset)
@@ -53,7 +54,7 @@ def main() -> None:
     chain = verify_chain(
         [(r.proof, r.settings) for r in steps],
         min_security_bits=0,
-        max_work=100_000_000,
+        max_work=args.max_work,  # None: the default budget (a 64-64-10 step at batch 32 declares ~507,000 units)
         start_state_digest=prog.digest(params, state),
     )
     verify_s = time.perf_counter() - t

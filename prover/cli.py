@@ -530,13 +530,9 @@ def verifier_work(proof: bytes, settings: bytes) -> dict[str, Any]:
     """The work budget a verifier needs for this pair (the verifier's own estimate, as `verify`
     makes it) beside the default budget for files of their size."""
     from luminair.verifier.budget import MAX_PROOF_BYTES, MAX_SETTINGS_BYTES, MAX_WORK, budget_for
-    from luminair.verifier.budget import statement_work, work_needed
-    from luminair.verifier.formats import read_proof_file
-    from luminair.verifier.statement import bind_symbols, read_settings
+    from luminair.verifier.budget import declared_work, work_needed
 
-    pf = read_proof_file(proof)
-    parsed = bind_symbols(read_settings(settings), pf.public_values)
-    needed = work_needed(statement_work(parsed, pf.public_values, len(proof)))
+    needed = work_needed(declared_work(proof, settings).parts)
     scale = max(-(-len(proof) // MAX_PROOF_BYTES), -(-len(settings) // MAX_SETTINGS_BYTES), 1)
     if scale > 1:  # files over the default size caps need the budget that raises them
         needed = max(needed, scale * MAX_WORK)

@@ -11,22 +11,28 @@ Work is bounded before anything heavy runs (verifier/budget.py, docs/formats.md 
    or `max_work` when the caller names it;
 4. the proof's shape against the statement, before the LogUp terms, the out-of-domain
    evaluation, the Merkle openings and FRI.
-A refusal at 1 or 3 is check "work budget". MemoryError and RecursionError (a verifier given
-less memory or stack than the budget assumes) are typed rejections too, never internal errors."""
+A refusal at 1 or 3 is check "work budget"; an argument of the wrong type or value is check "usage"
+(verifier/usage.py). MemoryError and RecursionError (a verifier given less memory or stack than the
+budget assumes) are typed rejections too, never internal errors: the decoded data is released
+before the result is built, so that building it cannot fail for want of memory."""
 
 from __future__ import annotations
 
 import time
+import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .budget import BudgetError, budget_for, check_file_sizes, check_work, statement_work
+from .budget import BudgetError, WorkMeter, budget_for, check_file_sizes, statement_work
 from .config import DEFAULT_MIN_SECURITY_BITS, preset_label
 from .errors import ConfigError, StatementError, VerificationError
 from .formats import read_proof_file
 from .security import security_bits, soundness_terms, weakest
 from .statement import KIND_NAMES, bind_symbols, build_statement, read_settings
+from .usage import UsageError, check_bytes, check_verify_arguments
 from .verify import Progress, report, verify_stark
+
+OUT_OF_MEMORY = "malformed file: the files need more memory than this verifier has"
 
 
 @dataclass
@@ -46,7 +52,7 @@ class VerifyResult:
     verification_time_ms: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
     # "verified", "rejected" (a check failed) or "not checked" (over the work budget or the size
-    # caps: nothing was checked); work_needed: the max_work that admits the files, when known
+    # caps, or a usage error: nothing was checked); work_needed: the max_work that admits the files, when known
     kind: str = ""
     work_needed: int | None = None
 
@@ -74,28 +80,36 @@ def verify(
     may spend on the pair (see the module docstring); without it the budget is what the files'
     bytes back, at most MAX_WORK, which keeps any pair within about 2 s and 256 MiB in CPython;
     name it only to check models larger than that."""
+    try:
+        return _verify(proof_bytes, settings_bytes, progress, min_security_bits, max_work)
+    except MemoryError:  # raised again while _verify built a result: answered once the handler has
+        pass  # released the traceback and the decoded data its frames hold
+    return VerifyResult(False, OUT_OF_MEMORY, "malformed file")
+
+
+def _verify(
+    proof_bytes: bytes, settings_bytes: bytes, progress: Progress | None, min_security_bits: int, max_work: int | None
+) -> VerifyResult:
     t0 = time.perf_counter()
     digest = None
-    for what, data in (("proof", proof_bytes), ("settings", settings_bytes)):
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            return VerifyResult(
-                False, f"malformed file: the {what} must be bytes, got {type(data).__name__}", "malformed file"
-            )
     try:
+        check_bytes("verify", "proof_bytes", proof_bytes)
+        check_bytes("verify", "settings_bytes", settings_bytes)
+        check_verify_arguments("verify", min_security_bits, max_work, progress)
         report(progress, 1)
         check_file_sizes(len(proof_bytes), len(settings_bytes), max_work)
-        budget = budget_for(len(proof_bytes), len(settings_bytes), max_work)
-        settings = read_settings(settings_bytes)
+        meter = WorkMeter(budget_for(len(proof_bytes), len(settings_bytes), max_work))
+        settings = read_settings(settings_bytes, meter)
         digest = settings.model_digest.hex()
-        proof = read_proof_file(proof_bytes)
+        proof = read_proof_file(proof_bytes, meter)
         if proof.settings_digest != settings.digest:
             raise StatementError(
                 f"the proof was made for settings {proof.settings_digest.hex()[:16]}..., "
                 f"not for these settings ({settings.digest.hex()[:16]}...): wrong model or tampered settings"
             )
         settings.config.check_floor(min_security_bits)
-        settings = bind_symbols(settings, proof.public_values)
-        check_work(statement_work(settings, proof.public_values, len(proof_bytes)), budget)
+        settings = bind_symbols(settings, proof.public_values, meter)
+        meter.charge_all(statement_work(settings, proof.stark_bytes), complete=True)
         st = build_statement(settings, proof.public_values)
         terms = soundness_terms(settings.config, st.air, st.public_terms)
         bits = security_bits(terms)
@@ -125,6 +139,8 @@ def verify(
             False, e.message, e.check, model_digest=digest, kind="not checked", work_needed=e.needed,
             verification_time_ms=(time.perf_counter() - t0) * 1000,
         )
+    except UsageError as e:  # nothing was checked: the call itself is wrong
+        return VerifyResult(False, e.message, e.check, kind="not checked", verification_time_ms=(time.perf_counter() - t0) * 1000)
     except VerificationError as e:
         return VerifyResult(
             success=False,
@@ -138,9 +154,14 @@ def verify(
             False, "malformed file: nesting too deep", "malformed file",
             model_digest=digest, verification_time_ms=(time.perf_counter() - t0) * 1000,
         )
-    except MemoryError:
+    except MemoryError as e:
+        failed: BaseException | None = e
+        while failed is not None:  # the decoded data of the frames that failed (and of those they handled)
+            traceback.clear_frames(failed.__traceback__)
+            failed = failed.__context__
+        settings = proof = st = None  # type: ignore[assignment]  # and of this one
         return VerifyResult(
-            False, "malformed file: the files need more memory than this verifier has", "malformed file",
+            False, OUT_OF_MEMORY, "malformed file",
             model_digest=digest, verification_time_ms=(time.perf_counter() - t0) * 1000,
         )
     except Exception as e:  # noqa: BLE001 - verify() must never raise; this is a bug if reached

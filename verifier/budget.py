@@ -5,21 +5,32 @@ CPython (bench/hostile_bench.py measures it; tests/verifier/test_hostile_files.p
 `verify` checks, in this order:
 1. the file sizes, before decoding anything: at most MAX_PROOF_BYTES and MAX_SETTINGS_BYTES. They
    bound memory: every decoder below is bounded by the bytes it reads (counts are checked against
-   the bytes left before anything is allocated), at most ~16 bytes of Python objects per byte;
+   the bytes left before anything is allocated) and decodes large lists into compact arrays
+   (verifier/packed.py: a few bytes of memory per byte of the file); a deflated public tensor,
+   whose values no file bytes back, is charged to the budget before it is inflated;
 2. the codecs' own bounds while decoding (verifier/formats.py: trees, columns, masks, openings;
    verifier/graph/settings.py: nodes, view steps, output index maps), the settings digest and the
    configuration's floor;
-3. the declared work (this module), before the statement is built: each step whose cost grows with
-   a declared size is estimated from the parsed graph, the proof's public values and the size of
-   its STARK part, in work units of about one microsecond of CPython, and the total must fit the
-   budget of these files, min(max_work, BASE_WORK + WORK_PER_BYTE * (proof bytes + settings
-   bytes)): any pair may cost BASE_WORK, larger files a little more per byte they hold, never
-   more than max_work (MAX_WORK by default, about 1 s);
+3. the declared work (this module), charged to a WorkMeter part by part before it is paid: the
+   view checks of settings.bin and the public values as they are decoded, a symbolic graph's
+   substitution before it is instantiated (these refuse past max(budget, MAX_WORK): WorkMeter),
+   then every step whose cost grows with a declared size, estimated from the parsed graph, the
+   proof's public values and the size of its STARK part, before the statement is built. Units are
+   about one microsecond of CPython; the total must fit the budget of these files,
+   min(max_work, BASE_WORK + WORK_PER_BYTE * (proof bytes + settings bytes)): any pair may cost
+   BASE_WORK, larger files a little more per byte they hold, never more than max_work (MAX_WORK by
+   default, about 1 s);
 4. the proof's shape against the statement (verifier/verify.py check_shape), before the LogUp
    terms, the out-of-domain evaluation, the Merkle openings and FRI.
 
 Each estimate is an upper bound of what the current code does, calibrated on CPython:
-* public values: decoding every element of proof.bin's public tensors;
+* public values: decoding every element of proof.bin's public tensors (charged before decoding);
+* view checks: each view step of settings.bin checked while it is decoded (its shape, its affine
+  form over its source), per step and per integer, charged before the node's checks; and each
+  output's index map, per element and affine piece, charged before it is built;
+* symbol substitution (a symbolic settings.bin): each expression term evaluated once a proof and
+  each reference substituted, and the view checks of the instantiated graph (which has the
+  template's steps), charged before instantiating;
 * LogUp public terms: one per row of the known component (4 weights or public inputs) and one per
   output element, each a QM31 combination and a share of one batch inversion;
 * topology: the boundary rows of every view (where an address run starts or a padding mask
@@ -49,6 +60,16 @@ WORK_PER_BYTE = 8  # plus this much per byte the two files hold (every backed el
 
 # Unit costs, measured (bench/hostile_bench.py --calibrate prints estimate against time).
 PUBLIC_VALUE_UNITS = 1
+EXPRESSION_TERM_UNITS = 3  # a term of a symbolic expression, evaluated once a proof (up to 4 powers)
+REFERENCE_UNITS = 1  # an expression reference: substituted, written and decoded again once instantiated
+# A view step checked while settings.bin is decoded (its shape and affine form over its source):
+# a cost a step and a cost an integer of it (an 8-axis slice, 24 integers: ~20 us measured)
+VIEW_STEP_UNITS = 6
+VIEW_INT_UNITS = 1
+# An output's index map, built while settings.bin is decoded: an element (0.07 us measured), and an
+# element again for each further affine piece it is mapped back through (0.35 us)
+INDEX_MAP_UNITS = 0.1
+MAP_BACK_UNITS = 0.5
 KNOWN_ROW_UNITS = 9  # a known or direct-weight row: its values combined in one pass, two QM31 products of the running fraction
 OUTPUT_TERM_UNITS = 9  # an output element: 2 values combined, two QM31 products of the running fraction
 BOUNDARY_UNITS = 30  # a boundary row: its values, its selector at the out-of-domain point
@@ -68,7 +89,9 @@ TABLE_EVAL_UNITS = 2  # a padded table row, its two columns evaluated at the out
 
 class BudgetError(VerificationError):
     """The files declare more work than this verifier spends on one pair: they were not checked.
-    `needed` is the max_work that admits them (None when no budget does: files over every cap)."""
+    `needed` is the max_work that admits them (None when no budget does: files over every cap), or
+    a lower bound of it when they were refused before all their work was counted (the message
+    says "at least")."""
 
     check = "work budget"
 
@@ -109,18 +132,56 @@ def check_file_sizes(proof_size: int, settings_size: int, max_work: int | None =
             raise BudgetError(f"{name} is {size} bytes, more than this verifier reads ({cap} bytes{hint})", needed)
 
 
-def check_work(work: dict[str, float], budget: int) -> None:
-    """Refuse the pair if the estimated work exceeds the budget, naming the largest part."""
+def check_work(work: dict[str, float], budget: float, complete: bool = True, limit: float | None = None) -> None:
+    """Refuse the pair if the estimated work exceeds the budget (or `limit`, when given), naming the
+    largest part. Unless `complete`, the files declare more than `work` (decoding stopped at this
+    charge), so the max_work named is a lower bound."""
     total = sum(work.values())
-    if total > budget:  # the same float sum as bench/hostile_bench.py's bisection
+    if total > (budget if limit is None else limit):  # the same float sum as bench/hostile_bench.py's bisection
         part = max(work, key=lambda k: work[k])
         needed = work_needed(work)
+        grant = (f"a budget of max_work={needed} checks them" if complete else
+                 f"a budget of at least max_work={needed} is needed (they were refused before all their work was counted)")
         raise BudgetError(
             f"these files declare about {int(total)} units of verifier work ({part}: {int(work[part])}), "
-            f"more than the {budget} this verifier spends on a pair of files of their size; a budget of "
-            f"max_work={needed} checks them",
+            f"more than the {budget} this verifier spends on a pair of files of their size; {grant}",
             needed,
         )
+
+
+class WorkMeter:
+    """The work a pair of files declares, by part, charged before it is paid: a charge that takes the
+    total past the budget refuses the pair (BudgetError naming the largest part). A charge made
+    while the files are decoded refuses only past max(budget, MAX_WORK): decoding may spend up to
+    MAX_WORK whatever the budget (about 1 s), so that files over a small budget are refused once all
+    their work is counted, naming the max_work they need. Without a budget it only counts
+    (declared_work)."""
+
+    __slots__ = ("budget", "parts", "decode_limit")
+
+    def __init__(self, budget: float = math.inf) -> None:
+        self.budget = budget
+        self.parts: dict[str, float] = {}
+        self.decode_limit = max(budget, MAX_WORK)
+
+    @property
+    def total(self) -> float:
+        return sum(self.parts.values())
+
+    def charge(self, part: str, units: float) -> None:
+        """A cost met while decoding."""
+        self.parts[part] = self.parts.get(part, 0.0) + units
+        check_work(self.parts, self.budget, complete=False, limit=self.decode_limit)
+
+    def charge_all(self, work: dict[str, float], complete: bool = False) -> None:
+        """Several costs at once; `complete`: the last of the pair's, checked against the budget
+        itself (a refusal then names the max_work the files need)."""
+        for part, units in work.items():
+            self.parts[part] = self.parts.get(part, 0.0) + units
+        check_work(self.parts, self.budget, complete, limit=None if complete else self.decode_limit)
+
+    def charge_public_values(self, n: int) -> None:
+        self.charge("public values", float(PUBLIC_VALUE_UNITS * n))
 
 
 def work_needed(work: dict[str, float]) -> int:
@@ -128,14 +189,42 @@ def work_needed(work: dict[str, float]) -> int:
     return math.ceil(sum(work.values()))
 
 
-def statement_work(settings: Any, public: list[list[int]], proof_size: int) -> dict[str, float]:
-    """Estimated work units of checking a pair, by part: the statement (from the parsed settings
-    and the public values) and the openings (from the bytes of the STARK proof itself)."""
-    n_public = sum(len(t) for t in public)
-    work = {
-        "public values": float(PUBLIC_VALUE_UNITS * n_public),
-        "openings": OPENING_UNITS_PER_BYTE * max(0, proof_size - 4 * n_public),
-    }
+def declared_work(proof_bytes: bytes, settings_bytes: bytes) -> WorkMeter:
+    """Every part of the work a pair of files declares, charged as verify charges it but against no
+    budget (what the prover reports a proof needs; bench/hostile_bench.py's estimate). Raises what
+    the decoders raise."""
+    from .formats import read_proof_file
+    from .statement import bind_symbols, read_settings
+
+    meter = WorkMeter()
+    settings = read_settings(settings_bytes, meter)
+    proof = read_proof_file(proof_bytes, meter)
+    meter.charge_all(statement_work(bind_symbols(settings, proof.public_values, meter), proof.stark_bytes))
+    return meter
+
+
+def substitution_work(n_terms: int, n_references: int) -> float:
+    """Instantiating a symbolic graph (graph/settings.py instantiate): the expressions' terms and the
+    references (and the concrete graph's view checks, view_work of the template's steps)."""
+    return EXPRESSION_TERM_UNITS * n_terms + REFERENCE_UNITS * n_references
+
+
+def index_map_work(n_elements: int, n_pieces: int) -> float:
+    """Building an output's index map (graph/settings.py pieces_indices) through n_pieces pieces."""
+    return INDEX_MAP_UNITS * n_elements + MAP_BACK_UNITS * n_elements * (n_pieces - 1)
+
+
+def view_work(steps: Any) -> float:
+    """Checking views of these (kind, arg) steps while decoding (graph/settings.py read_graph)."""
+    ints = sum(len(arg) * (3 if kind == "slice" else 2 if kind == "pad" else 1) for kind, arg in steps)
+    return VIEW_STEP_UNITS * len(steps) + VIEW_INT_UNITS * ints
+
+
+def statement_work(settings: Any, stark_bytes: int) -> dict[str, float]:
+    """Estimated work units of checking a pair once its files are decoded (the public values were
+    charged while decoding), by part: the statement (from the parsed settings) and the openings
+    (from the size of the proof's STARK part, ProofFile.stark_bytes)."""
+    work = {"openings": OPENING_UNITS_PER_BYTE * stark_bytes}
     blowup = settings.config.log_blowup
     if settings.kind == 2:  # a graph (statement.KIND_GRAPH)
         work.update(graph_work(settings.body))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Sequence
 
 from .fields import P, QM31
 
@@ -45,7 +46,7 @@ class Channel:
     def mix_u64(self, value: int) -> None:
         self.mix_u32s([value & 0xFFFFFFFF, value >> 32])
 
-    def mix_felts(self, felts: list[QM31]) -> None:
+    def mix_felts(self, felts: Sequence[QM31]) -> None:
         flat = [c for f in felts for c in f]
         self.mix(struct.pack(f"<{len(flat)}I", *flat))
 

@@ -3,7 +3,9 @@
 Every read is bounded: length prefixes are checked against a per-field maximum and against the
 bytes that remain *before* anything is allocated; field elements must be canonical (< P); the file
 must end exactly where the structure ends. Any violation raises FormatError naming the file and
-the field.
+the field. Large lists are decoded into compact arrays (verifier/packed.py): memory stays within a
+few bytes per byte of the file, and what a deflated public tensor declares is charged to the work
+budget (`meter`) before it is inflated.
 
 proof.bin  = "LMNRPROF" | u16 version | settings digest (32 B) | public values | STARK proof
 settings.bin = "LMNRSETT" | u16 version | u8 statement kind | config | kind-specific body
@@ -13,12 +15,18 @@ from __future__ import annotations
 
 import struct
 import zlib
+from array import array
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
 
 from .config import PcsConfig
 from .errors import FormatError, VersionError
 from .fields import P, QM31
 from .merkle import DIGEST_BYTES
+from .packed import WORD, Digests, QM31s, field_from_i16, from_le, to_le
+
+if TYPE_CHECKING:
+    from .budget import WorkMeter
 
 PROOF_MAGIC = b"LMNRPROF"
 SETTINGS_MAGIC = b"LMNRSETT"
@@ -62,8 +70,13 @@ MAX_PUBLIC_TOTAL = 1 << 21  # all public tensors together (what 8 MiB of M31 wor
 
 # How one public tensor's values are stored (u8 codec | u32 count | ...): as M31 words, or, when
 # every value is a 16-bit fixed-point number (v or v - P in [-2^15, 2^15)), as i16 words, raw or
-# deflated (a one-hot token input or a model's logits: 4 bytes a value would be most of a proof)
+# deflated (a one-hot token input or a model's logits: 4 bytes a value would be most of a proof).
+# The reader accepts any of them for any values, and any deflate stream: the encoding is not
+# canonical (the statement is the decoded values; README "Files")
 PUBLIC_M31, PUBLIC_I16, PUBLIC_I16_DEFLATE = 0, 1, 2
+
+
+_U8, _U16, _U32, _U64, _I32, _F64 = (struct.Struct(f) for f in ("<B", "<H", "<I", "<Q", "<i", "<d"))
 
 
 class Reader:
@@ -89,23 +102,38 @@ class Reader:
         self.pos += n
         return out
 
+    def view(self, n: int, what: str) -> memoryview:
+        """The next n bytes, without a copy (what a compact array is decoded from)."""
+        if n > self.remaining():
+            raise self.fail(what, f"truncated: needs {n} bytes, {self.remaining()} left")
+        out = memoryview(self.data)[self.pos : self.pos + n]
+        self.pos += n
+        return out
+
+    def _word(self, fmt: struct.Struct, what: str) -> int:
+        if fmt.size > len(self.data) - self.pos:
+            raise self.fail(what, f"truncated: needs {fmt.size} bytes, {self.remaining()} left")
+        (v,) = fmt.unpack_from(self.data, self.pos)
+        self.pos += fmt.size
+        return v
+
     def u8(self, what: str) -> int:
-        return self.take(1, what)[0]
+        return self._word(_U8, what)
 
     def u16(self, what: str) -> int:
-        return struct.unpack("<H", self.take(2, what))[0]
+        return self._word(_U16, what)
 
     def u32(self, what: str) -> int:
-        return struct.unpack("<I", self.take(4, what))[0]
+        return self._word(_U32, what)
 
     def u64(self, what: str) -> int:
-        return struct.unpack("<Q", self.take(8, what))[0]
+        return self._word(_U64, what)
 
     def i32(self, what: str) -> int:
-        return struct.unpack("<i", self.take(4, what))[0]
+        return self._word(_I32, what)
 
     def f64(self, what: str) -> float:
-        return struct.unpack("<d", self.take(8, what))[0]
+        return self._word(_F64, what)
 
     def count(self, what: str, maximum: int, item_size: int) -> int:
         n = self.u32(f"{what} count")
@@ -115,11 +143,12 @@ class Reader:
             raise self.fail(what, f"truncated: {n} items need {n * item_size} bytes, {self.remaining()} left")
         return n
 
-    def m31s(self, n: int, what: str) -> list[int]:
-        vals = list(struct.unpack(f"<{n}I", self.take(4 * n, what)))
-        for v in vals:
-            if v >= P:
-                raise self.fail(what, f"non-canonical field element {v} (>= P)")
+    def m31s(self, n: int, what: str) -> array:
+        """n canonical field elements (array("I"))."""
+        vals = from_le(WORD, self.view(4 * n, what))
+        if vals and max(vals) >= P:
+            bad = next(v for v in vals if v >= P)
+            raise self.fail(what, f"non-canonical field element {bad} (>= P)")
         return vals
 
     def m31(self, what: str) -> int:
@@ -129,42 +158,43 @@ class Reader:
         a, b, c, d = self.m31s(4, what)
         return (a, b, c, d)
 
-    def qm31_list(self, what: str, maximum: int) -> list[QM31]:
+    def qm31_list(self, what: str, maximum: int) -> QM31s:
         n = self.count(what, maximum, 16)
-        flat = self.m31s(4 * n, what)
-        return [tuple(flat[4 * i : 4 * i + 4]) for i in range(n)]  # type: ignore[misc]
+        return QM31s(flat=self.m31s(4 * n, what))
 
-    def m31_list(self, what: str, maximum: int) -> list[int]:
+    def m31_list(self, what: str, maximum: int) -> array:
         n = self.count(what, maximum, 4)
         return self.m31s(n, what)
 
-    def public_tensor(self, what: str, maximum: int) -> list[int]:
-        """One public tensor's values (PUBLIC_* codecs), as canonical field elements."""
+    def public_tensor(self, what: str, maximum: int, meter: WorkMeter | None = None) -> array:
+        """One public tensor's values (PUBLIC_* codecs), as canonical field elements; `meter` is
+        charged for the values before they are decoded (a deflated tensor: before inflating)."""
         codec = self.u8(f"{what} codec")
-        if codec == PUBLIC_M31:
-            return self.m31_list(what, maximum)
-        if codec not in (PUBLIC_I16, PUBLIC_I16_DEFLATE):
+        if codec not in (PUBLIC_M31, PUBLIC_I16, PUBLIC_I16_DEFLATE):
             raise self.fail(f"{what} codec", f"unknown codec {codec}")
+        n = self.count(what, maximum, {PUBLIC_M31: 4, PUBLIC_I16: 2, PUBLIC_I16_DEFLATE: 0}[codec])
+        if meter is not None:
+            meter.charge_public_values(n)
+        if codec == PUBLIC_M31:
+            return self.m31s(n, what)
         if codec == PUBLIC_I16:
-            n = self.count(what, maximum, 2)
-            raw = self.take(2 * n, what)
+            raw: bytes | memoryview = self.view(2 * n, what)
         else:
-            n = self.count(what, maximum, 0)
-            packed = self.take(self.count(f"{what} deflated bytes", 2 * n + 1024, 1), what)
+            packed = self.view(self.count(f"{what} deflated bytes", 2 * n + 1024, 1), what)
             inflate = zlib.decompressobj()
             try:  # at most 2n bytes come out, however the stream was made
                 raw = inflate.decompress(packed, 2 * n)
             except zlib.error as e:
+                if str(e).startswith("Error -4 "):  # Z_MEM_ERROR
+                    raise MemoryError from None  # zlib's own allocation failed: not the stream's fault
                 raise self.fail(what, f"not a valid deflate stream ({e})") from None
             if len(raw) != 2 * n or not inflate.eof or inflate.unconsumed_tail or inflate.unused_data:
                 raise self.fail(what, f"the deflate stream does not hold exactly {n} 16-bit values")
-        return [v % P for v in struct.unpack(f"<{n}h", raw)]
+        return field_from_i16(raw)
 
-    def hashes(self, what: str, maximum: int) -> list[bytes]:
-        d = DIGEST_BYTES
-        n = self.count(what, maximum, d)
-        raw = self.take(d * n, what)
-        return [raw[d * i : d * (i + 1)] for i in range(n)]
+    def hashes(self, what: str, maximum: int) -> Digests:
+        n = self.count(what, maximum, DIGEST_BYTES)
+        return Digests(flat=bytearray(self.view(DIGEST_BYTES * n, what)))
 
     def string(self, what: str, maximum: int = 1 << 16) -> str:
         n = self.u32(f"{what} length")
@@ -221,28 +251,28 @@ class Writer:
     def f64(self, v: float) -> None:
         self.parts.append(struct.pack("<d", v))
 
-    def m31s(self, vals: list[int]) -> None:
-        self.parts.append(struct.pack(f"<{len(vals)}I", *vals))
+    def m31s(self, vals: Sequence[int]) -> None:
+        self.parts.append(to_le(vals))
 
-    def m31_list(self, vals: list[int]) -> None:
+    def m31_list(self, vals: Sequence[int]) -> None:
         self.u32(len(vals))
         self.m31s(vals)
 
     def qm31(self, q: QM31) -> None:
         self.m31s(list(q))
 
-    def qm31_list(self, qs: list[QM31]) -> None:
+    def qm31_list(self, qs: Sequence[QM31]) -> None:
         self.u32(len(qs))
-        self.m31s([c for q in qs for c in q])
+        self.m31s(qs.flat if isinstance(qs, QM31s) else [c for q in qs for c in q])
 
-    def public_tensor(self, vals: list[int]) -> None:
+    def public_tensor(self, vals: Sequence[int]) -> None:
         """The smallest of the PUBLIC_* codecs that holds `vals` (field elements)."""
         signed = [v if v < P // 2 else v - P for v in vals]
         if any(not -(1 << 15) <= v < (1 << 15) for v in signed):
             self.u8(PUBLIC_M31)
             self.m31_list(vals)
             return
-        raw = struct.pack(f"<{len(signed)}h", *signed)
+        raw = to_le(signed, "h")
         packed = zlib.compress(raw, 9)
         if len(packed) + 4 < len(raw):
             self.u8(PUBLIC_I16_DEFLATE)
@@ -254,9 +284,9 @@ class Writer:
             self.u32(len(signed))
             self.raw(raw)
 
-    def hashes(self, hs: list[bytes]) -> None:
+    def hashes(self, hs: Sequence[bytes]) -> None:
         self.u32(len(hs))
-        self.parts.extend(hs)
+        self.parts.append(bytes(hs.flat) if isinstance(hs, Digests) else b"".join(hs))
 
     def string(self, s: str) -> None:
         b = s.encode("utf-8")
@@ -331,16 +361,17 @@ def read_config(r: Reader) -> PcsConfig:
 # --- the STARK proof ----------------------------------------------------------------------------
 
 
+# Decoded proofs hold their lists compact (Digests, QM31s, array("I")); the prover's are lists.
 @dataclass
 class Decommitment:
-    hash_witness: list[bytes] = field(default_factory=list)
-    column_witness: list[int] = field(default_factory=list)
+    hash_witness: Sequence[bytes] = field(default_factory=list)
+    column_witness: Sequence[int] = field(default_factory=list)
 
 
 @dataclass
 class FriLayerProof:
     root: bytes
-    siblings: list[QM31]  # fold partners the verifier cannot compute, in query order
+    siblings: Sequence[QM31]  # fold partners the verifier cannot compute, in query order
     decommitment: Decommitment
 
 
@@ -348,15 +379,15 @@ class FriLayerProof:
 class FriProof:
     first_layer: FriLayerProof
     inner_layers: list[FriLayerProof]
-    last_layer: list[QM31]
+    last_layer: Sequence[QM31]
 
 
 @dataclass
 class StarkProof:
-    commitments: list[bytes]  # main, [interaction], composition
-    claimed_sums: list[QM31]  # one per component with LogUp entries
-    sampled_values: list[list[list[QM31]]]  # tree -> column -> mask
-    queried_values: list[list[list[int]]]  # tree -> column -> opened values
+    commitments: Sequence[bytes]  # main, [interaction], composition
+    claimed_sums: Sequence[QM31]  # one per component with LogUp entries
+    sampled_values: Sequence[Sequence[Sequence[QM31]]]  # tree -> column -> mask
+    queried_values: Sequence[Sequence[Sequence[int]]]  # tree -> column -> opened values
     decommitments: list[Decommitment]  # per tree
     fri: FriProof
     pow_nonce: int
@@ -448,7 +479,7 @@ def read_stark_proof(r: Reader) -> StarkProof:
     first = _read_fri_layer(r, "fri.first_layer")
     inner = [
         _read_fri_layer(r, f"fri.inner_layers[{k}]")
-        for k in range(r.count("fri.inner_layers", MAX_FRI_LAYERS, 40))
+        for k in range(r.count("fri.inner_layers", MAX_FRI_LAYERS, DIGEST_BYTES + 12))  # root, 3 empty lists
     ]
     last = r.qm31_list("fri.last_layer", MAX_LAST_LAYER)
     nonce = r.u64("pow_nonce")
@@ -461,8 +492,9 @@ def read_stark_proof(r: Reader) -> StarkProof:
 @dataclass
 class ProofFile:
     settings_digest: bytes
-    public_values: list[list[int]]  # per public tensor of the statement, M31 values in order
+    public_values: list[Sequence[int]]  # per public tensor of the statement, M31 values in order
     stark: StarkProof
+    stark_bytes: int = field(default=0, compare=False)  # the STARK part's size in the file read (work budget)
 
     def to_bytes(self) -> bytes:
         return self.encode().bytes()
@@ -483,15 +515,18 @@ class ProofFile:
         return w
 
 
-def read_proof_file(data: bytes) -> ProofFile:
+def read_proof_file(data: bytes, meter: WorkMeter | None = None) -> ProofFile:
+    """proof.bin decoded; `meter` (verify's work budget) is charged for the public values before
+    they are decoded."""
     r = Reader(data, "proof.bin")
     read_header(r, PROOF_MAGIC, "proof")
     digest = r.take(32, "settings digest")
-    public: list[list[int]] = []
+    public: list[Sequence[int]] = []
     left = MAX_PUBLIC_TOTAL  # deflated tensors are not bounded by the file's size: their sum is
     for i in range(r.count("public_values", MAX_PUBLIC_TENSORS, 5)):
-        public.append(r.public_tensor(f"public_values[{i}]", min(MAX_PUBLIC_VALUES, left)))
+        public.append(r.public_tensor(f"public_values[{i}]", min(MAX_PUBLIC_VALUES, left), meter))
         left -= len(public[-1])
+    start = r.pos
     stark = read_stark_proof(r)
     r.finish()
-    return ProofFile(digest, public, stark)
+    return ProofFile(digest, public, stark, r.pos - start)

@@ -20,6 +20,8 @@ Only the group members the verifier cannot compute travel in the proof (`sibling
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .channel import Channel
 from .circle import domain_point, line_domain_x
 from .config import PcsConfig
@@ -28,7 +30,6 @@ from .fields import QM31, q_add, q_mul
 from .formats import FriLayerProof, FriProof
 from .merkle import DIGEST_BYTES, verify_decommitment
 from .poly import eval_line_poly, fold_circle_pair, fold_line_pair
-
 
 FOLD_STEP = 3  # at most this many line folds per committed inner layer (a leaf holds the 2^steps values that fold into one)
 
@@ -102,7 +103,7 @@ def n_inner_layers(sizes: list[int], config: PcsConfig) -> int:
 
 
 class _Siblings:
-    def __init__(self, layer: str, values: list[QM31]) -> None:
+    def __init__(self, layer: str, values: Sequence[QM31]) -> None:
         self.layer = layer
         self.values = values
         self.i = 0

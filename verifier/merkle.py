@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Sequence
 
 from .errors import MerkleError
 
@@ -52,9 +53,9 @@ def verify_decommitment(
     root: bytes,
     column_log_sizes: list[int],
     queries: dict[int, list[int]],
-    queried_values: list[list[int]],
-    hash_witness: list[bytes],
-    column_witness: list[int],
+    queried_values: Sequence[Sequence[int]],
+    hash_witness: Sequence[bytes],
+    column_witness: Sequence[int],
 ) -> None:
     """Recompute the root from the opened values and the witnesses; raise MerkleError naming the
     tree on any mismatch, missing witness or leftover witness.

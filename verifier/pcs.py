@@ -11,6 +11,7 @@ The quotient is a polynomial of the column's degree exactly when every claimed v
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .circle import QPoint, domain_point
@@ -132,7 +133,7 @@ def open_trace_tree(
     root: bytes,
     log_sizes: list[int],
     positions: dict[int, list[int]],
-    queried_values: list[list[int]],
+    queried_values: Sequence[Sequence[int]],
     decommitment: Decommitment,
 ) -> list[dict[int, int]]:
     """Check the openings of one trace tree and return, per column, position -> value at the

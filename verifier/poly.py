@@ -9,6 +9,8 @@ Basis conventions (shared with the FFTs in verifier/fft.py and prover/stark/circ
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .circle import LOG_ORDER, QPoint, coset_row_index, double_x, index_to_point, point_add, q_double_x
 from .fields import (
     P,
@@ -68,7 +70,7 @@ def line_factors(x: QM31, log_size: int) -> list[QM31]:
     return factors
 
 
-def eval_line_poly(coeffs: list[QM31], x: QM31) -> QM31:
+def eval_line_poly(coeffs: Sequence[QM31], x: QM31) -> QM31:
     """Evaluate a line polynomial with QM31 coefficients at x."""
     n = len(coeffs).bit_length() - 1
     if len(coeffs) != 1 << n:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .air.examples import fibonacci_air, square_lookup_air
 from .air.framework import Air, AirDefinitionError, RelationElements, check_entry_bound
@@ -22,6 +22,10 @@ from .config import PcsConfig
 from .errors import FormatError, StatementError
 from .fields import QM31
 from .formats import SETTINGS_MAGIC, FORMAT_VERSION, Reader, Writer, read_config, read_header, write_config
+from .packed import to_le
+
+if TYPE_CHECKING:
+    from .budget import WorkMeter
 
 KIND_AIR = 1
 KIND_GRAPH = 2
@@ -92,7 +96,9 @@ def encode_settings(kind: int, config: PcsConfig, body: Any) -> bytes:
     return w.bytes()
 
 
-def read_settings(data: bytes) -> Settings:
+def read_settings(data: bytes, meter: WorkMeter | None = None) -> Settings:
+    """settings.bin decoded; `meter` (verify's work budget) is charged for a graph's view checks
+    before they run."""
     r = Reader(data, "settings.bin")
     read_header(r, SETTINGS_MAGIC, "settings")
     kind = r.u8("statement kind")
@@ -107,32 +113,38 @@ def read_settings(data: bytes) -> Settings:
     elif kind == KIND_GRAPH:
         from .graph.settings import read_graph
 
-        body = read_graph(r)
+        body = read_graph(r, meter)
     else:
         raise r.fail("statement kind", f"unknown kind {kind}")
     r.finish()
     return Settings(kind, config, body, bytes(data))
 
 
-def bind_symbols(settings: Settings, public: list[list[int]]) -> Settings:
+def bind_symbols(settings: Settings, public: Sequence[Sequence[int]], meter: WorkMeter | None = None) -> Settings:
     """The settings a proof is checked against: a graph with symbolic dimensions is instantiated for
     the symbol values the proof fixes (its first public tensor, within each symbol's bounds);
-    anything else is returned as it is. The digest stays the file's: a proof is bound to the one
+    anything else is returned as it is. `meter` (verify's work budget) is charged for the
+    instantiation before it runs. The digest stays the file's: a proof is bound to the one
     settings.bin, and to its symbol values through the public values."""
     body = settings.body
     if settings.kind != KIND_GRAPH or not body.is_template:
         return settings
-    from .graph.settings import instantiate
+    from .budget import substitution_work, view_work
+    from .graph.settings import instantiate, template_parts
     from .graph.symbols import symbol_values
 
-    concrete = instantiate(body, symbol_values(body.symbols, public))
+    values = symbol_values(body.symbols, public)
+    if meter is not None:  # before instantiating: the substitution, then the concrete graph's view checks
+        n_terms, n_references, steps = template_parts(body)
+        meter.charge_all({"symbol substitution": substitution_work(n_terms, n_references), "view checks": view_work(steps)})
+    concrete = instantiate(body, values)
     return Settings(settings.kind, settings.config, concrete, settings.raw, template=body)
 
 
-def statement_bytes(digest: bytes, public_values: list[list[int]]) -> bytes:
+def statement_bytes(digest: bytes, public_values: Sequence[Sequence[int]]) -> bytes:
     parts = [digest, struct.pack("<I", len(public_values))]
     for vals in public_values:
-        parts.append(struct.pack(f"<I{len(vals)}I", len(vals), *vals))
+        parts += [struct.pack("<I", len(vals)), to_le(vals)]
     return b"".join(parts)
 
 
@@ -142,7 +154,7 @@ _EXAMPLE_PARAMS = {
 }
 
 
-def _example_statement(settings: Settings, public: list[list[int]]) -> Statement:
+def _example_statement(settings: Settings, public: Sequence[Sequence[int]]) -> Statement:
     spec: ExampleAirSpec = settings.body
     bounds = _EXAMPLE_PARAMS.get(spec.name)
     if bounds is None:
@@ -172,7 +184,7 @@ def _example_statement(settings: Settings, public: list[list[int]]) -> Statement
         raise FormatError(f"settings.bin: {e}") from None
 
 
-def build_statement(settings: Settings, public: list[list[int]]) -> Statement:
+def build_statement(settings: Settings, public: Sequence[Sequence[int]]) -> Statement:
     if settings.kind == KIND_AIR:
         st = _example_statement(settings, public)
     else:

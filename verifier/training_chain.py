@@ -10,6 +10,7 @@ Checks, in order, for step i (each failure names its check):
 * "chain link": the weights and optimizer state it starts from are those step i - 1 ended with
   (state digests computed by the verifier from the public values), and for step 0 the
   ``start_state_digest`` when given.
+Arguments of the wrong type or value are a one-line "usage" error (verifier/usage.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from typing import Any, Sequence
 
 from .api import verify
 from .config import DEFAULT_MIN_SECURITY_BITS
+from .errors import VerificationError
+from .graph.training import MAX_SEED, MAX_STEP
+from .usage import UsageError, check_bytes, check_hex_digest, check_int, check_verify_arguments, shown
 
 
 @dataclass
@@ -50,6 +54,12 @@ def verify_chain(
     max_work: int | None = None,
 ) -> ChainResult:
     """``pairs``: (proof bytes, settings bytes) of each step, in order."""
+    try:
+        program_digest, start_state_digest = _check_arguments(
+            pairs, program_digest, seed, start_step, start_state_digest, min_security_bits, max_work
+        )
+    except VerificationError as e:
+        return ChainResult(False, e.message, e.check)
     steps: list[dict[str, Any]] = []
     program = program_digest
     if not pairs:
@@ -101,3 +111,22 @@ def verify_chain(
             )
         steps.append({**t, "model_digest": digest, "security_bits": r.security_bits})
     return ChainResult(True, None, None, None, steps, program)
+
+
+def _check_arguments(
+    pairs: Any, program_digest: Any, seed: Any, start_step: Any, start_state_digest: Any, min_security_bits: Any,
+    max_work: Any,
+) -> tuple[str | None, str | None]:
+    """The digests in lower case, once every argument has the right type and range (UsageError)."""
+    fn = "verify_chain"
+    if not isinstance(pairs, (list, tuple)):
+        raise UsageError(f"{fn}(): pairs must be a list of (proof bytes, settings bytes), not {shown(pairs)}")
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise UsageError(f"{fn}(): pairs[{i}] must be a (proof bytes, settings bytes) pair, not {shown(pair)}")
+        check_bytes(fn, f"pairs[{i}][0] (proof)", pair[0])
+        check_bytes(fn, f"pairs[{i}][1] (settings)", pair[1])
+    check_int(fn, "seed", seed, 0, MAX_SEED, optional=True)
+    check_int(fn, "start_step", start_step, 0, MAX_STEP, optional=True)
+    check_verify_arguments(fn, min_security_bits, max_work)
+    return check_hex_digest(fn, "program_digest", program_digest), check_hex_digest(fn, "start_state_digest", start_state_digest)

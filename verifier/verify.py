@@ -16,6 +16,7 @@ Transcript order (the prover mirrors it in prover/stark/prove.py):
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Callable
 
 from .air.framework import Air, RelationElements
@@ -110,7 +111,7 @@ def degenerate(point: QPoint) -> bool:
     return q_conj(point[1]) == point[1]
 
 
-def check_known_columns(air: Air, sampled: list[list[list[QM31]]], oods: QPoint) -> None:
+def check_known_columns(air: Air, sampled: Sequence[Sequence[Sequence[QM31]]], oods: QPoint) -> None:
     """Preprocessed columns the verifier knows (`known_values`, committed in the main tree by the
     prover): each sample must be the verifier's own evaluation of the column at that point. With
     the DEEP quotient binding the committed polynomial to its sample, a committed column that

@@ -78,7 +78,7 @@ def _with_public(proof, public):
 def test_a_proof_for_one_batch_size_cannot_pass_as_another(settings, proofs):
     _, proof, _ = proofs[7]
     pub = read_proof_file(proof.data).public_values
-    assert pub[0] == [7]
+    assert list(pub[0]) == [7]
     # claim batch 3 with the first three rows of the inputs and outputs: another AIR, rejected
     short = [[3], pub[1][: 3 * 16], pub[2][: 3 * 4]]
     r = check(settings.data, _with_public(proof, short))

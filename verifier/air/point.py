@@ -3,6 +3,7 @@ the composition is rebuilt from those values."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..circle import QPoint, qpoint_add_m31, index_to_point, subgroup_gen_index
@@ -78,7 +79,7 @@ class PointEvaluator:
         comp_index: int,
         component: Component,
         layout: Layout,
-        sampled: list[list[list[QM31]]],
+        sampled: Sequence[Sequence[Sequence[QM31]]],
         oods: QPoint,
         alpha: QM31,
         challenges: dict[str, QM31] | None = None,
@@ -185,7 +186,7 @@ def periodic_at(
 
 def composition_at_oods(
     air: Air,
-    sampled: list[list[list[QM31]]],
+    sampled: Sequence[Sequence[Sequence[QM31]]],
     oods: QPoint,
     alpha: QM31,
     elements: dict[str, RelationElements],
@@ -206,7 +207,7 @@ def composition_at_oods(
     return total
 
 
-def composition_from_samples(air: Air, sampled: list[list[list[QM31]]], oods: QPoint) -> QM31:
+def composition_from_samples(air: Air, sampled: Sequence[Sequence[Sequence[QM31]]], oods: QPoint) -> QM31:
     """Recombine the split composition. Part j holds the coefficients whose index has j in its top
     LOG_EXPAND bits, and bit B-1-t of a circle coefficient index multiplies its basis element by
     pi^(B-2-t)(x) (B = max_n + LOG_EXPAND): with 4 parts,

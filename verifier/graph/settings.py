@@ -1,15 +1,23 @@
-"""Codec of the graph body of settings.bin (kind 2). Bounded like every reader in formats.py."""
+"""Codec of the graph body of settings.bin (kind 2). Bounded like every reader in formats.py; a
+constant's values are decoded into an array("i") (4 bytes a value, as in the file)."""
 
 from __future__ import annotations
 
-import struct
+from array import array
+from collections.abc import Sequence
+from itertools import chain
+from typing import TYPE_CHECKING
 
 from ..errors import FormatError
 from ..formats import Reader, Writer
 from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
+from ..packed import INT, from_le, to_le
 from .spec import N_INPUTS, OP_CODE, OPS, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_shape
-from .symbols import has_refs, read_symbols, substitute, write_symbols
+from .symbols import count_refs, expression_values, has_refs, read_symbols, substitute, write_symbols
 from .topology import AffineView, ViewError, affine_view, is_affine
+
+if TYPE_CHECKING:
+    from ..budget import WorkMeter
 
 MAX_NODES = 1 << 13  # decoding costs ~15 us a node; a component of ~1000 nodes reaches the work budget
 MAX_DIMS = 8
@@ -48,14 +56,18 @@ def _read_label(r: Reader, what: str, maximum: int) -> str:
     return text
 
 
-def _write_ints(w: Writer, vals: list[int] | tuple[int, ...]) -> None:
+def _write_ints(w: Writer, vals: Sequence[int]) -> None:
     w.u32(len(vals))
-    w.raw(struct.pack(f"<{len(vals)}i", *vals))  # one object for a whole weight tensor (model digest)
+    w.raw(to_le(vals, INT))  # one object for a whole weight tensor (model digest)
+
+
+def _read_int_array(r: Reader, what: str, maximum: int) -> array:
+    n = r.count(what, maximum, 4)
+    return from_le(INT, r.view(4 * n, what))
 
 
 def _read_ints(r: Reader, what: str, maximum: int) -> list[int]:
-    n = r.count(what, maximum, 4)
-    return list(struct.unpack(f"<{n}i", r.take(4 * n, what)))
+    return _read_int_array(r, what, maximum).tolist()
 
 
 def _flatten(kind: str, arg: tuple) -> list[int]:
@@ -137,9 +149,12 @@ def _numel(shape: tuple[int, ...]) -> int:
     return n
 
 
-def read_graph(r: Reader) -> GraphSpec:
+def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
     """The graph body. A graph with symbols is read as a template: its structure is checked here,
-    its shapes and views when it is instantiated for a proof's symbol values (`instantiate`)."""
+    its shapes and views when it is instantiated for a proof's symbol values (`instantiate`).
+    `meter` (verify's work budget) is charged for each node's and output's view checks first."""
+    if meter is not None:
+        from ..budget import index_map_work, view_work
     title = _read_label(r, "graph title", MAX_TITLE)
     description = _read_label(r, "graph description", MAX_DESCRIPTION)
     scale = r.u8("numeric format scale_bits")
@@ -178,9 +193,11 @@ def read_graph(r: Reader) -> GraphSpec:
         axis = None if axis_raw == 0xFF else axis_raw
         node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1))
         if not template:
+            if meter is not None:
+                meter.charge("view checks", view_work([s for _, _, steps in srcs for s in steps]))
             _check_node_shapes(node, where, r)
         if op == "Constant":
-            vals = _read_ints(r, f"{where} values", MAX_NUMEL)
+            vals = _read_int_array(r, f"{where} values", MAX_NUMEL)
             if len(vals) != _numel(shape):
                 raise r.fail(f"{where} values", f"{len(vals)} values for shape {shape}")
             if vals and (min(vals) < VALUE_MIN or max(vals) > VALUE_MAX):
@@ -210,6 +227,8 @@ def read_graph(r: Reader) -> GraphSpec:
         if template:
             outputs.append(OutputSpec(name, idx, steps))
             continue
+        if meter is not None:
+            meter.charge("view checks", view_work(steps))
         try:
             shape = view_shape(nodes[idx].shape, steps)
         except ValueError as e:
@@ -224,28 +243,40 @@ def read_graph(r: Reader) -> GraphSpec:
         if passes > MAX_VIEW_PASSES:
             raise r.fail(f"{where} view", "the output views are too costly to map (reshapes of permuted or padded views "
                          f"over more than {MAX_VIEW_PASSES} elements in all); materialize them in the graph")
+        if meter is not None:
+            meter.charge("output index maps", index_map_work(_numel(shape), len(pieces)))
         outputs.append(OutputSpec(name, idx, steps, shape, pieces_indices(pieces)))
     if not outputs:
         raise FormatError("settings.bin: the graph has no outputs")
     return GraphSpec(scale, nodes, inputs, outputs, title, description, symbols, exprs)
 
 
+def template_parts(template: GraphSpec) -> tuple[int, int, list]:
+    """What instantiating a template costs (verifier/budget.py): its expressions' terms, its
+    references, and its view steps (the concrete graph's, checked when it is read back)."""
+    steps = [s for n in template.nodes for _, _, st in n.srcs for s in st] + [s for o in template.outputs for s in o.steps]
+    refs = sum(count_refs(n.shape) for n in template.nodes)
+    refs += sum(count_refs(chain.from_iterable(arg) if kind in ("slice", "pad") else arg) for kind, arg in steps)
+    return sum(len(p) for p in template.exprs), refs, steps
+
+
 def instantiate(template: GraphSpec, values: tuple[int, ...]) -> GraphSpec:
     """The concrete graph a template gives for these symbol values (checked by the caller against
-    the symbols' bounds). Every reference is substituted, then the result is encoded and read back
-    as a graph without symbols, so it passes every check a concrete settings.bin passes."""
-    exprs = template.exprs
+    the symbols' bounds). Each expression is evaluated once and every reference substituted, then
+    the result is encoded and read back as a graph without symbols, so it passes every check a
+    concrete settings.bin passes (their cost: template_parts)."""
+    evaluated = expression_values(template.exprs, values)
 
     def steps_of(steps: tuple, where: str) -> tuple:
         out = []
         for kind, arg in steps:
-            flat = substitute(_flatten(kind, arg), exprs, values, f"{where} {kind} step")
+            flat = substitute(_flatten(kind, arg), evaluated, f"{where} {kind} step")
             out.append((kind, _unflatten(kind, list(flat), where, None) if kind in ("slice", "pad") else flat))
         return tuple(out)
 
     nodes: list[NodeSpec] = []
     for i, n in enumerate(template.nodes):
-        shape = substitute(n.shape, exprs, values, f"node {i} shape")
+        shape = substitute(n.shape, evaluated, f"node {i} shape")
         srcs = [(s, nodes[s].shape, steps_of(st, f"node {i} input {k}")) for k, (s, _, st) in enumerate(n.srcs)]
         nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values))
     outputs = [OutputSpec(o.name, o.node, steps_of(o.steps, f"output {k}")) for k, o in enumerate(template.outputs)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,7 +62,7 @@ class NodeSpec:
     axis: int | None = None
     name: str = ""
     private: bool = False
-    values: list[int] | None = None  # constants: raw fixed-point values, row-major
+    values: Sequence[int] | None = None  # constants: raw fixed-point values, row-major (an array once decoded)
 
     @property
     def numel(self) -> int:

@@ -3,6 +3,7 @@ public LogUp terms it computes itself, and the decoded outputs it reports."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from operator import mul
 from typing import TYPE_CHECKING
@@ -23,7 +24,7 @@ from .components import (
 )
 from .spec import CONTRACT, GROUPED, GraphSpec, is_identity_map
 from .tables import TABLE_ORDER, table_columns, table_log_size
-from .training import raw_values, training_statement
+from .training import is_training, raw_values, training_statement
 from .topology import (
     KNOWN_LANES,
     ColumnPattern,
@@ -252,7 +253,7 @@ class _Combiner:
         return q_sub(((t & m) % P, ((t >> s) & m) % P, ((t >> 2 * s) & m) % P, (t >> 3 * s) % P), self.z)
 
 
-def _decode(vals: list[int], what: str, scale: int) -> list[float]:
+def _decode(vals: Sequence[int], what: str, scale: int) -> list[float]:
     out = []
     for i, v in enumerate(vals):
         raw = from_field(v)
@@ -269,7 +270,7 @@ def public_term_count(spec: GraphSpec, plans: list[ComponentPlan]) -> int:
     return n + sum(len(out.src_indices) for out in spec.outputs)
 
 
-def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement":
+def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> "Statement":
     """The AIR, statement bytes, public LogUp terms and decoded public values of a graph proof."""
     from ..statement import Statement, statement_bytes
 
@@ -304,7 +305,7 @@ def graph_statement(settings: "Settings", public: list[list[int]]) -> "Statement
             "index_map": "identity" if identity else list(out.src_indices),
         }
     # a training step (train/ names): roles, recomputed rounding noise and weights digests
-    training = training_statement(
+    training = None if not is_training(spec) else training_statement(  # (raw values only for a step)
         spec,
         {inp.name: raw_values(vals) for inp, vals in zip(pub_inputs, public)},
         {out.name: raw_values(vals) for out, vals in zip(spec.outputs, public[len(pub_inputs):])},

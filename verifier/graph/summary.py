@@ -19,7 +19,10 @@ def model_digest(spec: GraphSpec) -> bytes:
 
     w = Writer()
     write_graph(w, spec, labels=False)
-    return hashlib.blake2s(b"luminair model v2" + w.bytes()).digest()
+    h = hashlib.blake2s(b"luminair model v2")
+    for part in w.parts:  # part by part: no copy of the whole body (a weight tensor is one part)
+        h.update(part)
+    return h.digest()
 
 
 def component_cells(comp: Any) -> dict[str, int]:

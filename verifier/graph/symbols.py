@@ -6,8 +6,9 @@ once in an expression table. In the graph body such an integer is written as ``-
 reference to expression ``k`` (shapes and view steps are never negative, so the encoding is free).
 
 A proof fixes the symbols: their values are its first public tensor, so they are mixed into the
-channel with the other public values. The verifier instantiates the graph for them, substituting
-every reference, and then reads the result exactly like a graph without symbols: every check of a
+channel with the other public values. The verifier instantiates the graph for them (each expression
+evaluated once, then every reference substituted by its value; verifier/budget.py charges both
+before they run), and then reads the result exactly like a graph without symbols: every check of a
 concrete settings.bin (shapes, views, bounds, work budget) applies to the instantiated graph. So a
 proof made for one batch size is a statement about that size only: another size is another graph,
 another AIR and other public values.
@@ -18,6 +19,7 @@ u32 n_exprs | n x (u8 n_terms | n_terms x (i32 coefficient, n_symbols x u8 expon
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import FormatError, StatementError
@@ -110,7 +112,7 @@ def read_symbols(r: Reader, read_label) -> tuple[list[Symbol], list[Poly]]:  # n
     return symbols, exprs
 
 
-def symbol_values(symbols: list[Symbol], public: list[list[int]]) -> tuple[int, ...]:
+def symbol_values(symbols: list[Symbol], public: Sequence[Sequence[int]]) -> tuple[int, ...]:
     """The symbols' values a proof fixes (its first public tensor), each within its bounds."""
     names = ", ".join(s.name for s in symbols)
     if not public or len(public[0]) != len(symbols):
@@ -123,19 +125,30 @@ def symbol_values(symbols: list[Symbol], public: list[list[int]]) -> tuple[int, 
     return tuple(public[0])
 
 
-def substitute(vals: tuple[int, ...] | list[int], exprs: list[Poly], values: tuple[int, ...], where: str) -> tuple[int, ...]:
-    """`vals` with every expression reference replaced by its value (a positive i32)."""
+def expression_values(exprs: list[Poly], values: tuple[int, ...]) -> list[int]:
+    """Every expression's value for these symbol values, each evaluated once (substitute checks a
+    referenced value's range)."""
+    return [evaluate(poly, values) for poly in exprs]
+
+
+def substitute(vals: tuple[int, ...] | list[int], evaluated: list[int], where: str) -> tuple[int, ...]:
+    """`vals` with every expression reference replaced by its value (`expression_values`), which
+    must be a positive i32."""
     out = []
     for v in vals:
         if v < 0:
             k = -v - 1
-            if k >= len(exprs):
-                raise FormatError(f"settings.bin: {where}: refers to expression {k}, the graph has {len(exprs)}")
-            v = evaluate(exprs[k], values)
+            if k >= len(evaluated):
+                raise FormatError(f"settings.bin: {where}: refers to expression {k}, the graph has {len(evaluated)}")
+            v = evaluated[k]
             if not 0 <= v < 1 << 31:
                 raise FormatError(f"settings.bin: {where}: expression {k} gives {v} for these symbol values")
         out.append(v)
     return tuple(out)
+
+
+def count_refs(vals: Iterable[int]) -> int:
+    return sum(1 for v in vals if v < 0)
 
 
 def has_refs(vals: tuple[int, ...] | list[int]) -> bool:

@@ -44,11 +44,14 @@ MAX_NOISE_BITS = 15
 _NOISE_DOMAIN = b"luminair stochastic rounding v1"
 _DIGEST_DOMAIN = b"luminair training weights v1"
 
-_PARAM = re.compile(r"train/param/(\d+)/(.+)")
-_NOISE = re.compile(r"train/noise/(\d+)/(\d+)")
-_STATE = re.compile(r"train/state/(\d+)/([A-Za-z0-9_]+)")
-_NEW_PARAM = re.compile(r"train/new_param/(\d+)/(.+)")
-_NEW_STATE = re.compile(r"train/new_state/(\d+)/([A-Za-z0-9_]+)")
+# An index or a bit count is ASCII decimal without leading zeros (r"\d" would take any Unicode digit,
+# "train/param/\u0660/w" as parameter 0; "01" would be a second name for parameter 1).
+_INDEX = r"(0|[1-9][0-9]*)"
+_PARAM = re.compile(rf"train/param/{_INDEX}/(.+)")
+_NOISE = re.compile(rf"train/noise/{_INDEX}/{_INDEX}")
+_STATE = re.compile(rf"train/state/{_INDEX}/([A-Za-z0-9_]+)")
+_NEW_PARAM = re.compile(rf"train/new_param/{_INDEX}/(.+)")
+_NEW_STATE = re.compile(rf"train/new_state/{_INDEX}/([A-Za-z0-9_]+)")
 
 
 class TrainingStatementError(StatementError):
@@ -251,6 +254,6 @@ def training_statement(
     }
 
 
-def raw_values(vals: list[int]) -> list[int]:
+def raw_values(vals: Sequence[int]) -> list[int]:
     """Field elements -> signed raw integers."""
     return [from_field(v) for v in vals]
