@@ -1,5 +1,5 @@
 """Maps the folders verifier/ and prover/ onto the import packages luminair.verifier and
-luminair.prover (DESIGN.md section 1). Packages are discovered so new subfolders need no edit here."""
+luminair.prover (docs/architecture.md "Folders"). Packages are discovered so new subfolders need no edit here."""
 from pathlib import Path
 
 from setuptools import setup

@@ -1,4 +1,4 @@
-"""Hostile file pairs against the verifier's work budget (issue 10; README "Verifier work budget").
+"""Hostile file pairs against the verifier's work budget (issue 10; docs/formats.md "Verifier work budget").
 
     python bench/hostile_bench.py [--cases NAME ...] [--fast] [--calibrate] [--keep DIR] [--pyodide] [--runs N]
 

@@ -1,4 +1,4 @@
-"""Settings -> trace -> proof for a compiled Graph (DESIGN.md section 2):
+"""Settings -> trace -> proof for a compiled Graph (docs/architecture.md "From an ONNX file to a verdict"):
 
     settings = gen_settings(cx)                  # the model's statement / verifying key
     trace = gen_trace(cx, {"x": x})              # exact fixed-point run + every AIR column

@@ -1,6 +1,6 @@
 """`verify(proof_bytes, settings_bytes)`: the public entry point. It never raises on any input.
 
-Work is bounded before anything heavy runs (verifier/budget.py, README "Verifier work budget"):
+Work is bounded before anything heavy runs (verifier/budget.py, docs/formats.md "Verifier work budget"):
 1. the file sizes (at most 8 MiB of proof.bin, 4 MiB of settings.bin), before decoding;
 2. the codecs' bounds while decoding (counts against the bytes left, nodes, view steps, output
    maps), the settings digest and the configuration's floor;

@@ -1,4 +1,4 @@
-"""The verifier's work budget (README "Verifier work budget"): what a pair of files may cost, checked
+"""The verifier's work budget (docs/formats.md "Verifier work budget"): what a pair of files may cost, checked
 before anything heavy runs. Target: any pair is refused or verified within 2 s and 256 MiB in
 CPython (bench/hostile_bench.py measures it; tests/verifier/test_hostile_files.py asserts it).
 

@@ -1,4 +1,4 @@
-"""The Blake2s Fiat-Shamir channel (circle-stark.md section 6, the project's own pinned format).
+"""The Blake2s Fiat-Shamir channel (docs/protocol.md "4. The channel": the project's own pinned format).
 
 State: a 32-byte digest (initially zero) and a u32 draw counter reset at every mix.
 * mix(data):          digest = H(digest || data)

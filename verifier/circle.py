@@ -1,5 +1,5 @@
 """The circle group over M31 and QM31, point indices, cosets, canonic domains and storage orders
-(circle-stark.md sections 2 and 3).
+(docs/protocol.md "2. The circle group and its domains").
 
 A point of the M31 circle group is written by its *index* k (the point k*G for the generator G of
 order 2^31); index arithmetic is mod 2^31. Domains used by the protocol:

@@ -1,4 +1,4 @@
-"""Proof-system configuration, presets and the security floor (circle-stark.md section 15).
+"""Proof-system configuration, presets and the security floor (docs/protocol.md, section 16).
 
 Conjectured security = pow_bits + log_blowup * n_queries (ethSTARK-style, as Stwo counts it). The
 algebraic soundness errors (LogUp, composition, OODS, DEEP and FRI challenges, each about

@@ -1,4 +1,4 @@
-"""M31, CM31 and QM31 arithmetic on plain Python ints and tuples (circle-stark.md section 1).
+"""M31, CM31 and QM31 arithmetic on plain Python ints and tuples (docs/protocol.md "1. Fields").
 
 * M31 elements are ints in [0, P).
 * CM31 = M31[i]/(i^2 + 1): pairs (a, b) meaning a + b*i.
@@ -133,7 +133,7 @@ def q_inv(x: QM31) -> QM31:
 
 
 def q_conj(x: QM31) -> QM31:
-    """The complex conjugate u -> -u (circle-stark.md 1.3)."""
+    """The conjugate u -> -u (DEEP pairs a point with it)."""
     return (x[0], x[1], (-x[2]) % P, (-x[3]) % P)
 
 

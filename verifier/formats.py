@@ -1,4 +1,4 @@
-"""Byte codecs for proof.bin and settings.bin (DESIGN.md section 6).
+"""Byte codecs for proof.bin and settings.bin (docs/formats.md).
 
 Every read is bounded: length prefixes are checked against a per-field maximum and against the
 bytes that remain *before* anything is allocated; field elements must be canonical (< P); the file

@@ -1,4 +1,4 @@
-"""Circle FRI verifier (circle-stark.md section 12, with group-packed leaves).
+"""Circle FRI verifier (docs/protocol.md "13. FRI", with group-packed leaves).
 
 Quotient columns Q_l (one per committed log size l, largest L) are proven low-degree together:
 * first layer: one tree committing every Q_l; a leaf holds the fold pair (positions 2i, 2i+1) as
@@ -11,9 +11,9 @@ Quotient columns Q_l (one per committed log size l, largest L) are proven low-de
   1 to FOLD_STEP = 3 times, the one of fewest estimated bytes): commit cur (a leaf holds the
   2^steps positions that fold into one),
   then for each fold at log size m draw beta_m, cur = line-fold(cur, beta_m), and if some Q_m
-  exists, cur = cur * beta_m^2 + circle-fold(Q_m, beta_m). Three folds a commitment cut the layers'
-  Merkle paths, the largest part of FRI's share of a proof, to a third (the CNN's FRI: 126 KB ->
-  71 KB; 2 folds: 81 KB, 4: 87 KB); the folds and their challenges are the same as one a layer;
+  exists, cur = cur * beta_m^2 + circle-fold(Q_m, beta_m). Folding several times a commitment cuts the
+  layers' Merkle paths, the largest part of FRI's share of a proof (docs/changelog.md, format 6);
+  the folds and their challenges are the same as one a layer;
 * last layer: cur must equal a line polynomial with 2^(m_last - log_blowup) coefficients, sent in clear.
 Only the group members the verifier cannot compute travel in the proof (`siblings`).
 """

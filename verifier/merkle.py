@@ -1,5 +1,5 @@
 """Merkle commitments: the only definitions of leaf and node hashing, and decommitment checks
-(circle-stark.md section 7; the project's own mixed-degree tree).
+(docs/protocol.md "5. Merkle trees"; the project's own mixed-degree tree).
 
 A tree commits columns of different log sizes. Its height H is the largest log size; layer k has
 2^k nodes, and a column of log size k is injected into layer k:

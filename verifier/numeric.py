@@ -1,4 +1,4 @@
-"""The numeric format: fixed point in M31 (DESIGN.md section 4), and the exact integer meaning of
+"""The numeric format: fixed point in M31 (docs/statement.md "Numbers"), and the exact integer meaning of
 every primitive op.
 
 This module is the single definition of what a proof attests numerically. The prover's fixed-point

@@ -1,4 +1,4 @@
-"""DEEP quotients at the queried points (circle-stark.md section 11).
+"""DEEP quotients at the queried points (docs/protocol.md "12. DEEP quotients").
 
 Every committed column f sampled at a QM31 point z with claimed value v contributes
     alpha^k * (c * f(P) - (a * P.y + b)) / D_z(P)

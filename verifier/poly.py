@@ -1,5 +1,5 @@
 """Polynomials at single points: circle and line polynomial evaluation, vanishing polynomials,
-closed-form row selectors, and the single-pair FRI fold formulas (circle-stark.md sections 4, 12).
+closed-form row selectors, and the single-pair FRI fold formulas (docs/protocol.md, sections 3 and 13).
 
 Basis conventions (shared with the FFTs in tests/reference_fft.py and prover/stark/circle_fft.py):
 * circle polynomial of log size n: coefficient k multiplies y^k0 * x^k1 * pi(x)^k2 * ... *

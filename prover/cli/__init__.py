@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="UNITS",
         help=f"the verifier's work budget in units of about 1 us (default: what the files' bytes back, at "
-        f"most {MAX_WORK}, about 1 s); name it to check models larger than that (README, 'Verifier work budget')",
+        f"most {MAX_WORK}, about 1 s); name it to check models larger than that (docs/formats.md, 'Verifier work budget')",
     )
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_verify)

@@ -157,7 +157,7 @@ def counts(results: list[Result]) -> dict[str, int]:
 
 
 def summary_line(results: list[Result]) -> str:
-    """One sentence with the counts (README's op table section quotes it)."""
+    """One sentence with the counts (docs/onnx.md's op table section quotes it)."""
     c = counts(results)
     refused = ", ".join(f"{c[r]} {r}" for r in REFUSALS if c[r])
     return (f"ONNX {onnx.__version__} backend cases ({', '.join(SUITES)}): {c['cases']} cases, {c['imported']} import, "

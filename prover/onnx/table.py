@@ -4,7 +4,7 @@ Each entry says how an op is computed (the primitives it becomes, or "folded at 
 shape arithmetic on static values) and its worst-case error against the real function for inputs
 that are exact fixed-point values, in units of eps = 2^-s (one raw unit, 2^-10 at the default
 scale). The bound a user gets for a whole model and input is prover.graph.error_bound, which
-propagates these through the graph; README's ONNX op table is generated from this one
+propagates these through the graph; the op table of docs/onnx.md is generated from this one
 (``python -m luminair.prover.onnx.op_table``).
 """
 

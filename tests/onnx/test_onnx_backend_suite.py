@@ -1,7 +1,7 @@
 """ONNX's own backend test cases from the installed onnx wheel (pytorch-converted, pytorch-operator,
 simple): every case matches its reference outputs within the fixed-point bound, or is refused for a
 reason that belongs to the model, in a clear message; never "unsupported op" for an op with tensor
-semantics. A sample of the matching cases is proven and verified, and README's op table section is
+semantics. A sample of the matching cases is proven and verified, and docs/onnx.md's op table is
 the generated one."""
 
 from __future__ import annotations
@@ -74,13 +74,13 @@ def test_a_sample_of_matching_cases_is_proven_and_verified(suite):
             assert np.array_equal(np.asarray(r.outputs[out]["values"], dtype=float), arr.reshape(-1)), (name, out)
 
 
-def test_readme_op_table_is_the_generated_one(suite):
+def test_the_docs_op_table_is_the_generated_one(suite):
     from luminair.prover.onnx.table import OPS
 
-    readme = op_table.current(op_table.README.read_text(encoding="utf-8"))
+    doc = op_table.current(op_table.DOC.read_text(encoding="utf-8"))
     fix = "regenerate it: python -m luminair.prover.onnx.op_table --write"
-    assert readme, f"README.md has no generated ONNX op table section; {fix}"
+    assert doc, f"docs/onnx.md has no generated ONNX op table section; {fix}"
     for name, entry in OPS.items():  # every op with its meaning and bound, whatever the onnx version
-        assert f"| {name} | {op_table.cell(entry.meaning)} | {op_table.cell(entry.bound)} |" in readme, (name, fix)
-    if f"ONNX {onnx.__version__} backend cases" in readme:  # the counts are those of the onnx version README names
-        assert readme == op_table.section(list(suite.values())), fix
+        assert f"| {name} | {op_table.cell(entry.meaning)} | {op_table.cell(entry.bound)} |" in doc, (name, fix)
+    if f"ONNX {onnx.__version__} backend cases" in doc:  # the counts are those of the onnx version the doc names
+        assert doc == op_table.section(list(suite.values())), fix

@@ -351,7 +351,7 @@ def test_exact_cases_cover_the_exact_ops():
 
 @pytest.mark.parametrize("name", sorted(n for n, e in OPS.items() if e.sweep))
 def test_unary_ops_stay_within_their_derived_bound_on_every_fixed_point_input(name):
-    """README's op table shows, per unary op, the derived bound and the measured worst error over
+    """docs/onnx.md's op table shows, per unary op, the derived bound and the measured worst error over
     every fixed-point input of an interval at scale 2^10 (op_table.sweep raises if an input's
     error is beyond its bound); the exact ones measure 0."""
     from luminair.prover.onnx.op_table import sweep

@@ -12,7 +12,7 @@ from luminair.verifier.merkle import LEAF_PREFIX, NODE_PREFIX, leaf_hash, node_h
 
 
 def test_blake2s_and_channel_vectors():
-    # Vectors reproduced with hashlib (circle-stark.md section 6), pinned in the project's format.
+    # Vectors reproduced with hashlib (docs/protocol.md "4. The channel"), pinned in the project's format.
     assert hashlib.blake2s(b"").hexdigest() == "69217a3079908094e11121d042354a7c1f55b6482ca1a51e1b250dfd1ed0eef9"
     c = Channel()
     c.mix_u64(0x1111222233334444)
@@ -38,7 +38,7 @@ def test_channel_draws_are_canonical_deterministic_and_reset_on_mix():
 def test_channel_test_vector_for_draws():
     c = Channel()
     c.mix_u32s([1, 2, 3])
-    # Pinned: the project transcript format (section 6 of circle-stark.md with a u32 counter).
+    # Pinned: the project transcript format (docs/protocol.md "4. The channel": a u32 draw counter).
     assert c.draw_felt() == (807610791, 2097869073, 376334573, 1057186329)
 
 

@@ -30,10 +30,10 @@ prod_(i != j) d_i, d = prod_j d_j) and shift = claimed_sum / N:
   batch b < last:  (S_b - S_{b-1}) * d - n = 0
   last batch:      (S_last - S_last[row - 1] - S_{last-1} + shift) * d - n = 0
 so the last column is a running sum over rows that wraps to zero, and the rows sum to the claimed
-sum (circle-stark.md section 10). Entries must have degree <= 1, so a batch's constraint has
+sum (docs/protocol.md "7. LogUp"). Entries must have degree <= 1, so a batch's constraint has
 degree LOGUP_BATCH + 1 = 5: the composition then needs 2^(n+2) coefficients (LOG_EXPAND), committed
-in 4 parts. Every column is opened at every query and a batch of 4 takes one QM31 column where
-batches of 2 took two (the transformer 486 -> 410 columns); an op's own constraints stay <= 3.
+in 4 parts. Every column is opened at every query, and a batch of 4 takes one QM31 column for four
+entries; an op's own constraints stay <= 3.
 A plain term t (add_to_sum, degree <= 3) is a batch of its own with n = t, d = 1, after the
 fraction batches. The challenges are drawn after the LogUp relation elements, with them, so the
 claimed sums bind both.

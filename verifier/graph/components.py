@@ -42,8 +42,8 @@ RANGE = "range8"
 RANGE16 = "range16"
 # A graph whose largest component has at least 2^RANGE16_MIN_LOG rows range-checks with 16-bit
 # limbs, looked up in a table of 2^16 rows that then adds no height to the trace: a 29-bit sum
-# takes 2 limbs and 3 lookups instead of 4 and 5 (the transformer 536 -> 466 columns, 33.6 M ->
-# 26.9 M cells). A smaller graph keeps 8-bit limbs: the table would be its tallest component.
+# takes 2 limbs and 3 lookups instead of 4 and 5. A smaller graph keeps 8-bit limbs: the table
+# would be its tallest component.
 RANGE16_MIN_LOG = 16
 WeightColumns = Callable[[dict[str, QM31]], dict[str, tuple[int, list[QM31]]]]  # challenges -> MatIn's periodic columns
 HALF = 1 << (VALUE_BITS - 1)  # 2^15: shifts a 16-bit signed value to [0, 2^16)
@@ -323,7 +323,7 @@ class RecipSqrtComponent(MergedKindsComponent):
     """Recip and Sqrt rows in one component, when a graph has both (layer norm's 1/sqrt(var)): the
     topology column q (1 on Sqrt rows, derived from the graph like every topology column) selects
     each row's equation, and the two ops share their range limbs, so the proof opens one set of
-    columns instead of two (85 -> 42 on the transformer).
+    columns instead of two.
       q = 0 (Recip): out*x + rem = 2^(2s); xabs - 1, rem, xabs - 1 - rem in [0, 2^15); out + 2^15 in [0, 2^16)
       q = 1 (Sqrt):  x*2^s = out^2 + rem; x, out in [0, 2^15); rem, 2*out - rem in [0, 2^16); neg = 0
     as RecipComponent and SqrtComponent state them (slot c checks 16 bits: on Recip rows the gap,
@@ -414,7 +414,7 @@ class ExpErfComponent(MergedKindsComponent):
       q = 0 (Exp): lo = 1 proves x < start and gives 0; else (x, y) is in the exp table
       q = 1 (Erf): lo = 1 proves x <= -h and gives -1, hi = 1 proves x >= h and gives 1; else
                    (x, y) is in the erf table
-    as ExpComponent (its c is lo) and ErfComponent state them (51 -> 32 columns on the transformer)."""
+    as ExpComponent (its c is lo) and ErfComponent state them."""
 
     name = "experf"
     tables = ("exp", "erf")
@@ -569,7 +569,7 @@ class SumMaxReduceComponent(MergedKindsComponent):
     rows, not-first on MaxReduce rows) and w the value it checks:
       q = 0: m = x + (1 - first) m[-1], ge = 0; w = m + 2^15 in [0, 2^16) on the group's last row
       q = 1: m = x + (1 - first) t; w = (2ge - 1)(x - m[-1]) - (1 - ge) in [0, 2^16) past its first
-    as SumReduceComponent and MaxReduceComponent state them (35 -> 22 columns on the transformer)."""
+    as SumReduceComponent and MaxReduceComponent state them."""
 
     name = "sum_max_reduce"
     n_inputs = 1

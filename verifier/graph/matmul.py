@@ -50,14 +50,13 @@ from .topology import AffineView, ViewError, affine_view
 
 MAX_MAT_LANES = 64  # values of an operand a MatPair row holds
 # values of A a MatIn row holds: every lane costs 8 columns (2 limbs, 3 lookups), each opened at
-# every query, so 2 where the MatIn stays within MAT_ROWS rows (the transformer's proof 1.27 MB ->
-# 0.82 MB at the same prove time; 1 lane saves 3 % more and proves a CNN 7 % slower), wider past it
-# (784-128-10 at batch 256: 2 lanes commit 47 % more cells than 8 and prove 85 % slower)
+# every query, so 2 where the MatIn stays within MAT_ROWS rows (narrow rows: smaller proofs at the
+# same prove time), wider past it, where cells decide (docs/changelog.md, format 6)
 MAT_LANES = 2
 MAX_IN_LANES = 8
 MAT_ROWS = 1 << 14
-# a MatIn of one lane within this many rows: its cells cost nothing measurable, 8 columns fewer
-# save about 2.4 KB of every proof (an MLP's two products at batch 1: 5 of its 90 KB)
+# a MatIn of one lane within this many rows: its cells cost nothing measurable, and 8 columns fewer
+# are opened at every query
 MAT_SMALL_ROWS = 1 << 12
 MAX_PERIOD_LOG = 20
 MAX_N = 1 << 18  # weight_vector's packed sums stay exact

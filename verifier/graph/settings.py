@@ -22,7 +22,7 @@ MAX_NODES = 1 << 13  # decoding costs ~15 us a node; a component of ~1000 nodes 
 MAX_DIMS = 8
 MAX_NUMEL = 1 << 24
 MAX_OUTPUT_NUMEL = 1 << 20
-# Work bounds of the output index maps (README "Verifier work budget"): an output reads a node of at
+# Work bounds of the output index maps (docs/formats.md "Verifier work budget"): an output reads a node of at
 # most MAX_OUTPUT_SOURCE elements, and a view that is not affine over its node costs one pass over
 # the output per affine piece, at most MAX_VIEW_PASSES element passes over all outputs.
 MAX_OUTPUT_SOURCE = 1 << 20

@@ -39,7 +39,7 @@ from .spec import CONTRACT, GROUPED, GraphSpec, Step, view_shape
 # elements of a constant or public input held by one row of the known component: each lane costs
 # 4 columns (value, fan-out, half a LogUp batch), opened at every query, and a model's known values
 # are few (biases, inputs: the weights of checked products are the verifier's own terms), so 4
-# lanes (23 columns) rather than 8 (39): 5 KB off every proof
+# lanes rather than 8 (docs/changelog.md, format 7)
 KNOWN_LANES = 4
 # A Dot reads a known operand in whole known rows only when it has this many rows: its own
 # component (fewer LogUp columns a row) must save more work than its extra columns cost the proof.

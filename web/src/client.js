@@ -503,7 +503,7 @@ export function stepWeights(parts) {
   return { weights: raw, units: total };
 }
 
-/** Map the Python VerifyResult dict to the JS result shape (DESIGN.md section 2, plus extras). */
+/** Map the Python VerifyResult dict to the JS result shape (web/README.md documents it). */
 export function toJsResult(r) {
   const success = Boolean(r.success);
   const floor = r.default_min_security_bits ?? DEFAULT_FLOOR_BITS;

@@ -81,7 +81,7 @@ export function getProofSize(bytes) {
 /**
  * The fixed-offset part of settings.bin, read without Python and without verifying:
  * `{version, kind, kindName, config: {powBits, logBlowup, nQueries, logLastLayer, securityBits}, size}`.
- * securityBits is the conjectured security pow_bits + log_blowup * n_queries (DESIGN.md section 5).
+ * securityBits is the conjectured security pow_bits + log_blowup * n_queries (docs/protocol.md "17. Security").
  * For the model digest and the graph, use `readSettingsSummary` (it runs the Python codec).
  */
 export function readSettingsInfo(bytes) {
