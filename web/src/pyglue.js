@@ -4,7 +4,7 @@
 export const PY_GLUE = `
 import json as _json
 import luminair.verifier as _lv
-import luminair.verifier.api as _api
+import luminair.verifier.budget as _budget
 from luminair.verifier import verify as _verify, STEPS as _STEPS
 from luminair.verifier.summary import settings_summary as _settings_summary, proof_summary as _proof_summary
 from luminair.verifier.formats import sniff as _sniff
@@ -45,16 +45,19 @@ def luminair_info():
 
 
 def _reporting_work(report):
-    """api.check_work, also handing the verifier's own work estimate (by part) to report(json):
-    the widget weights its progress bar by it. Installed only for the one call."""
-    check = _api.check_work
+    """budget.check_work, also handing the verifier's complete work estimate (by part) to
+    report(json) once: the widget weights its progress bar by it. Installed only for the one call."""
+    check = _budget.check_work
+    reported = []
 
-    def check_and_report(work, budget):
-        try:
-            report(_dumps({k: float(v) for k, v in work.items()}))
-        except Exception:  # a progress display must never change a verdict
-            pass
-        return check(work, budget)
+    def check_and_report(work, budget, complete=True, limit=None):
+        if complete and not reported:
+            reported.append(True)
+            try:
+                report(_dumps({k: float(v) for k, v in work.items()}))
+            except Exception:  # a progress display must never change a verdict
+                pass
+        return check(work, budget, complete, limit)
 
     return check, check_and_report
 
@@ -69,12 +72,12 @@ def luminair_verify(proof, settings, progress=None, min_security_bits=None, max_
         kwargs["min_security_bits"] = int(min_security_bits)
     settings_b = _as_bytes(settings)
     if work is not None:
-        check, _api.check_work = _reporting_work(work)
+        check, _budget.check_work = _reporting_work(work)
     try:
         r = _verify(_as_bytes(proof), settings_b, **kwargs).to_dict()
     finally:
         if work is not None:
-            _api.check_work = check
+            _budget.check_work = check
     training = (r.pop("extra", None) or {}).get("training")
     if training is not None:  # a training step: step, seed, loss, weights digests (verifier-computed)
         r["training"] = training

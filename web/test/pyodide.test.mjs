@@ -158,6 +158,16 @@ describe("same verdict and message as CPython", () => {
     assert.deepEqual(seen.map((s) => s[2]), glue.info.steps);
   });
 
+  it("hands the verifier's complete work estimate, by part, to onWork once", () => {
+    const seen = [];
+    const r = glue.verify(proof, settings, { onWork: (w) => seen.push(w) });
+    assert.equal(r.success, true);
+    assert.equal(seen.length, 1);
+    const parts = Object.values(seen[0]);
+    assert.ok(parts.length > 1 && parts.every((v) => typeof v === "number" && v >= 0));
+    assert.ok(parts.reduce((a, b) => a + b, 0) > 0);
+  });
+
   it("min_security_bits is passed through (a floor above the proof's security rejects it)", () => {
     const r = glue.verify(proof, settings, { minSecurityBits: 200 });
     assert.equal(r.success, false);
