@@ -43,7 +43,9 @@ SETTINGS_MAGIC = b"LMNRSETT"
 # 10: every Freivalds plain term a multiple of its instance's challenge mu (no constant monomial
 #    that another instance's error could cancel: air/framework.py); presets sized for the union of
 #    the soundness terms
-FORMAT_VERSION = 10
+# 11: index inputs (node flag 2: integers such as token ids) and Gather nodes (rows of a constant
+#    table at an index input, computed by the verifier)
+FORMAT_VERSION = 11
 # What a file of each older version (1, 2, ...) lacked, as the "unsupported version" message says it
 OLDER_FORMATS = (
     "whose verifier trusted the model commitment in settings.bin",
@@ -55,6 +57,7 @@ OLDER_FORMATS = (
     "with LogUp batches of two, a range table tree and 8-bit limbs only",
     "whose trace trees opened fold pairs and whose function tables had trees of their own",
     "whose Freivalds terms could cancel between two product instances (unsound)",
+    "without index inputs and Gather nodes",
 )
 
 MAX_TREES = 16

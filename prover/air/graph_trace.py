@@ -44,6 +44,8 @@ def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
     pairs = plan_graph(spec).pairs if spec is not None else {}
     counts = {n.id: np.zeros(n.numel, dtype=I64) for n in graph.nodes()}
     for node in graph.nodes():
+        if node.op.value == "Gather":
+            continue  # its values are the verifier's own (a known node): it reads nothing through LogUp
         for k, (src, view) in enumerate(node.srcs):
             mp = matmuls.get(node.id)
             if (node.id, k) in chunked or (mp is not None and k == 1 - mp.a_input):
@@ -118,7 +120,7 @@ def build_spec(graph: Any, title: str = "", description: str = "") -> GraphSpec:
         if n.op.value == "Constant":
             values = [int(x) for x in np.asarray(constant_raw(n, fmt)).reshape(-1)]
         nodes.append(
-            NodeSpec(n.op.value, tuple(n.shape), srcs, n.axis, n.name or "", bool(n.private), values)
+            NodeSpec(n.op.value, tuple(n.shape), srcs, n.axis, n.name or "", bool(n.private), values, bool(n.index))
         )
     inputs = [InputSpec(name, node.id) for name, node in graph.inputs().items()]
     outputs = [

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from luminair.prover.graph import Graph, Node, Op, ShapeTracker
+from luminair.prover.graph import Graph, GroupOp, Node, Op, ShapeTracker
 from luminair.prover.graph.errors import CompileError
 
 from .search_extract import EGraphView, Extraction, extract, read_egraph, sig_enode
@@ -163,7 +163,7 @@ def _rewrites(graph: Graph, egv: EGraphView, ex: Extraction, enc: Encoding) -> d
     nodes = graph.nodes()
     seen = set()
     for i, c in egv.class_of_node.items():
-        if c in seen or not ex.active[c] or nodes[i].op in (Op.INPUT, Op.CONSTANT):
+        if c in seen or not ex.active[c] or nodes[i].op in GroupOp.SOURCE | GroupOp.OPAQUE:
             continue
         seen.add(c)
         new = egv.enodes[c][ex.chosen[c]]
@@ -190,7 +190,7 @@ def _rebuild(graph: Graph, egv: EGraphView, ex: Extraction, enc: Encoding, fused
     # end of a fused pattern, as FuseOpCompiler does); a Dot+bias read through a view takes its reader's
     label: dict[int, Node] = {}
     for i, c in egv.class_of_node.items():
-        if old_nodes[i].op not in (Op.INPUT, Op.CONSTANT):
+        if old_nodes[i].op not in GroupOp.SOURCE | GroupOp.OPAQUE:
             label[c] = old_nodes[i]
     for c, k in enumerate(ex.chosen):
         kind, _, edges, _ = egv.enodes[c][k]
@@ -264,9 +264,9 @@ def _rebuild(graph: Graph, egv: EGraphView, ex: Extraction, enc: Encoding, fused
     def rewrite(node: Node) -> Any:
         i = next(order)
         c = egv.class_of_node[i]
-        if not ex.active[c] or node.op is Op.INPUT:
+        if not ex.active[c] or node.op in GroupOp.OPAQUE:
             visited[i] = (node, ShapeTracker(node.shape))
-            if node.op is Op.INPUT:
+            if node.op in GroupOp.OPAQUE:
                 built.setdefault(c, visited[i])
             return None
         if c in built:

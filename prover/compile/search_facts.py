@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from luminair.prover.graph import Graph, Node, Op, ShapeTracker
+from luminair.prover.graph import Graph, GroupOp, Node, Op, ShapeTracker
 from luminair.prover.graph.errors import BoundsError
 from luminair.prover.graph.execute import constant_raw
 from luminair.prover.graph.hl_math import LOG2_E
@@ -103,7 +103,7 @@ def encode(graph: Graph) -> Encoding:
 
     for n in nodes:
         srcs = [(s.id, views.id(v)) for s, v in n.srcs]
-        if n.op in (Op.INPUT, Op.CONSTANT):
+        if n.op in GroupOp.SOURCE | GroupOp.OPAQUE:
             term, sig = f"(Leaf {n.id})", ("Leaf", n.id)
         elif n.op in UNARY:
             term, sig = f'(Un "{n.op.value}" {edge(*n.srcs[0])})', ("Un", n.op.value, *srcs)

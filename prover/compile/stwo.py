@@ -36,6 +36,7 @@ COMPONENT_OF = {
     Op.RELU: "relu (fused: one comparison)",
     Op.EXP: "exp (fused: table lookup)",
     Op.ERF: "erf (fused: table lookup, proven clamps to -1 and 1)",
+    Op.GATHER: "gather (table rows at an index input: verifier-computed terms)",
 }
 
 

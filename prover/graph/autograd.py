@@ -60,6 +60,8 @@ def grad(loss: GraphTensor, params: Sequence[GraphTensor], grad_output: Any = 1.
         g = grads.get(node.id)
         if g is None or node.op in (Op.INPUT, Op.CONSTANT):
             continue
+        if node.op is Op.GATHER:
+            raise GraphError(f"grad: {node.where()} is an embedding lookup; gradients through it are not supported")
         for k, (src, view) in enumerate(node.srcs):
             if src.id not in needed:
                 continue

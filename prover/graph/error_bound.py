@@ -42,6 +42,9 @@ def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int
     with np.errstate(all="ignore"):
         for n in graph.nodes():
             v = vals[n.id]
+            if n.op is Op.INPUT and n.index:  # integers, exact
+                err[n.id] = np.zeros(n.numel)
+                continue
             if n.op is Op.INPUT:
                 raw = quantize_checked(n.where(), n.shape, feed[n.id], fmt)
                 err[n.id] = np.abs(raw / fmt.one - v)
@@ -91,6 +94,8 @@ def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int
                 e = es[0] * (2 / np.sqrt(np.pi)) + half
             elif op is Op.RELU:  # 1-Lipschitz, exact in fixed point
                 e = es[0].copy()
+            elif op is Op.GATHER:  # the table's rows, exactly
+                e = es[0].reshape(n.srcs[0][0].shape)[np.asarray(xs[1], dtype=np.int64)].reshape(-1)
             elif op is Op.DOT:  # the products' propagated errors, summed, and one rounding
                 shape = n.srcs[0][1].shape
                 prod = np.abs(xs[0]) * es[1] + np.abs(xs[1]) * es[0] + es[0] * es[1]

@@ -74,6 +74,8 @@ def eval_float(node: Node, args: list[np.ndarray]) -> np.ndarray:
             return np.exp(args[0])
         if op is Op.ERF:
             return np.vectorize(math.erf, otypes=[np.float64])(args[0])
+        if op is Op.GATHER:
+            return gather_rows(node, args[0], args[1])
     raise ValueError(f"{node.where()}: no float kernel for {op}")  # sources are handled by the walker
 
 
@@ -108,7 +110,22 @@ def eval_exact(node: Node, args: list[np.ndarray], s: int) -> np.ndarray:
         return out + args[2] if len(args) == 3 else out
     if op is Op.RELU:
         return fx_relu(args[0])
+    if op is Op.GATHER:
+        return gather_rows(node, args[0], args[1])
     raise ValueError(f"{node.where()}: no exact kernel for {op}")
+
+
+def gather_rows(node: Node, table: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Rows of a Gather's (V, d) table at its indices, flat (verifier.graph.spec.gather_rows)."""
+    src = node.srcs[0][0]
+    rows, width = src.shape
+    idx = np.asarray(ids).astype(np.int64)
+    bad = np.flatnonzero((idx < 0) | (idx >= rows))
+    if bad.size:
+        i = int(bad[0])
+        raise BoundsError(f"{node.where()}: index {int(idx[i])} at element {i} is outside the table "
+                          f"{src.name or src.id!r} ({rows} rows): indices are 0 <= index < {rows}")
+    return table.reshape(rows, width)[idx].reshape(-1)
 
 
 # -- error messages ----------------------------------------------------------------------------
@@ -231,7 +248,9 @@ def execute_exact(
     for node in nodes:
         if only is not None and node.id not in only:
             continue
-        if node.op is Op.INPUT:
+        if node.op is Op.INPUT and node.index:
+            out = np.asarray(inputs[node.id], dtype=np.int64).reshape(-1)  # integers (graph.index_array)
+        elif node.op is Op.INPUT:
             out = quantize_checked(f"{node.where()} (quantized)", node.shape, inputs[node.id], fmt)
         elif node.op is Op.CONSTANT:
             out = constant_raw(node, fmt)

@@ -25,7 +25,7 @@ from .ops import Op
 from .shape import ShapeTracker
 from .autograd import grad
 from .tensor import GraphTensor
-from .tensor_base import as_array
+from .tensor_base import as_array, index_array
 
 Replacement = tuple[Node, ShapeTracker]
 
@@ -106,6 +106,7 @@ class Graph:
         axis: int | None = None,
         name: str | None = None,
         private: bool = False,
+        index: bool = False,
         value: np.ndarray | None = None,
         raw: np.ndarray | None = None,
         raw_scale: int | None = None,
@@ -115,7 +116,7 @@ class Graph:
         target = self._nodes if self._building is None else self._building
         node = Node(
             id=len(target), op=op, srcs=tuple(srcs), shape=tuple(int(d) for d in shape), axis=axis,
-            name=name, private=private, value=value, raw=raw, raw_scale=raw_scale,
+            name=name, private=private, index=index, value=value, raw=raw, raw_scale=raw_scale,
             origin=origin if origin is not None else _origin.capture(),
         )
         try:
@@ -132,10 +133,13 @@ class Graph:
     def _register(self, t) -> None:
         self._tensors.add(t)
 
-    def input(self, name: str, shape: Sequence[int | str], *, private: bool = False):
+    def input(self, name: str, shape: Sequence[int | str], *, private: bool = False, index: bool = False):
         """A graph input (public unless ``private``), fed by name when the graph runs. A dimension
         may be a symbol's name, ``cx.input("x", ("batch", 784))``, in a model built by a
-        SymbolicModel (one settings.bin for every batch size)."""
+        SymbolicModel (one settings.bin for every batch size). ``index``: the input holds integers
+        (token ids, fed as an integer array) that only ``embedding`` reads; index inputs are public."""
+        if index and private:
+            raise GraphError(f"input {name!r}: an index input is public (private token ids are not supported)")
         if not isinstance(name, str) or not name:
             raise GraphError(f"input name must be a non-empty string, got {name!r}")
         if name in self._inputs:
@@ -146,7 +150,7 @@ class Graph:
             raise GraphError(f"input {name!r}: shape must be a sequence of ints, got {shape!r}") from None
         if any(d < 0 for d in shape_t):
             raise GraphError(f"input {name!r}: negative dimension in shape {shape_t}")
-        node = self.add_node(Op.INPUT, (), shape_t, name=name, private=bool(private))
+        node = self.add_node(Op.INPUT, (), shape_t, name=name, private=bool(private), index=bool(index))
         self._inputs[name] = node
         return self.tensor(node)
 
@@ -158,6 +162,21 @@ class Graph:
         arr = arr.copy()
         arr.flags.writeable = False
         node = self.add_node(Op.CONSTANT, (), arr.shape, name=name, value=arr)
+        return self.tensor(node)
+
+    def embedding(self, ids: Any, table: Any, name: str | None = None):
+        """Rows of a constant (V, d) ``table`` at the integers of the index input ``ids``: shape
+        ids.shape + (d,), like torch's ``F.embedding(ids, table)``. The verifier computes these
+        values itself from the table and the ids (docs/statement.md): no row read is trusted."""
+        for what, t in (("ids", ids), ("table", table)):
+            if getattr(t, "graph", None) is not self:
+                raise GraphError(f"embedding: {what} is not a tensor of this graph")
+        if not ids.node.index or not ids.view.is_identity():
+            raise GraphError("embedding: ids must be an index input (cx.input(name, shape, index=True)), unchanged")
+        if table.node.op is not Op.CONSTANT or len(table.shape) != 2 or not table.view.is_identity():
+            raise GraphError(f"embedding: the table must be a (rows, width) constant, got shape {tuple(table.shape)}")
+        node = self.add_node(Op.GATHER, ((table.node, table.view), (ids.node, ids.view)),
+                             (*ids.shape, table.shape[1]), name=name)
         return self.tensor(node)
 
     def grad(self, loss: Any, params: Sequence[Any], grad_output: Any = 1.0) -> list:
@@ -388,7 +407,7 @@ class Graph:
             )
         out = {}
         for name, node in self._inputs.items():
-            arr = as_array(inputs[name], f"input {name!r}")
+            arr = index_array(inputs[name], f"input {name!r}") if node.index else as_array(inputs[name], f"input {name!r}")
             if arr.shape != node.shape:
                 raise InputError(f"input {name!r}: expected shape {node.shape}, got {arr.shape}")
             out[node.id] = arr

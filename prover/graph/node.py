@@ -23,6 +23,7 @@ class Node:
     * ``shape``: the output shape; for reductions the reduced ``axis`` of the input is removed.
     * ``name``: the user's or ONNX name of the value (inputs, constants, named ONNX tensors).
     * ``private``: inputs only; public by default.
+    * ``index``: inputs only: integers (token ids) that only Gather nodes read, not fixed-point values.
     * ``value``: constants only, the float64 array (shape ``shape``), read-only.
     * ``raw`` / ``raw_scale``: a constant made by constant folding keeps the exact fixed-point
       result of the folded ops (int64, shape ``shape``) at scale ``raw_scale``; the fixed-point
@@ -41,6 +42,7 @@ class Node:
     raw: np.ndarray | None = None
     raw_scale: int | None = None
     origin: str | None = None
+    index: bool = False
 
     @property
     def numel(self) -> int:
@@ -86,7 +88,19 @@ def check_node(node: Node) -> None:
     for src, view in srcs:
         if view.src_shape != src.shape:
             raise ValueError(f"{node.where()}: view of source {src.id} expects {view.src_shape}, source is {src.shape}")
-    if op in GroupOp.SOURCE:
+    if node.index and (op is not Op.INPUT or node.private):
+        raise ValueError(f"{node.where()}: only a public input can hold indices")
+    if any(src.index for src, _ in srcs) and op is not Op.GATHER:
+        raise ValueError(f"{node.where()}: reads an index input; only a Gather (embedding) may")
+    if op is Op.GATHER:
+        (table, tv), (ids, iv) = srcs if len(srcs) == 2 else ((None, None), (None, None))
+        if table is None or table.op is not Op.CONSTANT or table.ndim != 2 or not tv.is_identity():
+            raise ValueError(f"{node.where()}: a Gather reads a (rows, width) constant table, unchanged")
+        if not ids.index or not iv.is_identity():
+            raise ValueError(f"{node.where()}: a Gather reads an index input (integers), unchanged")
+        if node.shape != (*ids.shape, table.shape[1]):
+            raise ValueError(f"{node.where()}: a Gather of {table.shape} at {ids.shape} has shape {(*ids.shape, table.shape[1])}")
+    elif op in GroupOp.SOURCE:
         if srcs:
             raise ValueError(f"{node.where()}: {op.value} takes no sources")
         if op is Op.CONSTANT and (node.value is None or node.value.shape != node.shape):

@@ -28,6 +28,7 @@ class Op(Enum):
     RELU = "Relu"  # fused: max(x, 0), one comparison (made by FuseOpCompiler from x * (0 < x))
     EXP = "Exp"  # fused: e^x through one table (made by FuseOpCompiler from hl exp's two exp2)
     ERF = "Erf"  # fused: erf through one table (made by FuseOpCompiler from the importer's erf chain)
+    GATHER = "Gather"  # rows of a constant (V, d) table at an index input's integers (an embedding)
 
     def __repr__(self) -> str:
         return f"Op.{self.name}"
@@ -37,6 +38,9 @@ class GroupOp:
     """Frozen sets of ops that passes and executors treat alike."""
 
     SOURCE = frozenset({Op.INPUT, Op.CONSTANT})
+    # values the compilers keep as they are, like inputs: a Gather (embedding) is computed by the
+    # verifier from its table and its index input
+    OPAQUE = frozenset({Op.INPUT, Op.GATHER})
     # one source, elementwise
     UNARY = frozenset({Op.LOG2, Op.EXP2, Op.SIN, Op.SQRT, Op.RECIP, Op.CONTIGUOUS, Op.RELU, Op.EXP, Op.ERF})
     # two sources of equal shape, elementwise

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from . import origin as _origin
-from .errors import GraphError, ShapeError
+from .errors import GraphError, InputError, ShapeError
 from .node import Node, reduced_shape
 from .ops import Op
 from .shape import Shape, ShapeTracker, prod
@@ -345,6 +345,26 @@ class TensorBase:
         return self.slice(ranges).reshape(tuple(out_shape))
 
     # -- operators and methods defined in the high-level modules --------------------------------
+
+
+MAX_INDEX = (1 << 31) - 1
+
+
+def index_array(value: Any, what: str) -> np.ndarray:
+    """Indices (token ids): an integer array (numpy, lists of ints, torch tensors) -> int64, each in
+    [0, 2^31). Floats are refused, even whole ones: an index is not a fixed-point value."""
+    if hasattr(value, "detach") and hasattr(value, "cpu") and hasattr(value, "numpy"):
+        value = value.detach().cpu().numpy()
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iu":
+        raise InputError(f"{what} holds indices (token ids): give integers, got an array of {arr.dtype}")
+    bad = np.flatnonzero((arr.reshape(-1) < 0) | (arr.reshape(-1) > MAX_INDEX))
+    if bad.size:
+        i = int(bad[0])
+        v = int(arr.reshape(-1)[i])
+        why = "negative" if v < 0 else "past 2^31 - 1"
+        raise InputError(f"{what}: index {v} at element {i} is {why}; indices are rows of a table, 0 <= index < 2^31")
+    return arr.astype(np.int64)
 
 
 def as_array(value: Any, what: str) -> np.ndarray:

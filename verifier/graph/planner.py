@@ -115,7 +115,7 @@ def node_kind(spec: GraphSpec, index: int, lanes: Mapping[int, int], matmuls: Ma
         return "MatMul"  # a MatIn of its own and a share of a MatOut (graph/matmul.py)
     if index in pairs:
         return "MatPair"  # a MatPair of its own and a share of a MatOut
-    if node.op == "Constant" or (node.op == "Input" and not node.private):
+    if node.op in ("Constant", "Gather") or (node.op == "Input" and not node.private):
         return "Known"
     if node.op == "Input":
         return "PrivateInput"

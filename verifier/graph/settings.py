@@ -96,7 +96,7 @@ def write_graph(w: Writer, g: GraphSpec, labels: bool = True) -> None:
     for node in g.nodes:
         w.u8(OP_CODE[node.op])
         w.string(node.name if labels else "")
-        w.u8(1 if node.private else 0)
+        w.u8((1 if node.private else 0) | (2 if node.index else 0))
         w.u8(0xFF if node.axis is None else node.axis)
         _write_ints(w, node.shape)
         w.u32(len(node.srcs))
@@ -188,7 +188,13 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
                 raise r.fail(f"{where} input {k}", f"refers to node {src}, which is not earlier in the graph")
             srcs.append((src, nodes[src].shape, _read_steps(r, f"{where} input {k}", steps_left)))
         axis = None if axis_raw == 0xFF else axis_raw
-        node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1))
+        if flags & ~3 or (flags & 2 and (op != "Input" or flags & 1)):
+            raise r.fail(f"{where} flags", f"{flags:#x} is not a valid flag set for {op} (1: private input, 2: public index input)")
+        node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1), index=bool(flags & 2))
+        if op == "Gather":
+            _check_gather(nodes, node, where, r, shapes=not template)
+        elif any(nodes[s].index for s, _, _ in srcs):
+            raise r.fail(where, f"{op} reads an index input; only a Gather's second input may")
         if not template:
             if meter is not None:
                 meter.charge("view checks", view_work([s for _, _, steps in srcs for s in steps]))
@@ -201,6 +207,10 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
                 raise r.fail(f"{where} values", "a constant is outside the 16-bit value range")
             node.values = vals
         nodes.append(node)
+    gathered = {n.srcs[1][0] for n in nodes if n.op == "Gather"}
+    for i, n in enumerate(nodes):
+        if n.index and i not in gathered:
+            raise r.fail(f"node {i} flags", "an index input that no Gather reads")
     inputs = []
     seen_inputs: set[int] = set()
     for i in range(r.count("graph inputs", MAX_NODES, 8)):
@@ -218,8 +228,8 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
         where = f"output {i}"
         name = _read_label(r, f"{where} name", MAX_NAME)
         idx = r.u32(f"{where} node")
-        if idx >= len(nodes):
-            raise r.fail(f"{where} node", f"no node {idx}")
+        if idx >= len(nodes) or nodes[idx].index:
+            raise r.fail(f"{where} node", f"no node {idx}" if idx >= len(nodes) else f"node {idx} is an index input")
         steps = _read_steps(r, where, steps_left)
         if template:
             outputs.append(OutputSpec(name, idx, steps))
@@ -275,7 +285,7 @@ def instantiate(template: GraphSpec, values: tuple[int, ...]) -> GraphSpec:
     for i, n in enumerate(template.nodes):
         shape = substitute(n.shape, evaluated, f"node {i} shape")
         srcs = [(s, nodes[s].shape, steps_of(st, f"node {i} input {k}")) for k, (s, _, st) in enumerate(n.srcs)]
-        nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values))
+        nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values, n.index))
     outputs = [OutputSpec(o.name, o.node, steps_of(o.steps, f"output {k}")) for k, o in enumerate(template.outputs)]
     concrete = GraphSpec(template.scale_bits, nodes, template.inputs, outputs, template.title, template.description)
     w = Writer()
@@ -285,6 +295,18 @@ def instantiate(template: GraphSpec, values: tuple[int, ...]) -> GraphSpec:
     spec = read_graph(r)
     spec.bound = {s.name: v for s, v in zip(template.symbols, values)}
     return spec
+
+
+def _check_gather(nodes: list[NodeSpec], node: NodeSpec, where: str, r: Reader, shapes: bool) -> None:
+    """Gather(table, ids): the table a (V, d) constant, ids an index input, both read whole; the
+    output has the ids' shape and then d."""
+    (t, t_shape, t_steps), (ids, ids_shape, ids_steps) = node.srcs
+    if nodes[t].op != "Constant" or len(t_shape) != 2 or t_steps:
+        raise r.fail(f"{where} input 0", "a Gather reads a (rows, width) constant table, unchanged")
+    if not nodes[ids].index or ids_steps:
+        raise r.fail(f"{where} input 1", "a Gather reads an index input, unchanged")
+    if node.axis not in (None, 0) or (shapes and node.shape != (*ids_shape, t_shape[1])):
+        raise r.fail(where, f"Gather of {t_shape} at indices {ids_shape} cannot give {node.shape}")
 
 
 def _check_node_shapes(node: NodeSpec, where: str, r: Reader) -> None:
@@ -311,7 +333,7 @@ def _check_node_shapes(node: NodeSpec, where: str, r: Reader) -> None:
             raise r.fail(where, f"{node.op} over axis {node.axis} of {s} cannot give {node.shape}")
         if s[node.axis] > 1 << 15:
             raise r.fail(where, "reduction longer than 2^15 elements")
-    elif node.op not in ("Input", "Constant"):
+    elif node.op not in ("Input", "Constant", "Gather"):
         if in_shapes[0] != node.shape:
             raise r.fail(where, f"{node.op} input shape {in_shapes[0]} does not match output {node.shape}")
 

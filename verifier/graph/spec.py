@@ -26,11 +26,14 @@ OPS = (
     "Relu",
     "Exp",
     "Erf",
+    "Gather",
 )
 OP_CODE = {name: i for i, name in enumerate(OPS)}
 UNARY = ("Log2", "Exp2", "Sin", "Sqrt", "Recip", "Contiguous", "Relu", "Exp", "Erf")
 BINARY = ("Add", "Mul", "Mod", "LessThan")
 REDUCE = ("SumReduce", "MaxReduce")
+# Gather reads rows of a constant table (V, d) at the integers of an index input (token ids): the
+# verifier computes its values itself (a known node, like a constant), so no row read is trusted.
 # Fused ops (prover/compile/fuse.py): Dot is sum over `axis` of a * b, rounded once.
 CONTRACT = ("Dot",)
 # A view is never enumerated by the verifier (its affine form is; an output's elements are, bounded
@@ -41,7 +44,7 @@ MAX_VIEW_NUMEL = 1 << 26
 GROUPED = REDUCE + CONTRACT
 N_INPUTS = {
     **{op: 1 for op in UNARY}, **{op: 2 for op in BINARY}, **{op: 1 for op in REDUCE}, "Dot": 2,
-    "Input": 0, "Constant": 0,
+    "Input": 0, "Constant": 0, "Gather": 2,
 }
 
 # View steps, as the prover's ShapeTracker records them. ("window", (axis, k, stride, dilation))
@@ -62,6 +65,7 @@ class NodeSpec:
     name: str = ""
     private: bool = False
     values: Sequence[int] | None = None  # constants: raw fixed-point values, row-major (an array once decoded)
+    index: bool = False  # inputs only: integers (token ids) that only Gather nodes read, not fixed-point values
 
     @property
     def numel(self) -> int:
@@ -219,3 +223,11 @@ def _source_digits(kind: str, arg: tuple, digits: list[int], shape: tuple[int, .
         axis, _, stride, dilation = arg
         return digits[:axis] + [digits[axis] * stride + digits[axis + 1] * dilation] + digits[axis + 2 :]
     raise ValueError(f"unknown view step {kind!r}")
+
+
+def gather_rows(table: Sequence[int], width: int, ids: Sequence[int]) -> list[int]:
+    """A Gather's values: row ids[t] of a (V, width) table for every t, row-major (ids in [0, V))."""
+    out: list[int] = []
+    for i in ids:
+        out.extend(table[i * width : (i + 1) * width])
+    return out

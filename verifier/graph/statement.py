@@ -17,7 +17,7 @@ from .components import DATA, KNOWN, WEIGHTS, FunctionTableComponent, RangeTable
 from .mat_plans import MAT_BUILDERS
 from .plan import MERGED_KINDS, ComponentPlan, Instance
 from .planner import GraphPlan, plan_graph
-from .spec import CONTRACT, GROUPED, GraphSpec, is_identity_map
+from .spec import CONTRACT, GROUPED, GraphSpec, gather_rows, is_identity_map
 from .tables import TABLE_ORDER, table_columns, table_log_size
 from .training import is_training, raw_values, training_statement
 from .topology import (
@@ -145,6 +145,29 @@ def _decode(vals: Sequence[int], what: str, scale: int) -> list[float]:
     return out
 
 
+def _indices(spec: GraphSpec, node: int, vals: Sequence[int], name: str) -> list[int]:
+    """An index input's integers, each a row of every table a Gather reads at it."""
+    rows = min(spec.nodes[g.srcs[0][0]].shape[0] for g in spec.nodes if g.op == "Gather" and g.srcs[1][0] == node)
+    out = [from_field(v) for v in vals]
+    for i, v in enumerate(out):
+        if not 0 <= v < rows:
+            raise StatementError(f"input {name!r} element {i}: index {v} is outside the table ({rows} rows)")
+    return out
+
+
+def known_values(spec: GraphSpec, node: int, public_of: dict[int, Sequence[int]]) -> Sequence[int]:
+    """The values of a known node: a constant's from settings.bin, a public input's from proof.bin,
+    a Gather's rows of its table at its index input (checked by _indices)."""
+    n = spec.nodes[node]
+    if n.op == "Constant":
+        assert n.values is not None
+        return n.values
+    if n.op == "Gather":
+        (table, shape, _), (ids, _, _) = n.srcs
+        return gather_rows(known_values(spec, table, public_of), shape[1], [from_field(v) for v in public_of[ids]])
+    return public_of[node]
+
+
 def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> Statement:
     """The AIR, statement bytes, public LogUp terms and decoded public values of a graph proof."""
     spec: GraphSpec = settings.body
@@ -162,7 +185,8 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
         node = spec.nodes[inp.node]
         if len(vals) != node.numel:
             raise StatementError(f"public input {inp.name!r}: {len(vals)} values for shape {node.shape}")
-        inputs[inp.name] = {"shape": list(node.shape), "values": _decode(vals, f"input {inp.name!r}", spec.scale_bits)}
+        decoded = _indices(spec, inp.node, vals, inp.name) if node.index else _decode(vals, f"input {inp.name!r}", spec.scale_bits)
+        inputs[inp.name] = {"shape": list(node.shape), "values": decoded}
     for out, vals in zip(spec.outputs, public[len(pub_inputs) :]):
         if len(vals) != len(out.src_indices):
             raise StatementError(f"output {out.name!r}: {len(vals)} values for shape {out.shape}")
@@ -208,9 +232,7 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
                 if plan.kind != "Known":
                     continue
                 for seg in plan.segments:
-                    node = spec.nodes[seg.node]
-                    vals = node.values if node.op == "Constant" else public_of[seg.node]
-                    assert vals is not None
+                    vals = known_values(spec, seg.node, public_of)
                     for t in range(seg.rows):
                         chunk = [v % P for v in vals[KNOWN_LANES * t : KNOWN_LANES * (t + 1)]]
                         chunk += [0] * (KNOWN_LANES - len(chunk))

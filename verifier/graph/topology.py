@@ -301,8 +301,8 @@ def direct_weight_reads(spec: GraphSpec, checked: set[int]) -> dict[int, int]:
 
 def rowless_constants(spec: GraphSpec, direct: Mapping[int, int], matmuls: Mapping[int, Any]) -> set[int]:
     """Constants no trace row holds: read directly by one Dot (`direct`), or read only as the
-    weights of Freivalds-checked products (`matmuls`, graph/matmul.py: the verifier uses their
-    values itself)."""
+    weights of Freivalds-checked products (`matmuls`, graph/matmul.py) or as Gather tables (the
+    verifier uses their values itself)."""
     out = set(direct.values())
     readers: dict[int, list[tuple[int, int]]] = {}
     for i, node in enumerate(spec.nodes):
@@ -311,7 +311,9 @@ def rowless_constants(spec: GraphSpec, direct: Mapping[int, int], matmuls: Mappi
     for out_spec in spec.outputs:
         readers.setdefault(out_spec.node, []).append((-1, 0))
     for c, reads in readers.items():
-        if spec.nodes[c].op == "Constant" and all(i in matmuls and k == 1 - matmuls[i].a_input for i, k in reads):
+        if spec.nodes[c].op == "Constant" and all(
+            (i in matmuls and k == 1 - matmuls[i].a_input) or (i >= 0 and spec.nodes[i].op == "Gather") for i, k in reads
+        ):
             out.add(c)
     return out
 
@@ -362,7 +364,7 @@ def chunked_reads(
 
     def known(n: int) -> bool:  # held by the known component (planner.node_kind's "Known")
         src = spec.nodes[n]
-        return (src.op == "Constant" and n not in rowless) or (src.op == "Input" and not src.private)
+        return (src.op == "Constant" and n not in rowless) or (src.op == "Input" and not src.private) or src.op == "Gather"
 
     out = set()
     for i, node in enumerate(spec.nodes):
