@@ -237,7 +237,7 @@ def read_input_file(path: str) -> dict[str, Any]:
             raise UsageError(f"input file {path!r} is not a readable .npy array: {e}") from None
         if arr.dtype.kind not in "biuf":
             raise UsageError(f"input file {path!r} holds {arr.dtype} values, not numbers")
-        return {"input_data": [arr.astype(np.float64)]}
+        return {"input_data": [arr if arr.dtype.kind in "iu" else arr.astype(np.float64)]}  # ids stay integers
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
@@ -254,7 +254,7 @@ _OP_COMPONENTS = {
     "recipsqrt": "Recip of Sqrt", "exp2": "Exp2", "exp": "Exp", "erf": "Erf", "experf": "Exp and Erf",
     "log2": "Log2", "sin": "Sin", "relu": "ReLU", "contiguous": "Contiguous (materialised views)",
     "sum_reduce": "SumReduce", "max_reduce": "MaxReduce", "sum_max_reduce": "SumReduce and MaxReduce",
-    "known": "known values (weights, public inputs)", "private_input": "private inputs",
+    "known": "known values (weights, public inputs, embedding rows)", "private_input": "private inputs",
 }  # fmt: skip
 
 

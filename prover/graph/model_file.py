@@ -86,7 +86,7 @@ def read_input_json(source: str | os.PathLike | dict, graph: Graph) -> dict[str,
     out = {}
     for (name, node), row in zip(inputs.items(), rows):
         try:
-            arr = np.asarray(row, dtype=np.float64).reshape(-1)
+            arr = (np.asarray(row) if node.index else np.asarray(row, dtype=np.float64)).reshape(-1)  # ids stay integers
         except (TypeError, ValueError):
             raise InputError(f"input {name!r}: input_data entry is not a list of numbers") from None
         if arr.size != node.numel:

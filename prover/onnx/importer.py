@@ -180,14 +180,11 @@ class Importer:
                 raise OnnxImportError(f"input {vi.name!r} is a {kind.replace('_type', '')}, not a tensor: no tensor "
                                       f"semantics in a fixed-point graph")
             t = vi.type.tensor_type
-            if t.elem_type in _INDEX_TYPES:
-                raise OnnxImportError(
-                    f"input {vi.name!r} has element type {_T.DataType.Name(t.elem_type)}: integer inputs (token ids, "
-                    f"positions, indices) are not supported yet: they need an index tensor at scale 0 (per-tensor "
-                    f"scales) and, for Gather, a proven table read, which this version's format does not have "
-                    f"(give such an input as floats, e.g. one-hot rows)"
-                )
-            if t.elem_type not in _NUMBER_TYPES:
+            index = t.elem_type in _INDEX_TYPES  # token ids, positions: an index input (embedding lookups)
+            if index and vi.name in private:
+                raise OnnxImportError(f"input {vi.name!r} holds integers (token ids): index inputs are public, "
+                                      f"it cannot be private")
+            if not index and t.elem_type not in _NUMBER_TYPES:
                 raise OnnxImportError(f"input {vi.name!r} has element type {_T.DataType.Name(t.elem_type)}: only "
                                       f"floating-point and bool inputs are supported")
             dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
@@ -199,7 +196,7 @@ class Importer:
             else:
                 shape = tuple(1 if d is None else d for d in dims)  # symbolic dims (batch) default to 1
             with _origin.fixed_origin(f"ONNX input {vi.name!r}"):
-                self.values[vi.name] = self.graph.input(vi.name, shape, private=vi.name in private)
+                self.values[vi.name] = self.graph.input(vi.name, shape, private=vi.name in private, index=index)
         unknown = set(given) - set(names)
         if unknown:
             raise OnnxImportError(f"input_shapes names unknown input(s) {sorted(unknown)}; inputs are {names}")

@@ -161,16 +161,32 @@ def _slice(im: "Importer", node: "OnnxNode") -> list[Value]:
     return [out]
 
 
-@handler("Gather", meaning="constant indices: strided slices of the data, concatenated", bound=VIEW)
+@handler("Gather", meaning="constant indices: strided slices of the data, concatenated; an integer input's "
+                           "indices into a constant table (an embedding): its rows, computed by the verifier", bound=VIEW)
 def _gather(im: "Importer", node: "OnnxNode") -> list[Value]:
     idx = im.value(node.inputs[1])
     if isinstance(idx, GraphTensor):
-        raise OnnxImportError(
-            f"{node.describe()}: its indices ({node.inputs[1]!r}) are computed in the graph (an embedding lookup of "
-            "token ids): a proven table read needs an index tensor at scale 0 (per-tensor scales), which this "
-            "version's format does not have; give the indices as constants, or the one-hot encoding as a float input")
+        return [_embedding(im, node, idx)]
     data = im.tensor(node.inputs[0])
     return [G.gather(data, idx.astype(np.int64), norm_axis(int(node.attrs.get("axis", 0)), data.ndim, node))]
+
+
+def _embedding(im: "Importer", node: "OnnxNode", ids: GraphTensor) -> GraphTensor:
+    """Gather(table, ids) with ids an integer graph input and the table static: row lookups."""
+    if not ids.node.index or not ids.view.is_identity():
+        raise OnnxImportError(
+            f"{node.describe()}: its indices ({node.inputs[1]!r}) are computed in the graph; indices computed "
+            "from other values are not supported: only an integer graph input (token ids) or constants")
+    table = im.value(node.inputs[0])
+    if not isinstance(table, np.ndarray):
+        raise OnnxImportError(f"{node.describe()}: the table ({node.inputs[0]!r}) of an embedding lookup must be "
+                              "a constant (an initializer)")
+    if norm_axis(int(node.attrs.get("axis", 0)), table.ndim, node) != 0 or table.ndim < 1:
+        raise OnnxImportError(f"{node.describe()}: token ids index axis 0 of the table only (an embedding)")
+    rest = table.shape[1:]
+    flat = im.graph.constant(table.reshape(table.shape[0], -1).astype(np.float64), node.inputs[0])
+    rows = im.graph.embedding(ids, flat)
+    return rows.reshape((*ids.shape, *rest)) if len(rest) != 1 else rows
 
 
 @handler("Tile", meaning="each axis broadcast to (repeats, size) and merged", bound=VIEW)

@@ -43,7 +43,7 @@ def make_model(nodes, inputs, outputs, inits=None, opset=13):
 
 def ort_run(model, feed):
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    outs = sess.run(None, {k: v.astype(np.float32) for k, v in feed.items()})
+    outs = sess.run(None, {k: v if v.dtype.kind in "iu" else v.astype(np.float32) for k, v in feed.items()})  # ids stay integers
     return {o.name: r for o, r in zip(sess.get_outputs(), outs)}
 
 

@@ -1,0 +1,58 @@
+"""Torch-style decoder-only transformers as torch.onnx.export writes them (examples/gpt_torch:
+int64 token ids into a Gather on nn.Embedding's table, learned positions, causal mask through
+Where, q/k/v through Split, layer norm as opset-13 primitives and as opset-17 LayerNormalization,
+GELU through Erf and through Tanh): imported as they ship, run in fixed point against onnxruntime,
+proven and verified."""
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx_helpers import ort_run
+
+from luminair.prover import GenericCompiler, StwoCompiler, load_model, read_input_json
+from luminair.prover.graph.errors import InputError
+from luminair.verifier import verify
+
+FOLDER = Path(__file__).resolve().parents[2] / "examples" / "gpt_torch"
+# max |fixed point - onnxruntime| of the logits at the default scale (2^10), measured with some
+# margin (docs/onnx.md: the opset-17 LayerNormalization pre-scales its variance terms, which costs
+# precision on rows of small variance)
+TOLERANCE = {"gpt_opset13.onnx": 0.06, "gpt_opset17.onnx": 0.25}
+
+
+@pytest.fixture(scope="module", params=sorted(TOLERANCE))
+def gpt(request):
+    path = FOLDER / request.param
+    cx = load_model(path)
+    feed = read_input_json(FOLDER / "input.json", cx)
+    return request.param, path, cx, feed
+
+
+def test_the_token_ids_are_an_index_input_and_the_run_matches_onnxruntime(gpt):
+    name, path, cx, feed = gpt
+    assert cx.inputs()["input_ids"].index and feed["input_ids"].dtype == np.int64
+    ref = ort_run(onnx.load(str(path)), feed)["logits"]
+    np.testing.assert_allclose(cx.run(feed)["logits"], ref, atol=1e-4)
+    assert np.abs(cx.run(feed, exact=True)["logits"] - ref).max() <= TOLERANCE[name]
+
+
+def test_the_export_proves_and_verifies(gpt):
+    _, _, cx, feed = gpt
+    cx.compile(GenericCompiler(), StwoCompiler())
+    settings = cx.gen_settings(preset="fast")
+    proof = cx.prove(cx.gen_trace(feed), settings)
+    r = verify(proof.data, settings.data, min_security_bits=0)
+    assert r.success, r.error_message
+    assert r.inputs["input_ids"]["values"] == feed["input_ids"].reshape(-1).tolist()
+    exact = cx.run(feed, exact=True)["logits"].reshape(-1)
+    np.testing.assert_array_equal(np.array(r.outputs["logits"]["values"]), exact)
+
+
+def test_token_ids_given_as_floats_are_refused_before_proving(gpt):
+    _, _, cx, _ = gpt
+    with pytest.raises(InputError, match="holds indices \\(token ids\\): give integers"):
+        cx.gen_trace(read_input_json({"input_data": [[5.0, 17, 3, 63, 0, 22, 9, 41.5]]}, cx))
+    with pytest.raises(Exception, match="index 64 at element 0 is outside the table"):
+        cx.gen_trace({"input_ids": np.array([[64, 17, 3, 63, 0, 22, 9, 41]])})
