@@ -1,5 +1,6 @@
 """Issue 9's larger models, proven end to end from ONNX: the nanoGPT-like decoder
-(examples/transformer_tiny), the CIFAR-style CNN (examples/cnn_cifar) and, for reference, the MLP
+(examples/transformer_tiny), the CIFAR-style CNN (examples/cnn_cifar), two torch exports of a
+nanoGPT (examples/gpt_torch: int64 token ids into a Gather) and, for reference, the MLP
 784-128-10. Each model runs in a fresh process (spawn), so its peak RSS is its own: load ONNX,
 compile (GenericCompiler, StwoCompiler), gen_settings, gen_trace, prove, verify (CPython). Where the
 default verifier refuses a pair of files for its work budget, the refusal is recorded and the pair
@@ -30,7 +31,13 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
-MODELS = ["transformer_tiny", "cnn_cifar", "mlp_784_128_10"]
+MODELS = ["transformer_tiny", "cnn_cifar", "mlp_784_128_10", "gpt_torch/gpt_opset13.onnx", "gpt_torch/gpt_opset17.onnx"]
+
+
+def _files(model: str) -> tuple[Path, Path]:
+    """(model file, input.json): a folder's network.onnx, or an .onnx file beside its input.json."""
+    path = EXAMPLES / model if model.endswith(".onnx") else EXAMPLES / model / "network.onnx"
+    return path, path.parent / "input.json"
 
 
 def _make_models_module() -> Any:
@@ -62,10 +69,11 @@ def _measure(model: str, preset: str, runs: int, max_work: int) -> dict[str, Any
     from luminair.prover.costs import plan_cells
 
     t = time.perf_counter()
-    cx = load_model(EXAMPLES / model / "network.onnx")
+    path, inputs = _files(model)
+    cx = load_model(path)
     cx.compile(GenericCompiler(), StwoCompiler())
     compile_s = time.perf_counter() - t
-    feed = read_input_json(EXAMPLES / model / "input.json", cx)
+    feed = read_input_json(inputs, cx)
     settings_t, settings = timed(lambda: cx.gen_settings(preset=preset), 1)
     trace_t, trace = timed(lambda: cx.gen_trace(feed), runs)
     proofs: list[Any] = []
@@ -119,9 +127,11 @@ def _onnxruntime_outputs(model: str) -> dict[str, Any]:
     import numpy as np
     import onnxruntime as ort
 
-    sess = ort.InferenceSession(str(EXAMPLES / model / "network.onnx"), providers=["CPUExecutionProvider"])
-    data = json.loads((EXAMPLES / model / "input.json").read_text())["input_data"]
-    feed = {i.name: np.asarray(d, np.float32).reshape([int(s) if isinstance(s, int) else 1 for s in i.shape])
+    path, inputs = _files(model)
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    data = json.loads(inputs.read_text())["input_data"]
+    feed = {i.name: np.asarray(d, np.int64 if i.type == "tensor(int64)" else np.float32)
+            .reshape([int(s) if isinstance(s, int) else 1 for s in i.shape])
             for i, d in zip(sess.get_inputs(), data)}
     return {o.name: r for o, r in zip(sess.get_outputs(), sess.run(None, feed))}
 
@@ -153,7 +163,7 @@ def main() -> None:
         import onnx
 
         exclude = mm.LARGE[model][1] if model in mm.LARGE else ()
-        res["parameters"] = mm.n_params(onnx.load(str(EXAMPLES / model / "network.onnx")), exclude)
+        res["parameters"] = mm.n_params(onnx.load(str(_files(model)[0])), exclude)
         if "error" not in res:
             ref = _onnxruntime_outputs(model)
             exact = res.pop("exact_outputs")

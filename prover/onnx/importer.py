@@ -162,6 +162,9 @@ class Importer:
 
     def static(self, name: str, node: OnnxNode, what: str) -> np.ndarray:
         v = self.value(name)
+        if isinstance(v, GraphTensor) and v.node.index:
+            raise OnnxImportError(f"{node.describe()}: input {what} ({name!r}) is an integer graph input: a value "
+                                  f"given at run time cannot set a static graph's {what} (it must be a constant)")
         if not isinstance(v, np.ndarray):
             raise OnnxImportError(f"{node.describe()}: input {what} ({name!r}) must be a constant")
         return v

@@ -207,10 +207,6 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
                 raise r.fail(f"{where} values", "a constant is outside the 16-bit value range")
             node.values = vals
         nodes.append(node)
-    gathered = {n.srcs[1][0] for n in nodes if n.op == "Gather"}
-    for i, n in enumerate(nodes):
-        if n.index and i not in gathered:
-            raise r.fail(f"node {i} flags", "an index input that no Gather reads")
     inputs = []
     seen_inputs: set[int] = set()
     for i in range(r.count("graph inputs", MAX_NODES, 8)):

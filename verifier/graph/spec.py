@@ -227,7 +227,4 @@ def _source_digits(kind: str, arg: tuple, digits: list[int], shape: tuple[int, .
 
 def gather_rows(table: Sequence[int], width: int, ids: Sequence[int]) -> list[int]:
     """A Gather's values: row ids[t] of a (V, width) table for every t, row-major (ids in [0, V))."""
-    out: list[int] = []
-    for i in ids:
-        out.extend(table[i * width : (i + 1) * width])
-    return out
+    return [v for i in ids for v in table[i * width : (i + 1) * width]]

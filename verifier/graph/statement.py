@@ -146,8 +146,9 @@ def _decode(vals: Sequence[int], what: str, scale: int) -> list[float]:
 
 
 def _indices(spec: GraphSpec, node: int, vals: Sequence[int], name: str) -> list[int]:
-    """An index input's integers, each a row of every table a Gather reads at it."""
-    rows = min(spec.nodes[g.srcs[0][0]].shape[0] for g in spec.nodes if g.op == "Gather" and g.srcs[1][0] == node)
+    """An index input's integers, each a row of every table a Gather reads at it (below 2^31)."""
+    rows = min((spec.nodes[g.srcs[0][0]].shape[0] for g in spec.nodes if g.op == "Gather" and g.srcs[1][0] == node),
+               default=1 << 31)
     out = [from_field(v) for v in vals]
     for i, v in enumerate(out):
         if not 0 <= v < rows:
