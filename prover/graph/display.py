@@ -37,7 +37,7 @@ def summary(graph: "Graph") -> str:
         if n.name:
             extra.append(repr(n.name))
         if n.op is Op.INPUT:
-            extra.append("private" if n.private else "public")
+            extra.append("private" if n.private else "public index" if n.index else "public")
         if n.origin:
             extra.append(n.origin)
         lines.append(f"{n.id:>4}  {op:<16}{str(n.shape):<18}{srcs:<34}{'  '.join(extra)}")

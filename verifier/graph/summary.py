@@ -40,7 +40,7 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
         "graph": {"nodes": nodes, "edges": edges},
         "inputs": [
             {"name": i.name, "node": i.node, "shape": list(spec.nodes[i.node].shape),
-             "private": spec.nodes[i.node].private}
+             "private": spec.nodes[i.node].private, "index": spec.nodes[i.node].index}
             for i in spec.inputs
         ],
         "outputs": [
