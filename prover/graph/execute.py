@@ -15,7 +15,7 @@ import numpy as np
 
 from luminair.verifier.numeric import VALUE_MAX, VALUE_MIN, MIN_SCALE_BITS, NumericFormat
 
-from .errors import BoundsError
+from .errors import BoundsError, InputError
 from .fixed import (
     DomainViolation,
     fx_add,
@@ -123,7 +123,7 @@ def gather_rows(node: Node, table: np.ndarray, ids: np.ndarray) -> np.ndarray:
     bad = np.flatnonzero((idx < 0) | (idx >= rows))
     if bad.size:
         i = int(bad[0])
-        raise BoundsError(f"{node.where()}: index {int(idx[i])} at element {i} is outside the table "
+        raise InputError(f"{node.where()}: index {int(idx[i])} at element {i} is outside the table "
                           f"{src.name or src.id!r} ({rows} rows): indices are 0 <= index < {rows}")
     return table.reshape(rows, width)[idx].reshape(-1)
 

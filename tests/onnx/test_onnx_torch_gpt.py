@@ -4,6 +4,7 @@ Where, q/k/v through Split, layer norm as opset-13 primitives and as opset-17 La
 GELU through Erf and through Tanh): imported as they ship, run in fixed point against onnxruntime,
 proven and verified."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -54,5 +55,20 @@ def test_token_ids_given_as_floats_are_refused_before_proving(gpt):
     _, _, cx, _ = gpt
     with pytest.raises(InputError, match="holds indices \\(token ids\\): give integers"):
         cx.gen_trace(read_input_json({"input_data": [[5.0, 17, 3, 63, 0, 22, 9, 41.5]]}, cx))
-    with pytest.raises(Exception, match="index 64 at element 0 is outside the table"):
+    with pytest.raises(InputError, match="index 64 at element 0 is outside the table"):
         cx.gen_trace({"input_ids": np.array([[64, 17, 3, 63, 0, 22, 9, 41]])})
+
+
+@pytest.mark.parametrize("ids, message", [
+    ([5, 17, 3, 64, 0, 22, 9, 41], "index 64 at element 3 is outside the table 'wte.weight' (64 rows)"),
+    ([5, 17, 3, 6.5, 0, 22, 9, 41], "input 'input_ids' holds indices (token ids): give integers"),
+    ([5, 17, 3, -1, 0, 22, 9, 41], "index -1 at element 3 is negative"),
+])
+def test_the_cli_refuses_bad_token_ids_in_one_line_before_proving(tmp_path, capsys, ids, message):
+    from luminair.prover.cli import main as cli
+
+    bad = tmp_path / "ids.json"
+    bad.write_text(json.dumps({"input_data": [ids]}))
+    assert cli(["prove", str(FOLDER / "gpt_opset13.onnx"), "--input", str(bad), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and not (tmp_path / "out" / "proof.bin").exists()
