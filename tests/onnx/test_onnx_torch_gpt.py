@@ -17,16 +17,16 @@ from luminair.prover.graph.errors import InputError
 from luminair.verifier import verify
 
 FOLDER = Path(__file__).resolve().parents[2] / "examples" / "gpt_torch"
-# max |fixed point - onnxruntime| of the logits at the default scale (2^10), measured with some
-# margin (docs/onnx.md: the opset-17 LayerNormalization pre-scales its variance terms, which costs
-# precision on rows of small variance)
-TOLERANCE = {"gpt_opset13.onnx": 0.06, "gpt_opset17.onnx": 0.25}
+# max |attested logits - onnxruntime| at the default scale (2^10), of the compiled graph the proof
+# attests (measured 0.014 and 0.015: bench/results/models_gpt_torch.json), with some margin
+TOLERANCE = {"gpt_opset13.onnx": 0.03, "gpt_opset17.onnx": 0.03}
 
 
 @pytest.fixture(scope="module", params=sorted(TOLERANCE))
 def gpt(request):
     path = FOLDER / request.param
     cx = load_model(path)
+    cx.compile(GenericCompiler(), StwoCompiler())
     feed = read_input_json(FOLDER / "input.json", cx)
     return request.param, path, cx, feed
 
@@ -41,7 +41,6 @@ def test_the_token_ids_are_an_index_input_and_the_run_matches_onnxruntime(gpt):
 
 def test_the_export_proves_and_verifies(gpt):
     _, _, cx, feed = gpt
-    cx.compile(GenericCompiler(), StwoCompiler())
     settings = cx.gen_settings(preset="fast")
     proof = cx.prove(cx.gen_trace(feed), settings)
     r = verify(proof.data, settings.data, min_security_bits=0)
