@@ -378,7 +378,7 @@ def _map_back(v: AffineView, flat: list[int]) -> list[int]:
 
 
 def pieces_indices(pieces: list[AffineView]) -> list[int]:
-    """The flat source index each output element reads (-1: padding): spec.view_indices without
+    """The flat source index each output element reads (-1: padding): tests/reference_views.view_indices without
     materializing the source node or any intermediate view."""
     idx = _expand(pieces[-1])
     for v in reversed(pieces[:-1]):
