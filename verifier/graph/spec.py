@@ -4,6 +4,7 @@ derived from it (how it becomes AIR components) is the planner's: verifier/graph
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 from dataclasses import dataclass, field
 
 # Op names mirror luminair.prover.graph.ops.Op values; the code is the position in this tuple.
@@ -65,10 +66,7 @@ class NodeSpec:
 
     @property
     def numel(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return prod(self.shape)
 
 
 @dataclass
@@ -115,19 +113,12 @@ def is_identity_map(spec: GraphSpec, out: OutputSpec) -> bool:
     return all(i == j for j, i in enumerate(out.src_indices))
 
 
-def _numel(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def view_shape(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> tuple[int, ...]:
     """The shape a view produces; ValueError if a step does not fit (a malformed settings file)."""
     shape = tuple(src_shape)
     for kind, arg in steps:
         if kind == "reshape":
-            if any(d < 1 for d in arg) or _numel(arg) != _numel(shape):
+            if any(d < 1 for d in arg) or prod(arg) != prod(shape):
                 raise ValueError(f"reshape {shape} -> {arg} changes the element count")
             shape = tuple(arg)
         elif kind == "expand":
@@ -148,7 +139,7 @@ def view_shape(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> tuple[int
             shape = tuple(d + a + b for d, (a, b) in zip(shape, arg))
         elif kind == "window":
             shape = window_shape(shape, arg)
-        if _numel(shape) > MAX_VIEW_NUMEL:
+        if prod(shape) > MAX_VIEW_NUMEL:
             raise ValueError(f"view of {shape} is too large (more than {MAX_VIEW_NUMEL} elements)")
     return shape
 
