@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from collections.abc import Sequence
+from math import prod
 from typing import Any, Mapping
 
 from .components import COMPONENT_ORDER, DOT_VARIANTS, RANGE16_MIN_LOG, DotVariant, MatOutComponent, make_component
@@ -132,15 +133,8 @@ def rows_of(spec: GraphSpec, index: int, lanes: int, kind: str) -> int:
     if kind == "Known":
         return -(-node.numel // KNOWN_LANES)
     if node.op in REDUCE or node.op in CONTRACT:
-        return _numel(view_shape(node.srcs[0][1], node.srcs[0][2])) // (lanes if node.op in CONTRACT else 1)
+        return prod(view_shape(node.srcs[0][1], node.srcs[0][2])) // (lanes if node.op in CONTRACT else 1)
     return node.numel
-
-
-def _numel(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, int]) -> list[Instance]:
