@@ -67,11 +67,8 @@ def mix_statement(channel: Channel, config: PcsConfig, statement: bytes, air: Ai
 
 
 def draw_elements(channel: Channel, air: Air) -> dict[str, RelationElements]:
-    out = {}
-    for rel in air.relations:
-        z, alpha = channel.draw_felts(2)
-        out[rel] = RelationElements(z, alpha)
-    return out
+    """(z, alpha) of every relation, in air.relations' (sorted) order."""
+    return {rel: RelationElements(*channel.draw_felts(2)) for rel in air.relations}
 
 
 def draw_challenges(channel: Channel, air: Air) -> dict[str, QM31]:
@@ -184,11 +181,8 @@ def verify_stark(
     channel.mix_u64(proof.interaction_nonce)
     elements = draw_elements(channel, air)
     challenges = draw_challenges(channel, air)
-    claimed: dict[int, QM31] = {}
-    it = iter(proof.claimed_sums)
-    for ci, info in enumerate(air.infos):
-        if info.n_batches:
-            claimed[ci] = next(it)
+    # the claimed sums of the components with LogUp entries, in order (check_shape counted them)
+    claimed = dict(zip([ci for ci, info in enumerate(air.infos) if info.n_batches], proof.claimed_sums))
     channel.mix_felts(proof.claimed_sums)
     total = public_sum(elements) if public_sum is not None else air.public_logup_sum(elements)
     for s in proof.claimed_sums:
