@@ -216,12 +216,8 @@ class Writer:
 
     def regions(self) -> dict[str, tuple[int, int]]:
         """Region name -> (start, end) byte offsets, in file order."""
-        total = sum(len(p) for p in self.parts)
-        out = {}
-        for i, (name, start) in enumerate(self.marks):
-            end = self.marks[i + 1][1] if i + 1 < len(self.marks) else total
-            out[name] = (start, end)
-        return out
+        ends = [start for _, start in self.marks[1:]] + [sum(len(p) for p in self.parts)]
+        return {name: (start, end) for (name, start), end in zip(self.marks, ends)}
 
     def raw(self, b: bytes) -> None:
         self.parts.append(bytes(b))
