@@ -67,8 +67,11 @@ def mix_statement(channel: Channel, config: PcsConfig, statement: bytes, air: Ai
 
 
 def draw_elements(channel: Channel, air: Air) -> dict[str, RelationElements]:
-    """(z, alpha) of every relation, in air.relations' (sorted) order."""
-    return {rel: RelationElements(*channel.draw_felts(2)) for rel in air.relations}
+    out = {}
+    for rel in air.relations:
+        z, alpha = channel.draw_felts(2)
+        out[rel] = RelationElements(z, alpha)
+    return out
 
 
 def draw_challenges(channel: Channel, air: Air) -> dict[str, QM31]:
