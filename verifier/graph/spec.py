@@ -4,8 +4,8 @@ derived from it (how it becomes AIR components) is the planner's: verifier/graph
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import prod
 from dataclasses import dataclass, field
+from math import prod
 
 # Op names mirror luminair.prover.graph.ops.Op values; the code is the position in this tuple.
 OPS = (
