@@ -13,14 +13,12 @@ from luminair.verifier.circle import (
     double_x,
     index_to_point,
     line_domain_x,
-    on_circle,
     point_add,
-    point_neg,
     qpoint_from_point,
     qpoint_from_t,
     row_to_storage,
 )
-from luminair.verifier.fields import q_from_m31
+from luminair.verifier.fields import QONE, q_add, q_from_m31, q_mul
 from luminair.verifier.poly import (
     coset_vanishing,
     eval_circle_poly_m31,
@@ -29,6 +27,16 @@ from luminair.verifier.poly import (
     fold_line_pair,
     row_selector,
 )
+
+
+def point_neg(a):
+    """The conjugate (x, -y): the group inverse."""
+    return (a[0], (-a[1]) % P)
+
+
+def on_circle(p) -> bool:
+    x, y = p
+    return q_add(q_mul(x, x), q_mul(y, y)) == QONE
 
 
 def test_generator_orders():
