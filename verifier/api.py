@@ -92,6 +92,10 @@ def _verify(
 ) -> VerifyResult:
     t0 = time.perf_counter()
     digest = None
+
+    def refused(message: str, check: str, **more: Any) -> VerifyResult:
+        return VerifyResult(False, message, check, verification_time_ms=(time.perf_counter() - t0) * 1000, **more)
+
     try:
         check_bytes("verify", "proof_bytes", proof_bytes)
         check_bytes("verify", "settings_bytes", settings_bytes)
@@ -135,43 +139,22 @@ def _verify(
             extra={"soundness_bits": terms, **({"training": st.training} if st.training is not None else {})},
         )
     except BudgetError as e:
-        return VerifyResult(
-            False, e.message, e.check, model_digest=digest, kind="not checked", work_needed=e.needed,
-            verification_time_ms=(time.perf_counter() - t0) * 1000,
-        )
+        return refused(e.message, e.check, model_digest=digest, kind="not checked", work_needed=e.needed)
     except UsageError as e:  # nothing was checked: the call itself is wrong
-        return VerifyResult(False, e.message, e.check, kind="not checked", verification_time_ms=(time.perf_counter() - t0) * 1000)
+        return refused(e.message, e.check, kind="not checked")
     except VerificationError as e:
-        return VerifyResult(
-            success=False,
-            error_message=e.message,
-            check=e.check,
-            model_digest=digest,
-            verification_time_ms=(time.perf_counter() - t0) * 1000,
-        )
+        return refused(e.message, e.check, model_digest=digest)
     except RecursionError:
-        return VerifyResult(
-            False, "malformed file: nesting too deep", "malformed file",
-            model_digest=digest, verification_time_ms=(time.perf_counter() - t0) * 1000,
-        )
+        return refused("malformed file: nesting too deep", "malformed file", model_digest=digest)
     except MemoryError as e:
         failed: BaseException | None = e
         while failed is not None:  # the decoded data of the frames that failed (and of those they handled)
             traceback.clear_frames(failed.__traceback__)
             failed = failed.__context__
         settings = proof = st = None  # type: ignore[assignment]  # and of this one
-        return VerifyResult(
-            False, OUT_OF_MEMORY, "malformed file",
-            model_digest=digest, verification_time_ms=(time.perf_counter() - t0) * 1000,
-        )
+        return refused(OUT_OF_MEMORY, "malformed file", model_digest=digest)
     except Exception as e:  # noqa: BLE001 - verify() must never raise; this is a bug if reached
-        return VerifyResult(
-            success=False,
-            error_message=f"internal error: {type(e).__name__}: {e}",
-            check="internal error",
-            model_digest=digest,
-            verification_time_ms=(time.perf_counter() - t0) * 1000,
-        )
+        return refused(f"internal error: {type(e).__name__}: {e}", "internal error", model_digest=digest)
 
 
 def declared_work(proof_bytes: bytes, settings_bytes: bytes) -> WorkMeter:

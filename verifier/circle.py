@@ -33,19 +33,10 @@ def point_add(a: Point, b: Point) -> Point:
     return ((x1 * x2 - y1 * y2) % P, (x1 * y2 + y1 * x2) % P)
 
 
-def point_double(a: Point) -> Point:
-    return point_add(a, a)
-
-
-def point_neg(a: Point) -> Point:
-    """The conjugate (x, -y): the group inverse."""
-    return (a[0], (-a[1]) % P)
-
-
 def _gen_powers() -> list[Point]:
     out = [GEN]
     for _ in range(LOG_ORDER - 1):
-        out.append(point_double(out[-1]))
+        out.append(point_add(out[-1], out[-1]))
     return out
 
 
@@ -155,8 +146,3 @@ def q_double_x(x: QM31) -> QM31:
     """pi(x) = 2x^2 - 1 on QM31."""
     sq = q_mul(x, x)
     return ((2 * sq[0] - 1) % P, 2 * sq[1] % P, 2 * sq[2] % P, 2 * sq[3] % P)
-
-
-def on_circle(p: QPoint) -> bool:
-    x, y = p
-    return q_add(q_mul(x, x), q_mul(y, y)) == QONE

@@ -76,7 +76,7 @@ MAX_PUBLIC_TOTAL = 1 << 21  # all public tensors together (what 8 MiB of M31 wor
 PUBLIC_M31, PUBLIC_I16, PUBLIC_I16_DEFLATE = 0, 1, 2
 
 
-_U8, _U16, _U32, _U64, _I32, _F64 = (struct.Struct(f) for f in ("<B", "<H", "<I", "<Q", "<i", "<d"))
+_U8, _U16, _U32, _U64, _I32 = (struct.Struct(f) for f in ("<B", "<H", "<I", "<Q", "<i"))
 
 
 class Reader:
@@ -96,11 +96,7 @@ class Reader:
         return len(self.data) - self.pos
 
     def take(self, n: int, what: str) -> bytes:
-        if n > self.remaining():
-            raise self.fail(what, f"truncated: needs {n} bytes, {self.remaining()} left")
-        out = self.data[self.pos : self.pos + n]
-        self.pos += n
-        return out
+        return bytes(self.view(n, what))
 
     def view(self, n: int, what: str) -> memoryview:
         """The next n bytes, without a copy (what a compact array is decoded from)."""
@@ -131,9 +127,6 @@ class Reader:
 
     def i32(self, what: str) -> int:
         return self._word(_I32, what)
-
-    def f64(self, what: str) -> float:
-        return self._word(_F64, what)
 
     def count(self, what: str, maximum: int, item_size: int) -> int:
         n = self.u32(f"{what} count")
@@ -223,12 +216,8 @@ class Writer:
 
     def regions(self) -> dict[str, tuple[int, int]]:
         """Region name -> (start, end) byte offsets, in file order."""
-        total = sum(len(p) for p in self.parts)
-        out = {}
-        for i, (name, start) in enumerate(self.marks):
-            end = self.marks[i + 1][1] if i + 1 < len(self.marks) else total
-            out[name] = (start, end)
-        return out
+        ends = [start for _, start in self.marks[1:]] + [sum(len(p) for p in self.parts)]
+        return {name: (start, end) for (name, start), end in zip(self.marks, ends)}
 
     def raw(self, b: bytes) -> None:
         self.parts.append(bytes(b))
@@ -247,9 +236,6 @@ class Writer:
 
     def i32(self, v: int) -> None:
         self.parts.append(struct.pack("<i", v))
-
-    def f64(self, v: float) -> None:
-        self.parts.append(struct.pack("<d", v))
 
     def m31s(self, vals: Sequence[int]) -> None:
         self.parts.append(to_le(vals))
@@ -459,19 +445,16 @@ def read_stark_proof(r: Reader) -> StarkProof:
     commitments = r.hashes("commitments", MAX_TREES)
     interaction_nonce = r.u64("interaction_nonce")
     claimed = r.qm31_list("claimed_sums", MAX_COLUMNS)
-    sampled = []
-    for t in range(r.count("sampled_values trees", MAX_TREES, 4)):
-        cols = []
-        for c in range(r.count(f"sampled_values[{t}] columns", MAX_COLUMNS, 4)):
-            cols.append(r.qm31_list(f"sampled_values[{t}][{c}]", MAX_MASKS))
-        sampled.append(cols)
-    queried = []
-    for t in range(r.count("queried_values trees", MAX_TREES, 4)):
-        opened = [
-            r.m31_list(f"queried_values[{t}][{c}]", MAX_OPENED)
-            for c in range(r.count(f"queried_values[{t}] columns", MAX_COLUMNS, 4))
-        ]
-        queried.append(opened)
+    sampled = [
+        [r.qm31_list(f"sampled_values[{t}][{c}]", MAX_MASKS)
+         for c in range(r.count(f"sampled_values[{t}] columns", MAX_COLUMNS, 4))]
+        for t in range(r.count("sampled_values trees", MAX_TREES, 4))
+    ]
+    queried = [
+        [r.m31_list(f"queried_values[{t}][{c}]", MAX_OPENED)
+         for c in range(r.count(f"queried_values[{t}] columns", MAX_COLUMNS, 4))]
+        for t in range(r.count("queried_values trees", MAX_TREES, 4))
+    ]
     decs = [
         _read_decommitment(r, f"decommitments[{t}]")
         for t in range(r.count("decommitments", MAX_TREES, 8))

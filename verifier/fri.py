@@ -82,16 +82,12 @@ def last_layer_log_size(config: PcsConfig, sizes: list[int]) -> int:
     return fri_schedule(sizes, config)[0]
 
 
-def inner_layer_steps(sizes: list[int], config: PcsConfig) -> list[tuple[int, int]]:
-    return fri_schedule(sizes, config)[1]
-
-
 def quotient_group_bits(sizes: list[int], config: PcsConfig) -> dict[int, int]:
     """log2 of the values of Q_l a first-layer leaf holds: Q_l joins at fold j of a layer's
     `steps` (at log size l = m - j), where the layer's group has 2^(steps - j) positions, all of
     which the fold needs (the largest Q, folded before any layer: the fold pair)."""
     bits = {size: 1 for size in sizes}
-    for m, steps in inner_layer_steps(sizes, config):
+    for m, steps in fri_schedule(sizes, config)[1]:
         for j in range(steps):
             if m - j in bits:
                 bits[m - j] = steps - j
@@ -99,7 +95,7 @@ def quotient_group_bits(sizes: list[int], config: PcsConfig) -> dict[int, int]:
 
 
 def n_inner_layers(sizes: list[int], config: PcsConfig) -> int:
-    return len(inner_layer_steps(sizes, config))
+    return len(fri_schedule(sizes, config)[1])
 
 
 class _Siblings:

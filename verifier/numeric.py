@@ -79,12 +79,8 @@ class NumericFormat:
         )
 
 
-def in_range(raw: int) -> bool:
-    return VALUE_MIN <= raw <= VALUE_MAX
-
-
 def check_raw(raw: int, what: str, fmt: NumericFormat | None = None) -> int:
-    if not in_range(raw):
+    if not VALUE_MIN <= raw <= VALUE_MAX:
         real = f" (= {raw / (1 << fmt.scale_bits):g})" if fmt is not None else ""
         raise NumericError(
             f"{what}: raw value {raw}{real} is outside the 16-bit range [{VALUE_MIN}, {VALUE_MAX}]"
@@ -188,16 +184,14 @@ def _ln2_fixed() -> int:
     return total >> 32
 
 
-def _pi_fixed() -> int:
-    # Machin: pi = 16 atan(1/5) - 4 atan(1/239), each by its alternating series, 32 guard bits.
-    g = _PREC + 32
-
+def _pi_at(g: int) -> int:
+    """pi with g fractional bits: Machin, pi = 16 atan(1/5) - 4 atan(1/239), each by its
+    alternating series, with 32 guard bits."""
     def atan_inv(n: int) -> int:
-        total, power, k, sign = 0, (1 << g) // n, 1, 1
-        n2 = n * n
+        total, power, k, sign = 0, (1 << (g + 32)) // n, 1, 1
         while power:
             total += sign * (power // k)
-            power //= n2
+            power //= n * n
             k += 2
             sign = -sign
         return total
@@ -206,7 +200,7 @@ def _pi_fixed() -> int:
 
 
 LN2 = _ln2_fixed()
-PI = _pi_fixed()
+PI = _pi_at(_PREC)
 
 
 def _exp_fixed(t: int) -> int:
@@ -220,7 +214,9 @@ def _exp_fixed(t: int) -> int:
 
 
 def _round_shift(v: int, sh: int) -> int:
-    """floor(v / 2^sh + 1/2) for sh >= 1."""
+    """floor(v / 2^sh + 1/2): v 2^-sh exactly for sh <= 0."""
+    if sh <= 0:
+        return v << (-sh)
     return (v + (1 << (sh - 1))) >> sh
 
 
@@ -229,10 +225,7 @@ def exp2_entry(x: int, s: int) -> int:
     e = x + (s << s)  # 2^(x/2^s) * 2^s = 2^(e / 2^s)
     k, f = e >> s, e & ((1 << s) - 1)
     frac = _exp_fixed((f * LN2) >> s)  # 2^(f / 2^s) in [1, 2)
-    sh = _PREC - k
-    if sh <= 0:
-        return frac << (-sh)
-    return _round_shift(frac, sh)
+    return _round_shift(frac, _PREC - k)
 
 
 def exp_entry(x: int, s: int) -> int:
@@ -241,10 +234,7 @@ def exp_entry(x: int, s: int) -> int:
     t = (x << _PREC) >> s  # exact: x / 2^s in fixed point
     k = t // LN2
     frac = _exp_fixed(t - k * LN2)  # e^r in [1, 2)
-    sh = _PREC - k - s
-    if sh <= 0:
-        return frac << (-sh)
-    return _round_shift(frac, sh)
+    return _round_shift(frac, _PREC - k - s)
 
 
 def _ln_fixed(r: int) -> int:
@@ -300,20 +290,6 @@ def sin_entry(x: int, s: int) -> int:
 
 _ERF_BITS = _PREC + 64  # the series for |t| < 4 has terms up to ~2^17: 64 guard bits
 _ERF_SATURATE = 4  # erfc(4) = 1.5e-8 < 2^-15: every |x| >= 4 rounds to +-1 at any scale
-
-
-def _pi_at(g: int) -> int:
-    """pi with g fractional bits (Machin, as _pi_fixed, with 32 guard bits)."""
-    def atan_inv(n: int) -> int:
-        total, power, k, sign = 0, (1 << (g + 32)) // n, 1, 1
-        while power:
-            total += sign * (power // k)
-            power //= n * n
-            k += 2
-            sign = -sign
-        return total
-
-    return (16 * atan_inv(5) - 4 * atan_inv(239)) >> 32
 
 
 def _two_over_sqrt_pi(g: int) -> int:
@@ -377,10 +353,6 @@ def _first_above(fn, s: int, lo: int, hi: int, bound: int) -> int:  # noqa: ANN0
 def nonzero_start(name: str, s: int) -> int:
     """The smallest raw input whose exp2 (or exp) is not 0: below it every result rounds to 0."""
     return _first_above(TABLE_FUNCTIONS[name], s, VALUE_MIN, VALUE_MAX, 0)
-
-
-def exp2_nonzero_start(s: int) -> int:
-    return nonzero_start("exp2", s)
 
 
 @lru_cache(maxsize=64)

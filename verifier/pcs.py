@@ -22,6 +22,7 @@ from .fields import (
     P,
     QM31,
     cm_inv,
+    cm_mul,
     q_add,
     q_conj,
     q_mul,
@@ -80,14 +81,8 @@ def _denominator_inverse(z: QPoint, px: int, py: int) -> tuple[int, int]:
 
 
 def _mul_cm(q: QM31, c: tuple[int, int]) -> QM31:
-    a0, a1, b0, b1 = q
-    c0, c1 = c
-    return (
-        (a0 * c0 - a1 * c1) % P,
-        (a0 * c1 + a1 * c0) % P,
-        (b0 * c0 - b1 * c1) % P,
-        (b0 * c1 + b1 * c0) % P,
-    )
+    """A QM31 times a CM31: each CM31 half of q times c."""
+    return (*cm_mul((q[0], q[1]), c), *cm_mul((q[2], q[3]), c))
 
 
 def quotient_values(

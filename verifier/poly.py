@@ -35,12 +35,7 @@ def _fold_levels(values: list[QM31], factors: list[QM31]) -> QM31:
 
 def circle_factors(point: QPoint, log_size: int) -> list[QM31]:
     """[y, x, pi(x), ..., pi^(n-2)(x)] for a circle polynomial of log size n."""
-    x, y = point
-    factors = [y]
-    for _ in range(log_size - 1):
-        factors.append(x)
-        x = q_double_x(x)
-    return factors[:log_size]
+    return [point[1], *line_factors(point[0], log_size - 1)][:log_size]
 
 
 def eval_circle_poly_m31(coeffs: list[int], point: QPoint) -> QM31:

@@ -43,7 +43,6 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
     fractions = public_terms
     arity = 1
     constraints = 0
-    samples = 0
     freivalds = 0
     for comp, info in zip(air.components, air.infos):
         fractions += len(info.entries) << comp.log_size
@@ -51,8 +50,7 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
         arity = max([arity, *(a for _, a in info.entries)])
         constraints += info.n_constraints
     denominator_degree = max(1, arity - 1)
-    for cols in air.layout.columns:
-        samples += sum(len(slot.masks) for slot in cols)
+    samples = sum(len(slot.masks) for cols in air.layout.columns for slot in cols)
     n = air.max_log_size
     terms = {
         "FRI queries + proof of work": float(config.security_bits),

@@ -4,6 +4,7 @@ malformed input."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from .config import preset_label
@@ -21,11 +22,7 @@ def settings_summary(data: bytes) -> dict[str, Any]:
         "model_digest": s.digest.hex(),
         "size_bytes": len(data),
         "config": {
-            "pow_bits": s.config.pow_bits,
-            "log_blowup": s.config.log_blowup,
-            "n_queries": s.config.n_queries,
-            "log_last_layer": s.config.log_last_layer,
-            "interaction_pow_bits": s.config.interaction_pow_bits,
+            **asdict(s.config),  # pow_bits, log_blowup, n_queries, log_last_layer, interaction_pow_bits
             "security_bits": s.config.security_bits,
             "label": preset_label(s.config).strip(" []"),
         },

@@ -39,10 +39,6 @@ class ChainResult:
         return [s["loss"] for s in self.steps]
 
 
-def _fail(i: int, check: str, detail: str, steps: list, program: str | None) -> ChainResult:
-    return ChainResult(False, f"{check}: step {i}: {detail}", check, i, steps, program)
-
-
 def verify_chain(
     pairs: Sequence[tuple[bytes, bytes]],
     *,
@@ -64,51 +60,36 @@ def verify_chain(
     program = program_digest
     if not pairs:
         return ChainResult(False, "training statement: the chain has no steps", "training statement")
+
+    def fail(check: str, detail: str) -> ChainResult:  # step i refused: the steps and program so far
+        return ChainResult(False, f"{check}: step {i}: {detail}", check, i, steps, program)
+
     for i, (proof, settings) in enumerate(pairs):
         r = verify(proof, settings, min_security_bits=min_security_bits, max_work=max_work)
         if not r.success:
             return ChainResult(False, f"step {i}: {r.error_message}", r.check, i, steps, program)
         t = (r.extra or {}).get("training")
         if t is None:
-            return _fail(
-                i,
-                "training statement",
-                "the proof is valid but its graph is not a training step",
-                steps,
-                program,
-            )
+            return fail("training statement", "the proof is valid but its graph is not a training step")
         digest = r.model_digest or ""
         if program is None:
             program = digest
         elif digest != program:
-            return _fail(
-                i,
-                "training program",
-                f"model digest {digest[:16]}... is not the program "
-                f"{program[:16]}... (another model, optimizer or hyperparameters)",
-                steps,
-                program,
-            )
+            return fail("training program", f"model digest {digest[:16]}... is not the program "
+                        f"{program[:16]}... (another model, optimizer or hyperparameters)")
         if seed is None:
             seed = t["seed"]
         elif t["seed"] != seed:
-            return _fail(i, "chain seed", f"seed {t['seed']}, the chain's seed is {seed}", steps, program)
+            return fail("chain seed", f"seed {t['seed']}, the chain's seed is {seed}")
         if start_step is None:
             start_step = t["step"]
         if t["step"] != start_step + i:
-            return _fail(
-                i, "chain step", f"step number {t['step']}, expected {start_step + i}", steps, program
-            )
+            return fail("chain step", f"step number {t['step']}, expected {start_step + i}")
         before = steps[-1]["new_state_digest"] if steps else start_state_digest
         if before is not None and t["old_state_digest"] != before:
             where = "the previous step ended with" if steps else "the chain starts from"
-            return _fail(
-                i,
-                "chain link",
-                f"starts from weights/state {t['old_state_digest'][:16]}..., {where} {before[:16]}...",
-                steps,
-                program,
-            )
+            return fail("chain link", f"starts from weights/state {t['old_state_digest'][:16]}..., "
+                        f"{where} {before[:16]}...")
         steps.append({**t, "model_digest": digest, "security_bits": r.security_bits})
     return ChainResult(True, None, None, None, steps, program)
 

@@ -184,11 +184,8 @@ def verify_stark(
     channel.mix_u64(proof.interaction_nonce)
     elements = draw_elements(channel, air)
     challenges = draw_challenges(channel, air)
-    claimed: dict[int, QM31] = {}
-    it = iter(proof.claimed_sums)
-    for ci, info in enumerate(air.infos):
-        if info.n_batches:
-            claimed[ci] = next(it)
+    # the claimed sums of the components with LogUp entries, in order (check_shape counted them)
+    claimed = dict(zip([ci for ci, info in enumerate(air.infos) if info.n_batches], proof.claimed_sums))
     channel.mix_felts(proof.claimed_sums)
     total = public_sum(elements) if public_sum is not None else air.public_logup_sum(elements)
     for s in proof.claimed_sums:

@@ -10,10 +10,11 @@ import pytest
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover import graph as G
 from luminair.prover.graph.shape import ShapeTracker
-from luminair.verifier.graph.spec import view_indices, view_shape
+from luminair.verifier.graph.spec import view_shape
 from luminair.verifier.graph.topology import affine_view
 
 from proving_helpers import check, component_index, forge, prove_exact
+from reference_views import view_indices
 
 
 def _affine_addresses(src_shape, steps):

@@ -23,12 +23,13 @@ from luminair.verifier import verify
 from luminair.verifier.budget import BASE_WORK, MAX_WORK, OPENING_UNITS_PER_BYTE, WORK_PER_BYTE, budget_for
 from luminair.verifier.formats import MAX_PUBLIC_TOTAL, read_proof_file
 from luminair.verifier.graph.settings import MAX_GRAPH_STEPS, affine_pieces, pieces_indices
-from luminair.verifier.graph.spec import NodeSpec, view_indices, view_shape
+from luminair.verifier.graph.spec import NodeSpec, view_shape
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import hostile_bench as hb
+from reference_views import view_indices
 
 FAST = [case for case in hb.cases() if case.fast]
 
@@ -138,7 +139,8 @@ def _random_view(rng: random.Random, shape: tuple[int, ...]) -> tuple:
 
 
 def test_output_index_maps_match_the_step_by_step_replay() -> None:
-    """settings.pieces_indices (affine pieces, no materialized source) == spec.view_indices."""
+    """settings.pieces_indices (affine pieces, no materialized source) == the step-by-step replay
+    (tests/reference_views.py)."""
     rng = random.Random(10)
     multi = 0
     for _ in range(1500):

@@ -316,10 +316,6 @@ class InfoValue:
             return InfoValue(0, ALL_FACTORS if o == 0 else frozenset())
         raise AirDefinitionError(f"unsupported operand {o!r} in a constraint expression")
 
-    @staticmethod
-    def _deg(o: Any) -> int:
-        return InfoValue._of(o).deg
-
     def __add__(self, o: Any) -> "InfoValue":
         b = self._of(o)
         return InfoValue(max(self.deg, b.deg), _meet(self.factors, b.factors), self.drawn or b.drawn)
@@ -418,7 +414,7 @@ class InfoEvaluator:
         return InfoValue(1)
 
     def add_constraint(self, expr: Any) -> None:
-        deg = InfoValue._deg(expr)
+        deg = InfoValue._of(expr).deg
         if deg > MAX_CONSTRAINT_DEGREE:
             raise AirDefinitionError(
                 f"{self.component.name}: constraint {self.info.n_constraints} has degree {deg} "
@@ -568,8 +564,7 @@ def build_layout(air: Air) -> Layout:
         columns.append(inter_cols)
         interaction_tree = len(columns) - 1
     names.append("composition")
-    max_log = max(c.log_size for c in air.components)
-    columns.append([ColumnSlot(max_log, (0,)) for _ in range(4 * COMPOSITION_SPLIT)])
+    columns.append([ColumnSlot(air.max_log_size, (0,)) for _ in range(4 * COMPOSITION_SPLIT)])
     return Layout(
         names, columns, pre_index, main_offset, inter_offset, aux_offset, main_tree, interaction_tree, len(columns) - 1
     )

@@ -128,20 +128,21 @@ class PointEvaluator:
             self._periodic = periodic_at(self.oods, self.component.periodic_values(self.challenges), self.component.log_size)
         return PV(self._periodic[key])
 
-    def aux(self, name: str, offset: int = 0) -> PV:
+    def _secure(self, base: int, offset: int) -> PV:
+        """The QM31 value of interaction-tree columns base..base+3."""
         tree = self.layout.interaction_tree
         assert tree is not None
-        base = self.layout.aux_offset[self.ci] + 4 * list(self.component.aux_columns).index(name)
         return PV(from_partial_evals([self._value(tree, base + k, offset) for k in range(4)]))
+
+    def aux(self, name: str, offset: int = 0) -> PV:
+        base = self.layout.aux_offset[self.ci] + 4 * list(self.component.aux_columns).index(name)
+        return self._secure(base, offset)
 
     def add_to_sum(self, term: Any) -> None:
         self.terms.append(term if isinstance(term, PV) else PV(q_from_m31(term)))
 
     def interaction(self, batch: int, offset: int) -> PV:
-        tree = self.layout.interaction_tree
-        assert tree is not None
-        base = self.layout.interaction_offset[self.ci] + 4 * batch
-        return PV(from_partial_evals([self._value(tree, base + k, offset) for k in range(4)]))
+        return self._secure(self.layout.interaction_offset[self.ci] + 4 * batch, offset)
 
     def secure(self, q: QM31) -> PV:
         return PV(q)

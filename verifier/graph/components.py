@@ -57,30 +57,6 @@ def limb_names(prefix: str, bits: int, width: int = 8) -> list[str]:
     return [f"{prefix}_l{i}" for i in range(-(-bits // width))]
 
 
-def check_range(ev: Any, expr: Any, prefix: str, bits: int, mult: Any = 1, gate: Any = None, width: int = 8) -> None:
-    """expr is in [0, 2^bits): it equals its limbs' sum (`width` bits each: 8, looked up in range8,
-    or 16, in range16), every limb is in the table, and a partial top limb l also has
-    l + 2^width - 2^top in it (so l < 2^top). `gate` (0/1) switches the check off on rows where it
-    does not apply; `mult` must then be the same gate."""
-    table = RANGE if width == 8 else RANGE16
-    names = limb_names(prefix, bits, width)
-    limbs = [ev.main(n) for n in names]
-    total = limbs[0]
-    for i in range(1, len(limbs)):
-        total = total + limbs[i] * (1 << (width * i))
-    c = expr - total
-    ev.add_constraint(c if gate is None else gate * c)
-    for limb in limbs:
-        ev.add_to_relation(table, mult, [limb])
-    top = bits - width * (len(limbs) - 1)
-    if top < width:
-        ev.add_to_relation(table, mult, [limbs[-1] + ((1 << width) - (1 << top))])
-
-
-def range_limbs(specs: tuple[tuple[str, int], ...], width: int = 8) -> tuple[str, ...]:
-    return tuple(n for prefix, bits in specs for n in limb_names(prefix, bits, width))
-
-
 class GraphComponent(Component):
     """An op component. Its topology columns (verifier/graph/topology.py) are the prover-committed
     `topology` preprocessed columns "<name>.<column>", opened with the main trace (in its tree):
@@ -103,7 +79,7 @@ class GraphComponent(Component):
         self.s = scale_bits
         self.sparse_columns: dict[str, dict[int, int]] = {}
         self.anchors: dict[str, int] = {}
-        self.main_columns = self.op_columns + range_limbs(self.ranges)
+        self.use_limbs(self.limb_bits)
 
     def set_topology(self, patterns: dict[str, Any]) -> None:
         """Every topology column's sparse difference column and anchor, from its ColumnPattern
@@ -114,7 +90,7 @@ class GraphComponent(Component):
     def use_limbs(self, width: int) -> None:
         """Range-check with limbs of `width` bits (8 or 16: RANGE16_MIN_LOG)."""
         self.limb_bits = width
-        self.main_columns = self.op_columns + range_limbs(self.ranges, width)
+        self.main_columns = self.op_columns + tuple(n for p, bits in self.ranges for n in limb_names(p, bits, width))
 
     def range_tables(self) -> set[str]:
         """The range tables its lookups need."""
@@ -122,7 +98,23 @@ class GraphComponent(Component):
             {RANGE} if self.byte_limbs else set())
 
     def check_range(self, ev: Any, expr: Any, prefix: str, bits: int, mult: Any = 1, gate: Any = None) -> None:
-        check_range(ev, expr, prefix, bits, mult, gate, self.limb_bits)
+        """expr is in [0, 2^bits): it equals its limbs' sum (limb_bits each: 8, looked up in range8,
+        or 16, in range16), every limb is in the table, and a partial top limb l also has
+        l + 2^width - 2^top in it (so l < 2^top). `gate` (0/1) switches the check off on rows where
+        it does not apply; `mult` must then be the same gate."""
+        width = self.limb_bits
+        table = RANGE if width == 8 else RANGE16
+        limbs = [ev.main(n) for n in limb_names(prefix, bits, width)]
+        total = limbs[0]
+        for i in range(1, len(limbs)):
+            total = total + limbs[i] * (1 << (width * i))
+        c = expr - total
+        ev.add_constraint(c if gate is None else gate * c)
+        for limb in limbs:
+            ev.add_to_relation(table, mult, [limb])
+        top = bits - width * (len(limbs) - 1)
+        if top < width:
+            ev.add_to_relation(table, mult, [limbs[-1] + ((1 << width) - (1 << top))])
 
     def t(self, ev: Any, col: str, offset: int = 0) -> Any:
         """A topology column."""

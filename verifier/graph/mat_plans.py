@@ -14,7 +14,7 @@ from ..fields import QM31, QONE, QZERO, q_pow
 from ..numeric import from_field
 from .components import MatInComponent, MatOutComponent, MatPairComponent, mat_challenges
 from .matmul import MatPlan, PairPlan, weight_rows, weight_vector
-from .plan import ComponentPlan, Instance, component_cells, log_size_of, padded_rows, split_parts
+from .plan import ComponentPlan, Instance, chunks, component_cells, log_size_of, padded_rows, split_parts
 from .spec import GraphSpec
 from .topology import ColumnPattern, Segment, layout_segments, node_bases, view_columns, view_cost
 
@@ -143,15 +143,16 @@ def _merged_variants(
     columns; nodes keep graph order within an instance."""
     keys = sorted(variants)
 
-    def cost(group: list[tuple[bool, bool]]) -> tuple[tuple[bool, bool], int]:
+    def merged(group: list[tuple[bool, bool]]) -> tuple[tuple[bool, bool], list[int]]:
+        """The variant that serves the group's variants, and their nodes in graph order."""
         variant = (any(b for b, _ in group), any(w for _, w in group))
-        nodes = sorted(i for key in group for i in variants[key])
+        return variant, sorted(i for key in group for i in variants[key])
+
+    def cost(group: list[tuple[bool, bool]]) -> tuple[tuple[bool, bool], int]:
+        variant, nodes = merged(group)
         rows = [products[i].out_rows for i in nodes]
         parts = split_parts(rows)
-        padded, done = 0, 0
-        for count in parts:
-            padded += padded_rows(sum(rows[done : done + count]))
-            done += count
+        padded = sum(padded_rows(sum(part)) for part in chunks(rows, parts))
         width = _mat_out_width(spec.scale_bits, *variant)
         return variant, width * (padded + COLUMN_CELLS * len(parts))
 
@@ -164,11 +165,7 @@ def _merged_variants(
         if best is None or total < best[0]:
             best = (total, grouping)
     assert best is not None
-    out = []
-    for group in best[1]:
-        variant = (any(b for b, _ in group), any(w for _, w in group))
-        out.append((variant, sorted(i for key in group for i in variants[key])))
-    return sorted(out)
+    return sorted(merged(group) for group in best[1])
 
 
 def _partitions(items: list[Any]) -> list[list[list[Any]]]:

@@ -39,6 +39,7 @@ the estimate from its shapes (mat_cells < dot_cells) says it saves cells.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 from operator import mul
 from typing import Any, Mapping
 
@@ -81,11 +82,11 @@ class MatPlan:
 
     @property
     def m(self) -> int:
-        return _prod(self.a_view.sizes[:-1])
+        return prod(self.a_view.sizes[:-1])
 
     @property
     def n(self) -> int:
-        return _prod(self.out_view.sizes[len(self.m_axes):])
+        return prod(self.out_view.sizes[len(self.m_axes):])
 
     @property
     def in_rows(self) -> int:
@@ -94,13 +95,6 @@ class MatPlan:
     @property
     def out_rows(self) -> int:
         return self.m * self.n
-
-
-def _prod(xs: list[int] | tuple[int, ...]) -> int:
-    out = 1
-    for x in xs:
-        out *= x
-    return out
 
 
 def _split(k: int, m: int) -> tuple[int, int] | None:
@@ -172,12 +166,13 @@ def mat_plan(spec: GraphSpec, index: int, dot_lanes: int) -> MatPlan | None:
             n_axes.append(d)
         else:
             return None  # a batched product with weights that differ along the batch
-    m = _prod([av.sizes[d] for d in m_axes])
+    m = prod([av.sizes[d] for d in m_axes])
     split = _split(k, m)
     if split is None:
         return None
     lanes, p = split
-    if _prod([av.sizes[d] for d in n_axes]) > MAX_N:
+    n = prod([av.sizes[d] for d in n_axes])
+    if n > MAX_N:
         return None
     if public:  # values unknown until the proof: both operands split into 8-bit limbs
         if k * 255 * 255 + DOT_ACC_BOUND >= P:
@@ -186,7 +181,6 @@ def mat_plan(spec: GraphSpec, index: int, dot_lanes: int) -> MatPlan | None:
         values = spec.nodes[node.srcs[w_idx][0]].values or [0]
         if not known_weights_fit(k, max(max(values), -min(values))):
             return None
-    n = _prod([av.sizes[d] for d in n_axes])
     if not freivalds_pays(m, n, k, dot_lanes, public):
         return None
     a_view = AffineView(
@@ -287,13 +281,9 @@ def weight_vector(rows: list[list[int]], n: int, rho: QM31, lam2: QM31 | None = 
         t = sum(map(mul, (w % P for w in ws), packed))
         return ((t & mask) % P, ((t >> shift) & mask) % P, ((t >> 2 * shift) & mask) % P, (t >> 3 * shift) % P)
 
-    out = []
-    for row in rows:
-        if lam2 is None:
-            out.append(combine(row))
-        else:
-            out.append(q_add(combine([w & 255 for w in row]), q_mul(lam2, combine([w >> 8 for w in row]))))
-    return out
+    if lam2 is None:
+        return [combine(row) for row in rows]
+    return [q_add(combine([w & 255 for w in row]), q_mul(lam2, combine([w >> 8 for w in row]))) for row in rows]
 
 
 # --- products of two computed operands (attention) -------------------------------------------------
@@ -388,7 +378,7 @@ def pair_plan(spec: GraphSpec, index: int, dot_lanes: int) -> PairPlan | None:
     la, lb = m // r, n // r
     if la > MAX_MAT_LANES or lb > MAX_MAT_LANES or n > MAX_N:
         return None
-    bn = _prod([av.sizes[d] for d in b_axes])
+    bn = prod([av.sizes[d] for d in b_axes])
     if pair_cells(k * bn * r, la, lb, bn * m * n) >= dot_cells(bn * m * n * k, dot_lanes):
         return None
     a_view = AffineView([k] + [av.sizes[d] for d in b_axes] + [r],

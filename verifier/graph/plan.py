@@ -50,11 +50,17 @@ def split_parts(rows: list[int]) -> list[int]:
         parts.append(n)
         i += n
         remaining -= taken
-    padded, i = 0, 0
-    for n in parts:
-        padded += 1 << log_size_of(sum(rows[i : i + n]))
-        i += n
+    padded = sum(padded_rows(sum(part)) for part in chunks(rows, parts))
     return parts if (1 << log_size_of(total)) - padded >= SPLIT_MIN_WASTE else [len(rows)]
+
+
+def chunks(items: list[Any], counts: list[int]) -> list[list[Any]]:
+    """`items` cut into consecutive slices of counts[0], counts[1], ... items (split_parts' instances)."""
+    out, at = [], 0
+    for n in counts:
+        out.append(items[at : at + n])
+        at += n
+    return out
 
 
 def merge_kinds(by_kind: dict[str, list[int]]) -> dict[str, list[int]]:

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from collections.abc import Sequence
+from math import prod
 from typing import Any, Mapping
 
 from .components import COMPONENT_ORDER, DOT_VARIANTS, RANGE16_MIN_LOG, DotVariant, MatOutComponent, make_component
 from .mat_plans import mat_topology_cost, mat_variant_instances, operand_instances
 from .matmul import MatPlan, PairPlan, mat_plans, pair_plans
-from .plan import MERGED_KINDS, Instance, log_size_of, merge_kinds, split_parts
+from .plan import MERGED_KINDS, Instance, chunks, log_size_of, merge_kinds, split_parts
 from .spec import CONTRACT, GROUPED, REDUCE, GraphSpec, view_shape
 from .topology import (
     KNOWN_LANES, AffineView, Segment, chunked_reads, direct_weight_reads, dot_lanes,
@@ -132,15 +133,8 @@ def rows_of(spec: GraphSpec, index: int, lanes: int, kind: str) -> int:
     if kind == "Known":
         return -(-node.numel // KNOWN_LANES)
     if node.op in REDUCE or node.op in CONTRACT:
-        return _numel(view_shape(node.srcs[0][1], node.srcs[0][2])) // (lanes if node.op in CONTRACT else 1)
+        return prod(view_shape(node.srcs[0][1], node.srcs[0][2])) // (lanes if node.op in CONTRACT else 1)
     return node.numel
-
-
-def _numel(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, int]) -> list[Instance]:
@@ -156,10 +150,7 @@ def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, i
         if not nodes:
             continue
         rows = {i: rows_of(spec, i, lanes.get(i, 1), kinds[i]) for i in nodes}
-        start = 0
-        for part, count in enumerate(split_parts([rows[i] for i in nodes])):
-            members = nodes[start : start + count]
-            start += count
+        for part, members in enumerate(chunks(nodes, split_parts([rows[i] for i in nodes]))):
             segs = layout_segments(members, rows.__getitem__)
             bound = _op_boundary_bound(spec, kind, segs, lanes)
             total = sum(seg.rows for seg in segs)
@@ -187,9 +178,7 @@ def _product_instances(spec: GraphSpec, kinds: tuple[str, ...], matmuls: Mapping
     outs: list[Instance] = []
     share: dict[int, tuple[str, int]] = {}  # node -> (its MatOut's tag, the groups before its own)
     for (bias, split_w), nodes in mat_variant_instances(spec, products, indices):
-        done = 0
-        for part, count in enumerate(split_parts([products[i].out_rows for i in nodes])):
-            members, done = nodes[done : done + count], done + count
+        for part, members in enumerate(chunks(nodes, split_parts([products[i].out_rows for i in nodes]))):
             tag = MatOutComponent.tag(bias, split_w, part)
             groups = 0
             for i in members:

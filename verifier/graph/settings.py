@@ -7,6 +7,7 @@ import hashlib
 from array import array
 from collections.abc import Sequence
 from itertools import chain
+from math import prod
 
 from ..errors import FormatError
 from ..budget import WorkMeter, index_map_work, view_work
@@ -141,13 +142,6 @@ def _read_steps(r: Reader, where: str, budget: list[int] | None = None) -> tuple
     return tuple(steps)
 
 
-def _numel(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
     """The graph body. A graph with symbols is read as a template: its structure is checked here,
     its shapes and views when it is instantiated for a proof's symbol values (`instantiate`).
@@ -176,8 +170,8 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
                 raise r.fail(f"{where} shape", "a constant's shape cannot depend on the symbols")
         elif any(d < 1 for d in shape):
             raise r.fail(f"{where} shape", f"invalid shape {shape}")
-        elif _numel(shape) > MAX_NUMEL:
-            raise r.fail(f"{where} shape", f"{shape} holds {_numel(shape)} elements, more than a tensor may ({MAX_NUMEL})")
+        elif prod(shape) > MAX_NUMEL:
+            raise r.fail(f"{where} shape", f"{shape} holds {prod(shape)} elements, more than a tensor may ({MAX_NUMEL})")
         srcs = []
         n_src = r.count(f"{where} inputs", 4, 8)
         if n_src != N_INPUTS[op] and not (op == "Dot" and n_src == 3):
@@ -195,7 +189,7 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
             _check_node_shapes(node, where, r)
         if op == "Constant":
             vals = _read_int_array(r, f"{where} values", MAX_NUMEL)
-            if len(vals) != _numel(shape):
+            if len(vals) != prod(shape):
                 raise r.fail(f"{where} values", f"{len(vals)} values for shape {shape}")
             if vals and (min(vals) < VALUE_MIN or max(vals) > VALUE_MAX):
                 raise r.fail(f"{where} values", "a constant is outside the 16-bit value range")
@@ -230,18 +224,18 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
             shape = view_shape(nodes[idx].shape, steps)
         except ValueError as e:
             raise r.fail(f"{where} view", str(e)) from None
-        total += _numel(shape)
+        total += prod(shape)
         if total > MAX_OUTPUT_NUMEL:
             raise r.fail(f"{where} view", f"the outputs hold more than {MAX_OUTPUT_NUMEL} elements")
         if nodes[idx].numel > MAX_OUTPUT_SOURCE:
             raise r.fail(f"{where} node", f"node {idx} has {nodes[idx].numel} elements; an output reads at most {MAX_OUTPUT_SOURCE}")
         pieces = affine_pieces(nodes[idx].shape, steps)
-        passes += _numel(shape) * (len(pieces) - 1)
+        passes += prod(shape) * (len(pieces) - 1)
         if passes > MAX_VIEW_PASSES:
             raise r.fail(f"{where} view", "the output views are too costly to map (reshapes of permuted or padded views "
                          f"over more than {MAX_VIEW_PASSES} elements in all); materialize them in the graph")
         if meter is not None:
-            meter.charge("output index maps", index_map_work(_numel(shape), len(pieces)))
+            meter.charge("output index maps", index_map_work(prod(shape), len(pieces)))
         outputs.append(OutputSpec(name, idx, steps, shape, pieces_indices(pieces)))
     if not outputs:
         raise FormatError("settings.bin: the graph has no outputs")
@@ -378,7 +372,7 @@ def _map_back(v: AffineView, flat: list[int]) -> list[int]:
 
 
 def pieces_indices(pieces: list[AffineView]) -> list[int]:
-    """The flat source index each output element reads (-1: padding): spec.view_indices without
+    """The flat source index each output element reads (-1: padding): tests/reference_views.view_indices without
     materializing the source node or any intermediate view."""
     idx = _expand(pieces[-1])
     for v in reversed(pieces[:-1]):

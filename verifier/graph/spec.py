@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import prod
 
 # Op names mirror luminair.prover.graph.ops.Op values; the code is the position in this tuple.
 OPS = (
@@ -65,10 +66,7 @@ class NodeSpec:
 
     @property
     def numel(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return prod(self.shape)
 
 
 @dataclass
@@ -115,19 +113,12 @@ def is_identity_map(spec: GraphSpec, out: OutputSpec) -> bool:
     return all(i == j for j, i in enumerate(out.src_indices))
 
 
-def _numel(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def view_shape(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> tuple[int, ...]:
     """The shape a view produces; ValueError if a step does not fit (a malformed settings file)."""
     shape = tuple(src_shape)
     for kind, arg in steps:
         if kind == "reshape":
-            if any(d < 1 for d in arg) or _numel(arg) != _numel(shape):
+            if any(d < 1 for d in arg) or prod(arg) != prod(shape):
                 raise ValueError(f"reshape {shape} -> {arg} changes the element count")
             shape = tuple(arg)
         elif kind == "expand":
@@ -148,7 +139,7 @@ def view_shape(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> tuple[int
             shape = tuple(d + a + b for d, (a, b) in zip(shape, arg))
         elif kind == "window":
             shape = window_shape(shape, arg)
-        if _numel(shape) > MAX_VIEW_NUMEL:
+        if prod(shape) > MAX_VIEW_NUMEL:
             raise ValueError(f"view of {shape} is too large (more than {MAX_VIEW_NUMEL} elements)")
     return shape
 
@@ -164,58 +155,3 @@ def window_shape(shape: tuple[int, ...], arg: tuple) -> tuple[int, ...]:
         raise ValueError(f"window {arg} of {shape}")
     o = (shape[axis] - dilation * (k - 1) - 1) // stride + 1
     return shape[:axis] + (o, k) + shape[axis + 1 :]
-
-
-def view_indices(src_shape: tuple[int, ...], steps: tuple[Step, ...]) -> list[int]:
-    """The flat source index each element of a view reads (-1: padding), replaying the steps on an
-    index list (pure Python; used for outputs, whose size the reader bounds)."""
-    shape = tuple(src_shape)
-    idx = list(range(_numel(shape)))
-    for kind, arg in steps:
-        if kind == "reshape":
-            shape = tuple(arg)
-            continue
-        new_shape = view_shape(shape, ((kind, arg),))
-        old_strides = _strides(shape)
-        out = []
-        for flat in range(_numel(new_shape)):
-            digits = _unravel(flat, new_shape)
-            src = _source_digits(kind, arg, digits, shape)
-            out.append(-1 if src is None else idx[sum(d * s for d, s in zip(src, old_strides))])
-        idx, shape = out, new_shape
-    return idx
-
-
-def _strides(shape: tuple[int, ...]) -> list[int]:
-    out, acc = [], 1
-    for d in reversed(shape):
-        out.append(acc)
-        acc *= d
-    return out[::-1]
-
-
-def _unravel(flat: int, shape: tuple[int, ...]) -> list[int]:
-    out = [0] * len(shape)
-    for j in range(len(shape) - 1, -1, -1):
-        out[j] = flat % shape[j]
-        flat //= shape[j]
-    return out
-
-
-def _source_digits(kind: str, arg: tuple, digits: list[int], shape: tuple[int, ...]) -> list[int] | None:
-    if kind == "permute":
-        src = [0] * len(digits)
-        for new_axis, old_axis in enumerate(arg):
-            src[old_axis] = digits[new_axis]
-        return src
-    if kind == "expand":
-        return [0 if d == 1 else x for x, d in zip(digits, shape)]
-    if kind == "slice":
-        return [a + c * x for x, (a, _, c) in zip(digits, arg)]
-    if kind == "pad":
-        src = [x - a for x, (a, _) in zip(digits, arg)]
-        return src if all(0 <= x < d for x, d in zip(src, shape)) else None
-    if kind == "window":
-        axis, _, stride, dilation = arg
-        return digits[:axis] + [digits[axis] * stride + digits[axis + 1] * dilation] + digits[axis + 2 :]
-    raise ValueError(f"unknown view step {kind!r}")

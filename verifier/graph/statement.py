@@ -185,15 +185,15 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
     )
     # a Freivalds-checked product whose weights are a public input computes its periodic columns from
     # this proof's values (the AIR is built once per settings.bin; its shape never depends on them)
+    public_of = {inp.node: vals for inp, vals in zip(pub_inputs, public)}
     graph_plan = plan_graph(spec)
     graph_plan.public_values.clear()
-    graph_plan.public_values.update({inp.node: vals for inp, vals in zip(pub_inputs, public)})
+    graph_plan.public_values.update(public_of)
     try:
         air, plans = build_graph_air(spec, settings.config.log_blowup)
     except AirDefinitionError as e:
         raise FormatError(f"settings.bin: the graph cannot be proven as described: {e}") from None
     bases = node_bases(spec)
-    public_of = {inp.node: vals for inp, vals in zip(pub_inputs, public)}
 
     def public_sum(elements: dict[str, RelationElements]) -> QM31:
         """+1 for every known row (weights from settings.bin, public inputs from proof.bin), -1 for

@@ -20,7 +20,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..fields import P
-from ..numeric import EXPONENTIALS, TABLE_FUNCTIONS, log2_entry, nonzero_start, sin_entry, table_domain
+from ..numeric import EXPONENTIALS, TABLE_FUNCTIONS, log2_entry, nonzero_start, table_domain
 
 LOG2_MANTISSA_BITS = 14
 TABLE_ORDER = ("exp2", "log2", "pow2", "sin", "exp", "erf")  # (range8 and range16: topology columns, components.py)
@@ -34,24 +34,23 @@ def _log2_ceil(n: int) -> int:
 def table_rows(name: str, scale_bits: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(inputs, outputs) as signed integers, row order, before padding."""
     s = scale_bits
-    if name in EXPONENTIALS:
-        xs = list(range(nonzero_start(name, s), table_domain(name, s).stop))
-        return tuple(xs), tuple(TABLE_FUNCTIONS[name](x, s) for x in xs)
     if name == "log2":
         m0 = 1 << LOG2_MANTISSA_BITS
-        xs = list(range(m0, 2 * m0))
+        xs = tuple(range(m0, 2 * m0))
         shift = (LOG2_MANTISSA_BITS - s) << s  # log2_entry(m) = (14 - s) 2^s + log2(m / 2^14) 2^s
-        return tuple(xs), tuple(log2_entry(m, s) - shift for m in xs)
+        return xs, tuple(log2_entry(m, s) - shift for m in xs)
     if name == "pow2":
-        xs = list(range(LOG2_MANTISSA_BITS + 1))
-        return tuple(xs), tuple(1 << (LOG2_MANTISSA_BITS - e) for e in xs)
-    if name == "sin":
-        xs = list(range(1 << 15))
-        return tuple(xs), tuple(sin_entry(a, s) for a in xs)
-    if name == "erf":
-        xs = list(table_domain(name, s))
-        return tuple(xs), tuple(TABLE_FUNCTIONS[name](x, s) for x in xs)
-    raise ValueError(f"unknown table {name!r}")
+        xs = tuple(range(LOG2_MANTISSA_BITS + 1))
+        return xs, tuple(1 << (LOG2_MANTISSA_BITS - e) for e in xs)
+    if name in EXPONENTIALS:
+        xs = tuple(range(nonzero_start(name, s), table_domain(name, s).stop))
+    elif name == "sin":
+        xs = tuple(range(1 << 15))
+    elif name == "erf":
+        xs = tuple(table_domain(name, s))
+    else:
+        raise ValueError(f"unknown table {name!r}")
+    return xs, tuple(TABLE_FUNCTIONS[name](x, s) for x in xs)
 
 
 def table_log_size(name: str, scale_bits: int) -> int:

@@ -113,9 +113,7 @@ def weights_digest(entries: Sequence[tuple[str, tuple[int, ...], list[int]]]) ->
 
 
 def is_training(spec: Any) -> bool:
-    return any(i.name.startswith(PREFIX) for i in spec.inputs) or any(
-        o.name.startswith(PREFIX) for o in spec.outputs
-    )
+    return any(x.name.startswith(PREFIX) for x in (*spec.inputs, *spec.outputs))
 
 
 def _indexed(found: dict[int, Any], what: str) -> list[Any]:
