@@ -137,23 +137,6 @@ def q_conj(x: QM31) -> QM31:
     return (x[0], x[1], (-x[2]) % P, (-x[3]) % P)
 
 
-def q_batch_inverse(values: list[QM31]) -> list[QM31]:
-    n = len(values)
-    if n == 0:
-        return []
-    prefix: list[QM31] = [QONE] * n
-    acc = QONE
-    for i, v in enumerate(values):
-        prefix[i] = acc
-        acc = q_mul(acc, v)
-    inv = q_inv(acc)
-    out: list[QM31] = [QONE] * n
-    for i in range(n - 1, -1, -1):
-        out[i] = q_mul(inv, prefix[i])
-        inv = q_mul(inv, values[i])
-    return out
-
-
 def from_partial_evals(e: list[QM31] | tuple[QM31, ...]) -> QM31:
     """e0 + e1*i + e2*u + e3*i*u: recombines the four M31 coordinate polynomials of a QM31 column."""
     i = (0, 1, 0, 0)

@@ -18,7 +18,6 @@ from .fields import (
     batch_inverse,
     m31_inv,
     q_add,
-    q_batch_inverse,
     q_from_m31,
     q_inv,
     q_mul,
@@ -113,42 +112,69 @@ def _row_points(rows: list[int], log_size: int) -> list[tuple[int, int]]:
 
 
 def sparse_columns_at(point: QPoint, columns: dict[str, dict[int, int]], log_size: int) -> dict[str, QM31]:
-    """Each column sum_r c_r * selector_r(point) for sparse columns {row: c_r}, sharing the row
-    weights (P.y + y0) / ((P.x - x0) k) between columns and inverting them in one batch.
-    ZeroDivisionError if the point lies on the trace domain."""
+    """Each column sum_r c_r * selector_r(point) for sparse columns {row: c_r}: dense_columns_at's
+    form over the listed rows only, their points each from the previous by one addition
+    (_row_points). ZeroDivisionError if the point lies on the trace domain."""
     rows = sorted({r for col in columns.values() for r in col})
-    consts = [_row_constants(r, log_size, p) for r, p in zip(rows, _row_points(rows, log_size))]
-    px, py = point
-    dens = [q_mul_m31(q_sub(px, q_from_m31(x0)), k) for x0, _, k in consts]
-    if any(d == (0, 0, 0, 0) for d in dens):
+    points = _row_points(rows, log_size)
+    g, packed = _inverse_terms(point, [x for x, _ in points])
+    at = {}  # row -> its packed terms times (-1)^r / |D_r|, and times y_r (-1)^r / |D_r|
+    for r, gi, (_, y), t in zip(rows, g, points, packed):
+        gi = gi if r % 2 == 0 else P - gi
+        at[r] = (gi * t, gi * y % P * t)
+    scale = q_mul_m31(coset_vanishing(point, log_size), m31_inv(_row_constants(0, log_size)[2]))
+    return {key: _combine(point, scale, sum(c * at[r][0] for r, c in col.items()), sum(c * at[r][1] for r, c in col.items()))
+            for key, col in columns.items()}
+
+
+# The four M31 terms of a row's 1 / (P.x - x_r) ride in one integer, _SHIFT bits apart: a sum of up
+# to 2^24 products of a 31-bit value, a 31-bit weight and a term keeps each coordinate below 2^117.
+_SHIFT = 120
+_MASK = (1 << _SHIFT) - 1
+
+
+def _inverse_terms(point: QPoint, xs: list[int]) -> tuple[list[int], list[int]]:
+    """1 / (P.x - x_r) = (A_r conj(D_r) - B u conj(D_r)) / |D_r| for P.x = a + B u, A_r = a - x_r,
+    D_r = A_r^2 - (2 + i) B^2 in CM31: (1 / |D_r| for every r, one batch inversion; A_r conj(D_r)
+    and conj(D_r) packed, their four M31 coordinates _SHIFT bits apart). ZeroDivisionError if some
+    x_r is P.x."""
+    (a0, a1, b0, b1), _ = point
+    c0, c1 = (b0 * b0 - b1 * b1) % P, 2 * b0 * b1 % P  # B^2
+    rb0, rb1 = (2 * c0 - c1) % P, (c0 + 2 * c1) % P  # (2 + i) B^2
+    k0, k1 = a1 * a1 + rb0, 2 * a1
+    packed, norms = [], []
+    for x in xs:
+        ax = a0 - x
+        p0 = (ax * ax - k0) % P  # D_r = p0 + p1 i
+        p1 = (k1 * ax - rb1) % P
+        norms.append((p0 * p0 + p1 * p1) % P)
+        packed.append((ax * p0 + a1 * p1) % P | (a1 * p0 - ax * p1) % P << _SHIFT | p0 << 2 * _SHIFT | -p1 % P << 3 * _SHIFT)
+    if 0 in norms:
         raise ZeroDivisionError("sample point on the trace domain")
-    weights = {}
-    for r, (_, y0, _), inv in zip(rows, consts, q_batch_inverse(dens)):
-        weights[r] = q_mul(q_add(py, q_from_m31(y0)), inv)
-    z = coset_vanishing(point, log_size)
-    out = {}
-    for key, col in columns.items():
-        acc = [0, 0, 0, 0]
-        for r, c in col.items():
-            w = weights[r]
-            acc[0] += w[0] * c
-            acc[1] += w[1] * c
-            acc[2] += w[2] * c
-            acc[3] += w[3] * c
-        out[key] = q_mul(z, (acc[0] % P, acc[1] % P, acc[2] % P, acc[3] % P))
-    return out
+    return batch_inverse(norms), packed
+
+
+def _combine(point: QPoint, scale: QM31, t1: int, t2: int) -> QM31:
+    """scale * (P.y S1 + S2) from packed sums t = sum_r w_r A_r conj(D_r) | ... of _inverse_terms:
+    S = sum_r w_r / (P.x - x_r) = sum w A conj(D) + u (-B) sum w conj(D)."""
+    (_, _, b0, b1), py = point
+    sums = []
+    for t in (t1, t2):
+        s0, s1, e0, e1 = (((t >> (j * _SHIFT)) & _MASK) % P for j in range(4))
+        sums.append((s0, s1, (-(b0 * e0 - b1 * e1)) % P, (-(b0 * e1 + b1 * e0)) % P))
+    return q_mul(scale, q_add(q_mul(py, sums[0]), sums[1]))
 
 
 def dense_columns_at(point: QPoint, columns: list[list[int]], log_size: int) -> list[QM31]:
     """Columns given on every trace row of CanonicCoset(n) (row order, canonical values) at a point
-    off the coset: sparse_columns_at's Lagrange form summed over all N rows in O(N) base-field work.
+    off the coset, the Lagrange form summed over all N rows in O(N) base-field work.
 
     * Rows r and N-1-r are conjugate points (x_r, +-y_r), and k_r = Z'(x_r) 2 y_r = (-1)^r k_0 with
       k_0 = +-2^n (Z' is 2^(n-1) y(2^(n-1) P) / y(P), and y(2^(n-1) P) = +-1 on the coset), so a
       pair contributes (-1)^r (d_r P.y + s_r y_r) / (k_0 (P.x - x_r)), d = t_r - t_r', s = t_r + t_r'.
     * P.x - x_r = A_r + B u (A_r = a - x_r, a and B in CM31) has inverse (A_r - B u) / D_r with
       D_r = A_r^2 - (2 + i) B^2 in CM31, whose inverse needs one M31 inverse of its norm: all N/2
-      of them in one batch.
+      of them in one batch (_inverse_terms).
     ZeroDivisionError if the point lies on the coset."""
     n = log_size
     if n < 1 or any(len(c) != 1 << n for c in columns):
@@ -160,40 +186,17 @@ def dense_columns_at(point: QPoint, columns: list[list[int]], log_size: int) -> 
     for r in range(half):
         xs[r], ys[r] = pt
         pt = point_add(pt, step)
-    (a0, a1, b0, b1), py = point
-    c0, c1 = (b0 * b0 - b1 * b1) % P, 2 * b0 * b1 % P  # B^2
-    rb0, rb1 = (2 * c0 - c1) % P, (c0 + 2 * c1) % P  # (2 + i) B^2
-    e0s, e1s, f0s, f1s, norms = [], [], [], [], []
-    for x in xs:
-        ax = a0 - x
-        p0 = (ax * ax - a1 * a1 - rb0) % P  # D_r = p0 + p1 i
-        p1 = (2 * ax * a1 - rb1) % P
-        e0s.append(p0)  # conj(D_r)
-        e1s.append(-p1)
-        f0s.append((ax * p0 + a1 * p1) % P)  # A_r conj(D_r)
-        f1s.append((a1 * p0 - ax * p1) % P)
-        norms.append((p0 * p0 + p1 * p1) % P)
-    if 0 in norms:
-        raise ZeroDivisionError("sample point on the trace domain")
-    g = batch_inverse(norms)
+    g, packed = _inverse_terms(point, xs)
     for r in range(1, half, 2):
         g[r] = P - g[r]  # (-1)^r
     gy = [gi * y % P for gi, y in zip(g, ys)]
-    k0_inv = m31_inv(_row_constants(0, n)[2])
-    scale = q_mul_m31(coset_vanishing(point, n), k0_inv)
+    scale = q_mul_m31(coset_vanishing(point, n), m31_inv(_row_constants(0, n)[2]))
     out = []
     for t in columns:
         rev = t[::-1]  # rev[r] = t[N-1-r]
         w1 = [(t[r] - rev[r]) * g[r] % P for r in range(half)]  # (-1)^r d_r / |D_r|
         w2 = [(t[r] + rev[r]) * gy[r] % P for r in range(half)]  # (-1)^r s_r y_r / |D_r|
-        sums = []
-        for w in (w1, w2):  # sum_r w_r / (P.x - x_r) = sum w A conj(D) + u (-B) sum w conj(D)
-            s0 = sum(map(int.__mul__, w, f0s)) % P
-            s1 = sum(map(int.__mul__, w, f1s)) % P
-            t0 = sum(map(int.__mul__, w, e0s)) % P
-            t1 = sum(map(int.__mul__, w, e1s)) % P
-            sums.append((s0, s1, (-(b0 * t0 - b1 * t1)) % P, (-(b0 * t1 + b1 * t0)) % P))
-        out.append(q_mul(scale, q_add(q_mul(py, sums[0]), sums[1])))
+        out.append(_combine(point, scale, sum(map(int.__mul__, w1, packed)), sum(map(int.__mul__, w2, packed))))
     return out
 
 

@@ -18,9 +18,10 @@ from luminair.verifier.circle import (
     qpoint_from_t,
     row_to_storage,
 )
-from luminair.verifier.fields import QONE, q_add, q_from_m31, q_mul
+from luminair.verifier.fields import QONE, q_add, q_from_m31, q_mul, q_mul_m31
 from luminair.verifier.poly import (
     coset_vanishing,
+    sparse_columns_at,
     eval_circle_poly_m31,
     eval_line_poly,
     fold_circle_pair,
@@ -93,6 +94,30 @@ def test_closed_form_selector_is_the_interpolated_indicator(n, row):
     col[row_to_storage(row, n)] = 1
     z = qpoint_from_t((3, 1, 4, 1))
     assert eval_circle_poly_m31(fft.circle_interpolate(col), z) == row_selector(z, row, n)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 11])
+def test_sparse_columns_are_sums_of_the_closed_form_selectors(n):
+    """sparse_columns_at (M31 batch inversion, packed sums) against sum_r c_r row_selector(r): rows
+    anywhere in the coset, runs of equal gaps, both halves, values up to p - 1, shared rows."""
+    rng = random.Random(n)
+    rows = sorted(rng.sample(range(1 << n), min(1 << n, 40))) + [(1 << n) - 1]
+    cols = {"a": {r: rng.randrange(P) for r in rows[::2]}, "b": {r: P - 1 for r in rows}, "c": {0: 1}, "d": {}}
+    for t in [(3, 1, 4, 1), (P - 1, 0, 7, P - 2)]:
+        z = qpoint_from_t(t)
+        want = {}
+        for key, col in cols.items():
+            acc = (0, 0, 0, 0)
+            for r, c in col.items():
+                acc = q_add(acc, q_mul_m31(row_selector(z, r, n), c))
+            want[key] = acc
+        assert sparse_columns_at(z, cols, n) == want
+
+
+def test_sparse_columns_refuse_a_point_on_the_trace_domain():
+    on_domain = qpoint_from_point(index_to_point(coset_row_index(5, 4)))
+    with pytest.raises(ZeroDivisionError):
+        sparse_columns_at(on_domain, {"a": {5: 1}}, 4)
 
 
 def test_fold_formulas_halve_the_degree():

@@ -45,10 +45,10 @@ KNOWN_LANES = 4
 # component (fewer LogUp columns a row) must save more work than its extra columns cost the proof.
 CHUNK_MIN_ROWS = 1 << 14
 MAX_ADDRESS = 1 << 30
-# The hard bound on boundary rows the verifier derives and evaluates (each costs about 16 us in
-# CPython at the out-of-domain point, ~2.5x that in Pyodide), estimated from the shapes before any
-# of that work (topology_cost). The default work budget (verifier/budget.py) admits about 30,000;
-# a caller's max_work can admit more, up to this bound.
+# The hard bound on boundary rows the verifier derives and evaluates (each costs about 7 us in
+# CPython, derived and evaluated at the out-of-domain point, ~2.5x that in Pyodide), estimated from
+# the shapes before any of that work (topology_cost). The default work budget (verifier/budget.py)
+# admits about 120,000; a caller's max_work can admit more, up to this bound.
 MAX_SPARSE_ENTRIES = 1 << 20
 
 
@@ -386,21 +386,21 @@ def dot_lane_stride(spec: GraphSpec, node_index: int, k: int) -> int:
     return affine_view(src_shape, steps).strides[node.axis if node.axis is not None else 0]
 
 
-def _digits(local: int, sizes: list[int]) -> list[int]:
-    out = [0] * len(sizes)
-    for j in range(len(sizes) - 1, -1, -1):
-        d = sizes[j]
-        out[j] = local % d
-        local //= d
-    return out
-
-
 def _address(v: AffineView, base: int, local: int) -> int:
-    return base + v.offset + sum(d * s for d, s in zip(_digits(local, v.sizes), v.strides))
+    a = base + v.offset
+    for j in range(len(v.sizes) - 1, -1, -1):  # the digits of `local`, innermost first
+        local, d = divmod(local, v.sizes[j])
+        a += d * v.strides[j]
+    return a
 
 
 def _valid(v: AffineView, local: int) -> int:
-    return int(all(lo <= d < hi for d, (lo, hi) in zip(_digits(local, v.sizes), v.masks)))
+    for j in range(len(v.sizes) - 1, -1, -1):
+        local, d = divmod(local, v.sizes[j])
+        lo, hi = v.masks[j]
+        if not lo <= d < hi:
+            return 0
+    return 1
 
 
 def _run_length(v: AffineView) -> int:
