@@ -134,7 +134,7 @@ def site_dir(tmp_path_factory) -> Path:
     from luminair.prover.demo import make_demo_files
 
     make_demo_files(fx / "fast", "fast")
-    for name, folder in EXAMPLE_MODELS.items():  # the repository's CNN (over the default budget) and transformer
+    for name, folder in EXAMPLE_MODELS.items():  # the repository's CNN and transformer
         _prove_example(folder, fx / name)
     _training_step(fx / "train")
     _hostile_names(fx / "hostile")
