@@ -9,6 +9,8 @@ import numpy as np
 
 from luminair.prover import graph as G
 from luminair.prover.graph import GraphTensor
+from luminair.verifier.graph.settings import MAX_NUMEL
+from luminair.verifier.graph.spec import MAX_VIEW_NUMEL
 
 from .errors import OnnxImportError
 from .ops_common import legacy_broadcast, norm_axis, optional_input, text_attr
@@ -25,18 +27,44 @@ MAX_EXACT = "exact (a max of exact values)"
 
 @handler("MatMul", meaning="one Mul and one SumReduce over a broadcast view (fused: Dot)", bound=DOT)
 def _matmul(im: "Importer", node: "OnnxNode") -> list[Value]:
-    return [G.matmul(im.tensor(node.inputs[0]), im.tensor(node.inputs[1]))]
+    a = im.tensor(node.inputs[0])
+    return [_split_matmul(im, a, node.inputs[1], False) or G.matmul(a, im.tensor(node.inputs[1]))]
+
+
+def _split_matmul(im: "Importer", a: GraphTensor, name: str, trans: bool) -> GraphTensor | None:
+    """a @ B (B' with ``trans``) for a static 2-D B larger than one constant of the proof format may
+    be (settings.MAX_NUMEL elements) or whose product's Dot view would be (spec.MAX_VIEW_NUMEL):
+    B's output columns in chunks, each its own constant and its own Dot, joined by concat (exact:
+    every output element is the same one-rounding Dot). None: B is not static, or fits."""
+    b = im.value(name)
+    if not isinstance(b, np.ndarray) or b.ndim != 2 or a.ndim < 1:
+        return None
+    m, k = b.shape if trans else b.shape[::-1]
+    rows = int(np.prod(a.shape[:-1], dtype=np.int64))
+    if b.size <= MAX_NUMEL and rows * k * m <= MAX_VIEW_NUMEL:
+        return None
+    chunk = max(1, min(MAX_NUMEL // k, MAX_VIEW_NUMEL // max(1, rows * k)))
+    count = -(-m // chunk)
+    bounds = [m * i // count for i in range(count + 1)]
+    parts = []
+    for c0, c1 in zip(bounds[:-1], bounds[1:]):
+        piece = b[c0:c1] if trans else b[:, c0:c1]
+        w = im.graph.constant(np.ascontiguousarray(piece, dtype=np.float64),
+                              f"{name}[{c0}:{c1}]" if trans else f"{name}[:, {c0}:{c1}]")
+        parts.append(G.matmul(a, w.T if trans else w))
+    return G.concat_tree(parts, -1)
 
 
 @handler("Gemm", meaning="alpha (A' @ B') + beta C: the matmul, mul_const for alpha, C scaled at import",
          bound=DOT + "; alpha != 1: eps/2 per multiply step")
 def _gemm(im: "Importer", node: "OnnxNode") -> list[Value]:
-    a, b = im.tensor(node.inputs[0]), im.tensor(node.inputs[1])
+    a = im.tensor(node.inputs[0])
     if node.attrs.get("transA", 0):
         a = a.T
-    if node.attrs.get("transB", 0):
-        b = b.T
-    y = G.matmul(a, b)
+    y = _split_matmul(im, a, node.inputs[1], bool(node.attrs.get("transB", 0)))
+    if y is None:
+        b = im.tensor(node.inputs[1])
+        y = G.matmul(a, b.T if node.attrs.get("transB", 0) else b)
     alpha = float(node.attrs.get("alpha", 1.0))
     if alpha != 1.0:
         y = G.mul_const(y, alpha)
