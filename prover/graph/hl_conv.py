@@ -131,8 +131,8 @@ def _conv(x: TensorBase, weight: Any, bias: Any, stride: Any, padding: Any, dila
 
     A layer whose windows copy (im2col) or whose Dot view would exceed the proof format's caps
     (settings.MAX_NUMEL elements a tensor, spec.MAX_VIEW_NUMEL a view) is computed in bands of
-    output rows (the first spatial axis), and, where one row is still too large (groups=1), in
-    chunks of output channels: each piece is the same Dot over a slice of the padded input and of
+    output rows (the first spatial axis), and, where one row is still too large, in chunks of
+    output channels (of each group on its own, groups > 1): each piece is the same Dot over a slice of the padded input and of
     the weight, so every output element is computed exactly as unsplit (one rounding); the pieces
     are joined by concat (zero padding and exact additions)."""
     d = _check_spatial(x, op, dims)
@@ -158,9 +158,15 @@ def _conv(x: TensorBase, weight: Any, bias: Any, stride: Any, padding: Any, dila
 
     if min(outs) < 1 or min(k) < 1 or fits(outs[0], og):
         out = _windows_dot(_im2col(xp, k, st, dl, groups, op), w, groups)
+    elif groups > 1 and not fits(1, og):  # each group its own convolution (then split further)
+        parts = [_conv(x.slice([(i * cg, (i + 1) * cg) if a == 1 else (0, s) for a, s in enumerate(x.shape)]),
+                       w.slice([(i * og, (i + 1) * og) if a == 0 else (0, s) for a, s in enumerate(w.shape)]),
+                       None, st, _pads(padding, d), dl, 1, op)
+                 for i in range(groups)]
+        out = concat_tree(parts, 1)
     else:
         rows = max(1, max((r for r in range(1, outs[0] + 1) if fits(r, og)), default=1))
-        chunk = og if fits(rows, og) or groups != 1 else max(1, MAX_VIEW_NUMEL // (row * rows))
+        chunk = og if fits(rows, og) else max(1, MAX_VIEW_NUMEL // (row * rows))
         bands = []
         for r0, r1 in _pieces(outs[0], rows):
             lo, hi = r0 * st[0], (r1 - 1) * st[0] + spans[0]
