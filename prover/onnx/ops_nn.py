@@ -28,7 +28,8 @@ MAX_EXACT = "exact (a max of exact values)"
 @handler("MatMul", meaning="one Mul and one SumReduce over a broadcast view (fused: Dot)", bound=DOT)
 def _matmul(im: "Importer", node: "OnnxNode") -> list[Value]:
     a = im.tensor(node.inputs[0])
-    return [_split_matmul(im, a, node.inputs[1], False) or G.matmul(a, im.tensor(node.inputs[1]))]
+    y = _split_matmul(im, a, node.inputs[1], False)
+    return [G.matmul(a, im.tensor(node.inputs[1])) if y is None else y]
 
 
 def _split_matmul(im: "Importer", a: GraphTensor, name: str, trans: bool) -> GraphTensor | None:
