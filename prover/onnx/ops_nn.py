@@ -25,7 +25,8 @@ MAX_EXACT = "exact (a max of exact values)"
 # -- linear algebra ----------------------------------------------------------------------------------
 
 
-@handler("MatMul", meaning="one Mul and one SumReduce over a broadcast view (fused: Dot)", bound=DOT)
+@handler("MatMul", meaning="one Mul and one SumReduce over a broadcast view (fused: Dot); a static weight past the "
+                           "format's caps: column chunks, concatenated", bound=DOT)
 def _matmul(im: "Importer", node: "OnnxNode") -> list[Value]:
     a = im.tensor(node.inputs[0])
     y = _split_matmul(im, a, node.inputs[1], False)
@@ -56,7 +57,8 @@ def _split_matmul(im: "Importer", a: GraphTensor, name: str, trans: bool) -> Gra
     return G.concat_tree(parts, -1)
 
 
-@handler("Gemm", meaning="alpha (A' @ B') + beta C: the matmul, mul_const for alpha, C scaled at import",
+@handler("Gemm", meaning="alpha (A' @ B') + beta C: the matmul (a static B past the format's caps: column chunks), "
+                         "mul_const for alpha, C scaled at import",
          bound=DOT + "; alpha != 1: eps/2 per multiply step")
 def _gemm(im: "Importer", node: "OnnxNode") -> list[Value]:
     a = im.tensor(node.inputs[0])
@@ -120,7 +122,8 @@ def _spatial(node: "OnnxNode", x: GraphTensor, kernel: tuple[int, ...] | None = 
 
 
 @handler("Conv", meaning="zero-padded window view (im2col) times the weight, one Mul + SumReduce (fused: Dot); "
-                         "1, 2 or 3 spatial axes, groups, dilations, auto_pad",
+                         "1, 2 or 3 spatial axes, groups, dilations, auto_pad; past the format's caps: bands of "
+                         "output rows, chunks of channels, concatenated",
          bound=DOT)
 def _conv(im: "Importer", node: "OnnxNode") -> list[Value]:
     x, w = im.tensor(node.inputs[0]), im.tensor(node.inputs[1])
