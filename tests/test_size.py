@@ -11,7 +11,9 @@ import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BUDGET = {"verifier": 6030, "prover": 11050}
+# prover 11050 -> 11200 (issue 26, round two): layers past the format's caps split while importing
+# (hl_conv, ops_nn), the cells of a graph past the topology bound (costs.py), inspect's topology line
+BUDGET = {"verifier": 6030, "prover": 11200}
 
 
 def code_lines(source: str) -> int:
