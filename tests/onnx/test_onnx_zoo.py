@@ -30,7 +30,7 @@ SIZE = 31  # the smallest input its three 3x3 / 2 pools leave a 1x1 grid of
 # scale bits a graph's weight fills need: its folded batch-norm factors (316.2 and 37.07) are past
 # the default format's range (the refusal names the node and this remedy)
 SCALE_BITS = {"densenet121": 6, "shufflenet": 9}
-SLOW = {"vgg19"}  # 143M weights: the planner's pass over them takes most of its ~100 s
+SLOW = {"vgg19"}  # 143M weights, the planner's pass over them most of it: 55 s alone, 100-150 s on a loaded machine
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in ZOO])
