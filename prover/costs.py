@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..verifier.graph.components import make_component
-from ..verifier.graph.plan import component_cells, log_size_of
+from ..verifier.air.framework import HEADS
+from ..verifier.graph.components import MatInComponent, MatOutComponent, MatPairComponent, make_component
+from ..verifier.graph.plan import ComponentPlan, component_cells, log_size_of
 from ..verifier.graph.planner import GraphPlan, plan_graph
 from ..verifier.graph.settings import instantiate
 from ..verifier.graph.spec import GraphSpec
 from ..verifier.graph.statement import build_components
+from ..verifier.graph.topology import MAX_SPARSE_ENTRIES
 
 
 def plan_cells(graph: GraphPlan, plan: Any, plans: list[Any] | None = None) -> dict[str, int]:
@@ -56,12 +58,55 @@ def _cells_of(kind: str, log_size: int, scale_bits: int) -> int:
     return component_cells(comp)["cells"]
 
 
+def boundary_rows(graph: GraphPlan) -> int:
+    """The planner's upper bound on the topology's boundary rows (what build_components refuses past
+    MAX_SPARSE_ENTRIES, before deriving any of them)."""
+    return sum(inst.boundary_bound for inst in graph.instances)
+
+
+def _bare_plan(graph: GraphPlan, inst: Any) -> ComponentPlan:
+    """A planned instance's component as build_components would make it, without its topology
+    (its columns do not depend on the topology's values, only on their names): for the cells of a
+    graph whose topology is past what a verifier derives."""
+    spec, nodes = graph.spec, list(inst.nodes)
+    stride_bits = (len(nodes) - 1).bit_length()
+    if inst.kind == "MatIn":
+        mps = [graph.matmuls[i] for i in nodes]
+        log = max(log_size_of(mp.in_rows) for mp in mps) + stride_bits
+        comp: Any = MatInComponent(log, spec.scale_bits, mps[0].lanes, nodes, None, mps[0].w_public, inst.tag)
+        rows = sum(mp.in_rows for mp in mps)
+    elif inst.kind == "MatPair":
+        pps = [graph.pairs[i] for i in nodes]
+        log = log_size_of(pps[0].pair_rows) + stride_bits
+        comp = MatPairComponent(log, spec.scale_bits, pps[0].la, pps[0].lb, nodes, inst.tag)
+        rows = sum(pp.pair_rows for pp in pps)
+    elif inst.kind == "MatOut":
+        rows = sum(graph.product(i).out_rows for i in nodes)
+        comp = MatOutComponent(log_size_of(rows), spec.scale_bits, inst.tag, inst.bias, inst.split_w)
+    else:
+        comp = make_component(inst.kind, inst.log_size, spec.scale_bits)
+        comp.name, rows = inst.name, inst.rows
+    empty: dict[int, int] = {}
+    comp.sparse_columns = {f"d.{c}": empty for c in comp.topology_kinds()} | {"first": empty, "last": empty,
+                                                                               "kstart": empty}
+    if getattr(comp, "stride", 1) > 1:  # interleaved nodes: their anchors and heads
+        comp.sparse_columns |= {f"a.{c}": empty for c in comp.topology_kinds()} | {HEADS: empty}
+    if graph.limb_bits != 8:
+        comp.use_limbs(graph.limb_bits)
+    return ComponentPlan(inst.kind, nodes, rows, comp, [], inst)
+
+
 def components_summary(spec: GraphSpec) -> list[dict[str, Any]]:
     """Every component of the graph's AIR with its rows and cells (a symbolic graph: at its symbols'
-    lower bounds, as graph_summary shows it)."""
+    lower bounds, as graph_summary shows it). A graph whose topology needs more boundary rows than
+    a verifier derives (MAX_SPARSE_ENTRIES: it can be compiled, not verified) is counted from its
+    components built without their topology."""
     if spec.is_template:
         spec = instantiate(spec, tuple(s.lo for s in spec.symbols))
     graph = plan_graph(spec)
-    plans = build_components(graph)
+    if boundary_rows(graph) > MAX_SPARSE_ENTRIES:
+        plans = [_bare_plan(graph, inst) for inst in graph.instances]
+    else:
+        plans = build_components(graph)
     return [{"component": p.component.name, "nodes": len(p.nodes), "rows": p.rows, "log_size": p.component.log_size,
              **plan_cells(graph, p, plans)} for p in plans]

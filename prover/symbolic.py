@@ -135,7 +135,14 @@ def fit_template(compile_at: Callable[[dict[str, int]], GraphSpec], symbols: lis
     names = [s.name for s in symbols]
     samples = {}
     for combo in itertools.product(*grid_pts):
-        samples[combo] = compile_at(dict(zip(names, combo)))
+        at = dict(zip(names, combo))
+        try:
+            samples[combo] = compile_at(at)
+        except GraphError as e:  # a model that builds only at some values (its unsupported ops: as they are)
+            if type(e).__name__ == "UnsupportedOnnxError":
+                raise
+            values = ", ".join(f"{k}={v}" for k, v in at.items())
+            raise SymbolicError(f"the graph does not build at {values}, a value of the range: {e}") from None
     first = next(iter(samples.values()))
     skel0, _ = _skeleton(first)
     vectors = {}

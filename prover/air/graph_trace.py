@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ...verifier.fields import P
+from ...verifier.packed import INT, from_le
 from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, RANGE, RANGE16, WEIGHTS
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.plan import MERGED_KINDS, ComponentPlan
@@ -118,7 +119,11 @@ def build_spec(graph: Any, title: str = "", description: str = "") -> GraphSpec:
         srcs = [(s.id, tuple(s.shape), tuple(v.steps)) for s, v in n.srcs]
         values = None
         if n.op.value == "Constant":
-            values = [int(x) for x in np.asarray(constant_raw(n, fmt)).reshape(-1)]
+            raw = np.asarray(constant_raw(n, fmt)).reshape(-1)
+            if raw.size and -(1 << 31) <= raw.min() and raw.max() < 1 << 31:  # as settings.bin decodes it
+                values = from_le(INT, raw.astype("<i4").tobytes())
+            else:  # (past 32 bits: the settings writer names the value)
+                values = [int(x) for x in raw]
         nodes.append(
             NodeSpec(n.op.value, tuple(n.shape), srcs, n.axis, n.name or "", bool(n.private), values, bool(n.index))
         )

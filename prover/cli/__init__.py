@@ -154,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
         "compiled graph, components and cells, and the search compiler's rewrites, without proving",
     )
     i.add_argument("--no-search", action="store_true", help="for a model: compile without the search compiler")
+    i.add_argument("--scale-bits", type=int, default=None,
+                   help="for an ONNX model: fixed-point fractional bits, as prove takes them (default 10)")
     i.add_argument("--json", action="store_true")
     i.set_defaults(fn=cmd_inspect)
     from .train import add_parsers  # (numpy only for the training commands: verify and inspect start light)

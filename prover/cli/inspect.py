@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, EXIT_REJECTED, IDENTITY_NOTE, LABEL_NOTE, check_regular_file, component_title, index_map_text, label_text, printable, read_file, say, source_text
+from .common import EXIT_OK, EXIT_REJECTED, IDENTITY_NOTE, LABEL_NOTE, UsageError, check_regular_file, component_title, index_map_text, label_text, printable, read_file, say, source_text
 from .prove import _load_onnx_bytes, fused_note, search_text
 
 
@@ -72,6 +72,24 @@ def with_identity_and_labels(info: dict[str, Any], data: bytes) -> dict[str, Any
     return out
 
 
+def topology_text(spec: Any) -> str:
+    """The planner's bound on the boundary rows a verifier derives for this graph's topology, and
+    whether a verifier can (MAX_SPARSE_ENTRIES; the default work budget admits far fewer)."""
+    from luminair.prover.costs import boundary_rows
+    from luminair.verifier.graph.planner import plan_graph
+    from luminair.verifier.graph.settings import instantiate
+    from luminair.verifier.graph.topology import MAX_SPARSE_ENTRIES
+
+    if spec.is_template:
+        spec = instantiate(spec, tuple(s.lo for s in spec.symbols))
+    rows = boundary_rows(plan_graph(spec))
+    if rows <= MAX_SPARSE_ENTRIES:
+        return f"at most {rows} boundary rows for a verifier to derive (its hard bound: {MAX_SPARSE_ENTRIES})"
+    return (f"at most {rows} boundary rows for a verifier to derive, past its hard bound of {MAX_SPARSE_ENTRIES}: "
+            f"the graph compiles and its cells are counted, but `luminair prove` refuses it before writing a settings.bin "
+            f"(a smaller input, or fewer and larger views)")
+
+
 def inspect_model(args: argparse.Namespace) -> dict[str, Any]:
     """A model file compiled as `prove` would compile it, without proving: its graph, components and
     committed cells (each fused one beside its primitive decomposition) and what the search compiler
@@ -82,9 +100,13 @@ def inspect_model(args: argparse.Namespace) -> dict[str, Any]:
     from luminair.prover.costs import components_summary
     from luminair.verifier.graph.summary import graph_summary
 
+    scale_bits = getattr(args, "scale_bits", None)
     if Path(args.file).suffix.lower() == ".onnx":
-        graph = _load_onnx_bytes(read_file(args.file, "model"), args.file, {})
+        options = {} if scale_bits is None else {"scale_bits": scale_bits}
+        graph = _load_onnx_bytes(read_file(args.file, "model"), args.file, options)
     else:
+        if scale_bits is not None:
+            raise UsageError("--scale-bits applies to ONNX models; a Python model sets its own numeric format")
         check_regular_file(args.file, "model")
         graph = load_model(args.file)
     t = time.perf_counter()
@@ -94,6 +116,7 @@ def inspect_model(args: argparse.Namespace) -> dict[str, Any]:
     info: dict[str, Any] = {"file": "model", "model": str(args.file)}
     spec = build_spec(graph)
     info.update(graph_summary(spec), components=components_summary(spec))
+    info["topology"] = topology_text(spec)
     info["compile_s"] = round(compile_s, 3)
     info["fused"] = dict(stwo.fused)
     info["search"] = stwo.search_report.as_dict() if stwo.search_report is not None else None

@@ -25,7 +25,7 @@ from .hl_math import (
     logical_and, logical_not, logical_or, logical_xor, lt, maximum, minimum, mul_const, ne, neg, pow, pow_tensor,
     prelu, relu, rsqrt, select, selu, shrink, sigmoid, sign, softplus, softsign, square, sub, tanh, trunc, where,
 )
-from .hl_nn import concat, gather, linear, matmul, tile
+from .hl_nn import concat, concat_tree, gather, linear, matmul, tile
 from .hl_reduce import (
     argmax, argmin, instance_norm, layer_norm, layer_norm_wide, log_softmax, max, mean, min, softmax, sum, var,
 )
@@ -36,7 +36,7 @@ from .shape import ShapeTracker
 __all__ = [
     "BoundsError", "CompileError", "Graph", "GraphError", "GraphTensor", "GroupOp", "InputError", "Node",
     "Op", "ShapeError", "ShapeTracker", "run_compilers",
-    "abs", "argmax", "argmin", "avg_pool", "avg_pool2d", "ceil", "celu", "clip", "concat", "conv", "conv2d",
+    "abs", "argmax", "argmin", "avg_pool", "avg_pool2d", "ceil", "celu", "clip", "concat", "concat_tree", "conv", "conv2d",
     "conv_transpose", "cos", "div", "elu", "eq", "erf", "exp", "flip", "floor", "gather", "ge", "gelu", "gt", "hard_sigmoid",
     "hard_swish", "instance_norm", "layer_norm", "layer_norm_wide", "le", "leaky_relu", "linear", "log",
     "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "lrn", "lt", "matmul", "max",

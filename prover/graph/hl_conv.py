@@ -13,9 +13,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from luminair.verifier.graph.settings import MAX_NUMEL
+from luminair.verifier.graph.spec import MAX_VIEW_NUMEL
+
 from .errors import GraphError
 from .hl_math import hl_op, mul_const
-from .hl_nn import gather
+from .hl_nn import concat_tree, gather
 from .hl_reduce import max as max_reduce, sum as sum_reduce
 from .shape import prod
 from .tensor_base import TensorBase, shape_error
@@ -87,11 +90,51 @@ def window_view(x: TensorBase, kernel: Sequence[int], stride: Sequence[int], dil
     return t.permute(order)
 
 
+def _im2col(xp: TensorBase, k: tuple[int, ...], stride: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+            op: str) -> TensorBase:
+    """The padded input (N, C, S...) as windows (N, G, 1, o..., C/G*prod(k))."""
+    d = len(k)
+    n, c = xp.shape[:2]
+    cg = c // groups
+    win = window_view(xp, k, stride, dilation, op)
+    outs = tuple(win.shape[2:2 + d])  # (N, C, o..., k...)
+    # (C/G, k...) merge into one axis, which copies the windows (im2col): the copy is laid out
+    # (kk, o...), so its reads of the input run along the last spatial axis
+    spatial, kernel_axes = tuple(range(3, 3 + d)), tuple(range(3 + d, 3 + 2 * d))
+    kk = cg * prod(k)
+    xv = win.reshape((n, groups, cg) + outs + k).permute((0, 1, 2) + kernel_axes + spatial).reshape((n, groups, kk) + outs)
+    return xv.permute((0, 1) + spatial + (2,)).reshape((n, groups, 1) + outs + (kk,))
+
+
+def _windows_dot(xv: TensorBase, w: TensorBase, groups: int) -> TensorBase:
+    """im2col windows (N, G, 1, o..., kk) times the weight (O, C/G, k...): (N, O, o...)."""
+    n, outs, kk = xv.shape[0], tuple(xv.shape[3:-1]), xv.shape[-1]
+    o, d = w.shape[0], len(xv.shape) - 4
+    og = o // groups
+    full = (n, groups, og) + outs + (kk,)
+    wv = w.reshape((1, groups, og) + (1,) * d + (kk,)).broadcast_to(full)
+    return (xv.broadcast_to(full) * wv).sum_reduce(-1).reshape((n, o) + outs)
+
+
+def _pieces(total: int, size: int) -> list[tuple[int, int]]:
+    """[0, total) in ceil(total / size) near-equal ranges."""
+    count = -(-total // size)
+    bounds = [total * i // count for i in range(count + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
 def _conv(x: TensorBase, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: int,
           op: str, dims: int | None = None) -> TensorBase:
     """Cross-correlation (torch.nn.functional.conv{d}d): x (N, C, S...) is zero-padded and viewed as
     windows (N, G, 1, o..., C/G*prod(k)); the weight (O, C/G, k...) as (1, G, O/G, 1..., C/G*prod(k));
-    one Mul and one SumReduce (fused into one Dot) give (N, O, o...)."""
+    one Mul and one SumReduce (fused into one Dot) give (N, O, o...).
+
+    A layer whose windows copy (im2col) or whose Dot view would exceed the proof format's caps
+    (settings.MAX_NUMEL elements a tensor, spec.MAX_VIEW_NUMEL a view) is computed in bands of
+    output rows (the first spatial axis), and, where one row is still too large, in chunks of
+    output channels (of each group on its own, groups > 1): each piece is the same Dot over a slice of the padded input and of
+    the weight, so every output element is computed exactly as unsplit (one rounding); the pieces
+    are joined by concat (zero padding and exact additions)."""
     d = _check_spatial(x, op, dims)
     w = x._lift(weight)
     if w.ndim != x.ndim:
@@ -103,18 +146,36 @@ def _conv(x: TensorBase, weight: Any, bias: Any, stride: Any, padding: Any, dila
         raise shape_error(op, f"groups={groups} must divide the input channels {c} and output channels {o}")
     if cg != c // groups:
         raise shape_error(op, f"weight {w.shape} expects {cg * groups} input channels, input {x.shape} has {c}")
+    st, dl = _ints(stride, d, "stride"), _ints(dilation, d, "dilation")
     xp = x.pad(((0, 0), (0, 0)) + _pads(padding, d))
-    win = window_view(xp, k, _ints(stride, d, "stride"), _ints(dilation, d, "dilation"), op)
-    outs = tuple(win.shape[2:2 + d])  # (N, C, o..., k...)
-    g, og, kk = groups, o // groups, cg * prod(k)
-    # (C/G, k...) merge into one axis, which copies the windows (im2col): the copy is laid out
-    # (kk, o...), so its reads of the input run along the last spatial axis
-    spatial, kernel_axes = tuple(range(3, 3 + d)), tuple(range(3 + d, 3 + 2 * d))
-    xv = win.reshape((n, g, cg) + outs + k).permute((0, 1, 2) + kernel_axes + spatial).reshape((n, g, kk) + outs)
-    xv = xv.permute((0, 1) + spatial + (2,)).reshape((n, g, 1) + outs + (kk,))
-    full = (n, g, og) + outs + (kk,)
-    wv = w.reshape((1, g, og) + (1,) * d + (kk,)).broadcast_to(full)
-    out = (xv.broadcast_to(full) * wv).sum_reduce(-1).reshape((n, o) + outs)
+    spans = [dl[i] * (k[i] - 1) + 1 for i in range(d)]
+    outs = tuple((xp.shape[2 + i] - spans[i]) // st[i] + 1 for i in range(d))
+    kk, og = cg * prod(k), o // groups
+    row = n * groups * prod(outs[1:]) * kk  # the im2col copy of one output row
+
+    def fits(rows: int, channels: int) -> bool:
+        return row * rows <= MAX_NUMEL and row * rows * channels <= MAX_VIEW_NUMEL
+
+    if min(outs) < 1 or min(k) < 1 or fits(outs[0], og):
+        out = _windows_dot(_im2col(xp, k, st, dl, groups, op), w, groups)
+    elif groups > 1 and not fits(1, og):  # each group its own convolution (then split further)
+        parts = [_conv(x.slice([(i * cg, (i + 1) * cg) if a == 1 else (0, s) for a, s in enumerate(x.shape)]),
+                       w.slice([(i * og, (i + 1) * og) if a == 0 else (0, s) for a, s in enumerate(w.shape)]),
+                       None, st, _pads(padding, d), dl, 1, op)
+                 for i in range(groups)]
+        out = concat_tree(parts, 1)
+    else:
+        rows = max(1, max((r for r in range(1, outs[0] + 1) if fits(r, og)), default=1))
+        chunk = og if fits(rows, og) else max(1, MAX_VIEW_NUMEL // (row * rows))
+        bands = []
+        for r0, r1 in _pieces(outs[0], rows):
+            lo, hi = r0 * st[0], (r1 - 1) * st[0] + spans[0]
+            band = xp.slice([(lo, hi) if a == 2 else (0, s) for a, s in enumerate(xp.shape)])
+            xv = _im2col(band, k, st, dl, groups, op)
+            parts = [_windows_dot(xv, w.slice([(c0, c1) if a == 0 else (0, s) for a, s in enumerate(w.shape)]), 1)
+                     for c0, c1 in _pieces(o, chunk)] if chunk < og else [_windows_dot(xv, w, groups)]
+            bands.append(concat_tree(parts, 1))
+        out = concat_tree(bands, 2)
     if bias is not None:
         b = x._lift(bias)
         if b.shape != (o,):

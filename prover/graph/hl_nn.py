@@ -91,6 +91,15 @@ def concat(tensors: Sequence[TensorBase], axis: int = 0) -> TensorBase:
     return out
 
 
+def concat_tree(parts: Sequence[TensorBase], axis: int) -> TensorBase:
+    """concat of many parts as a balanced tree of two-part concats: each level adds tensors of the
+    total size once (log2 of the parts levels), where one chain adds every part to the full length."""
+    if len(parts) == 1:
+        return parts[0]
+    half = len(parts) // 2
+    return concat([concat_tree(parts[:half], axis), concat_tree(parts[half:], axis)], axis)
+
+
 def _runs(idx: list[int]) -> list[tuple[int, int, int]]:
     """Split indices into (start, count, step) runs of arithmetic progressions with step >= 0
     (step 0: one index repeated)."""

@@ -9,6 +9,8 @@ import numpy as np
 
 from luminair.prover import graph as G
 from luminair.prover.graph import GraphTensor
+from luminair.verifier.graph.settings import MAX_NUMEL
+from luminair.verifier.graph.spec import MAX_VIEW_NUMEL
 
 from .errors import OnnxImportError
 from .ops_common import legacy_broadcast, norm_axis, optional_input, text_attr
@@ -23,20 +25,49 @@ MAX_EXACT = "exact (a max of exact values)"
 # -- linear algebra ----------------------------------------------------------------------------------
 
 
-@handler("MatMul", meaning="one Mul and one SumReduce over a broadcast view (fused: Dot)", bound=DOT)
+@handler("MatMul", meaning="one Mul and one SumReduce over a broadcast view (fused: Dot); a static weight past the "
+                           "format's caps: column chunks, concatenated", bound=DOT)
 def _matmul(im: "Importer", node: "OnnxNode") -> list[Value]:
-    return [G.matmul(im.tensor(node.inputs[0]), im.tensor(node.inputs[1]))]
+    a = im.tensor(node.inputs[0])
+    y = _split_matmul(im, a, node.inputs[1], False)
+    return [G.matmul(a, im.tensor(node.inputs[1])) if y is None else y]
 
 
-@handler("Gemm", meaning="alpha (A' @ B') + beta C: the matmul, mul_const for alpha, C scaled at import",
+def _split_matmul(im: "Importer", a: GraphTensor, name: str, trans: bool) -> GraphTensor | None:
+    """a @ B (B' with ``trans``) for a static 2-D B larger than one constant of the proof format may
+    be (settings.MAX_NUMEL elements) or whose product's Dot view would be (spec.MAX_VIEW_NUMEL):
+    B's output columns in chunks, each its own constant and its own Dot, joined by concat (exact:
+    every output element is the same one-rounding Dot). None: B is not static, or fits."""
+    b = im.value(name)
+    if not isinstance(b, np.ndarray) or b.ndim != 2 or a.ndim < 1:
+        return None
+    m, k = b.shape if trans else b.shape[::-1]
+    rows = int(np.prod(a.shape[:-1], dtype=np.int64))
+    if b.size <= MAX_NUMEL and rows * k * m <= MAX_VIEW_NUMEL:
+        return None
+    chunk = max(1, min(MAX_NUMEL // k, MAX_VIEW_NUMEL // max(1, rows * k)))
+    count = -(-m // chunk)
+    bounds = [m * i // count for i in range(count + 1)]
+    parts = []
+    for c0, c1 in zip(bounds[:-1], bounds[1:]):
+        piece = b[c0:c1] if trans else b[:, c0:c1]
+        w = im.graph.constant(np.ascontiguousarray(piece, dtype=np.float64),
+                              f"{name}[{c0}:{c1}]" if trans else f"{name}[:, {c0}:{c1}]")
+        parts.append(G.matmul(a, w.T if trans else w))
+    return G.concat_tree(parts, -1)
+
+
+@handler("Gemm", meaning="alpha (A' @ B') + beta C: the matmul (a static B past the format's caps: column chunks), "
+                         "mul_const for alpha, C scaled at import",
          bound=DOT + "; alpha != 1: eps/2 per multiply step")
 def _gemm(im: "Importer", node: "OnnxNode") -> list[Value]:
-    a, b = im.tensor(node.inputs[0]), im.tensor(node.inputs[1])
+    a = im.tensor(node.inputs[0])
     if node.attrs.get("transA", 0):
         a = a.T
-    if node.attrs.get("transB", 0):
-        b = b.T
-    y = G.matmul(a, b)
+    y = _split_matmul(im, a, node.inputs[1], bool(node.attrs.get("transB", 0)))
+    if y is None:
+        b = im.tensor(node.inputs[1])
+        y = G.matmul(a, b.T if node.attrs.get("transB", 0) else b)
     alpha = float(node.attrs.get("alpha", 1.0))
     if alpha != 1.0:
         y = G.mul_const(y, alpha)
@@ -91,7 +122,8 @@ def _spatial(node: "OnnxNode", x: GraphTensor, kernel: tuple[int, ...] | None = 
 
 
 @handler("Conv", meaning="zero-padded window view (im2col) times the weight, one Mul + SumReduce (fused: Dot); "
-                         "1, 2 or 3 spatial axes, groups, dilations, auto_pad",
+                         "1, 2 or 3 spatial axes, groups, dilations, auto_pad; past the format's caps: bands of "
+                         "output rows, chunks of channels, concatenated",
          bound=DOT)
 def _conv(im: "Importer", node: "OnnxNode") -> list[Value]:
     x, w = im.tensor(node.inputs[0]), im.tensor(node.inputs[1])

@@ -29,3 +29,13 @@ def test_inspect_without_the_search_says_so(capsys):
     assert info["search"] is None and info["fused"]["Relu"] == 1  # the hand-written fusion still runs
     assert cli(["inspect", str(EXAMPLES / "tiny_mlp.py"), "--no-search"]) == 0
     assert "search: off (--no-search" in capsys.readouterr().out
+
+
+def test_inspect_prints_the_topology_bound_and_takes_scale_bits_for_onnx_only(capsys):
+    assert cli(["inspect", ONNX, "--no-search", "--scale-bits", "8", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["numeric_format"]["scale_bits"] == 8
+    assert info["topology"].startswith("at most ") and info["topology"].endswith("(its hard bound: 1048576)")
+    assert cli(["inspect", str(EXAMPLES / "tiny_mlp.py"), "--scale-bits", "8"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--scale-bits applies to ONNX models" in err, err

@@ -123,3 +123,37 @@ def test_pool_and_conv_shape_errors_name_the_op():
         G.max_pool2d(x, 5)
     with pytest.raises(ShapeError, match=r"input must be \(N, C, H, W\)"):
         G.avg_pool2d(cx.input("v", (4, 4)), 2)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2), dict(groups=2), dict(k=1, pad=0), dict(stride=3, k=2, pad=0)],
+                         ids=["3x3", "stride2", "groups2", "1x1", "pool-like"])
+def test_a_conv_past_the_format_caps_is_split_into_pieces_that_compute_every_element_as_unsplit(monkeypatch, kw):
+    """With the caps lowered, a conv is built in bands of output rows and chunks of channels (hl_conv
+    reads settings.MAX_NUMEL and spec.MAX_VIEW_NUMEL): after compiling, every raw output equals the
+    unsplit conv's, and every node stays within the (lowered) caps."""
+    import luminair.prover.graph.hl_conv as hc
+    from luminair.prover import GenericCompiler, StwoCompiler
+
+    k, pad, groups, stride = kw.get("k", 3), kw.get("pad", 1), kw.get("groups", 1), kw.get("stride", 1)
+    rng = np.random.default_rng(5)
+    w, b = rng.uniform(-0.5, 0.5, (6, 4 // groups, k, k)), rng.uniform(-0.5, 0.5, 6)
+    x = rng.uniform(-1, 1, (1, 4, 9, 7))
+
+    def build() -> Graph:
+        g = Graph()
+        G.conv(g.input("x", (1, 4, 9, 7)), g.constant(w, "w"), g.constant(b, "b"), stride=stride, padding=pad,
+               groups=groups).output("y")
+        g.compile(GenericCompiler(), StwoCompiler(search=False))
+        return g
+
+    whole = build()
+    monkeypatch.setattr(hc, "MAX_NUMEL", 300)
+    monkeypatch.setattr(hc, "MAX_VIEW_NUMEL", 400)
+    split = build()
+    assert len(split) > len(whole)
+    np.testing.assert_array_equal(split.run({"x": x}, exact=True)["y"], whole.run({"x": x}, exact=True)["y"])
+    dots = [n for n in split.nodes() if n.op == Op.DOT]
+    assert len(dots) > 1 and all(v.numel <= 400 for n in dots for _, v in n.srcs)
+    assert all(n.numel <= 300 for n in split.nodes() if n.op == Op.CONTIGUOUS)
+    np.testing.assert_allclose(split.run({"x": x})["y"], ref_conv2d(x, w, b, (stride,) * 2, ((pad, pad),) * 2, (1, 1),
+                                                                   groups), atol=1e-9)

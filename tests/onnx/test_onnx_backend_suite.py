@@ -52,8 +52,10 @@ def test_every_refusal_belongs_to_the_model_and_the_counts_are_the_expected_ones
     assert refused.get("test_operator_sqrt") == C.OUT_OF_RANGE  # sqrt of a negative (the reference is NaN)
     assert refused.get("test_operator_pow") == C.OUT_OF_RANGE  # a negative base (NaN in the reference)
     assert all(s == C.NON_TENSOR for n, s in refused.items() if "sequence" in n or "strnorm" in n)
-    # a 20 x 16 x 50 x 40 input convolved by 13 x 16 x 3 x 3: 68.3M products, past the 2^26-element views
-    assert {n for n, s in refused.items() if s == C.FORMAT_CAP} == {"test_operator_conv"}
+    # a 20 x 16 x 50 x 40 input convolved by 13 x 16 x 3 x 3: 68.3M products, past the 2^26-element
+    # views, computed in bands of output rows (hl_conv), matches like every other convolution
+    assert not {n for n, s in refused.items() if s == C.FORMAT_CAP}
+    assert suite["test_operator_conv"].status == C.MATCHED
 
 
 def test_a_sample_of_matching_cases_is_proven_and_verified(suite):

@@ -97,3 +97,23 @@ def test_a_model_without_dynamic_axes_or_a_python_builder_needs_explicit_symbols
         SymbolicModel(fixed)
     with pytest.raises(SymbolicError, match="needs its symbols and their ranges"):
         SymbolicModel(lambda: None)
+
+
+def test_a_model_that_builds_only_at_some_batch_sizes_is_refused_in_one_line_naming_the_axis_and_symbol(files, capsys):
+    """A Reshape to a constant (3, -1) holds only batches of a multiple of 3: with batch symbolic the
+    graph cannot be built over the default range, and the refusal names the value, the node and
+    --symbol (no traceback)."""
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["r"]),
+             helper.make_node("ReduceSum", ["r", "axes"], ["y"], keepdims=0)]
+    graph = helper.make_graph(
+        nodes, "r3", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["batch", 8])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [3])],
+        [numpy_helper.from_array(np.array([3, -1], np.int64), "shape"),
+         numpy_helper.from_array(np.array([1], np.int64), "axes")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), files / "r3.onnx")
+    np.save(files / "x6.npy", RNG.uniform(-1, 1, (6, 8)))
+    code = cli(["prove", str(files / "r3.onnx"), "--input", str(files / "x6.npy"), "--out", str(files / "r3"),
+                "--preset", "fast", "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert "--symbol NAME=LO:HI" in err and "does not build at batch=" in err and "ONNX Reshape node" in err, err
