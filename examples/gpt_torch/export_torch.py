@@ -6,6 +6,7 @@ split; a tril mask through Where), GELU, LayerNorm, a Linear head. Vocabulary 64
 
     python export_torch.py 13 gpt_opset13.onnx none   # layer norm as primitives, GELU through Erf
     python export_torch.py 17 gpt_opset17.onnx tanh   # LayerNormalization, GELU through Tanh
+    python export_torch.py 17 gpt_opset17_dynamic_batch.onnx tanh dynamic   # batch axis a dim_param
 
 torch is not a dependency of the project: the .onnx files are committed (tests/onnx/test_onnx_torch_gpt.py)."""
 import torch, torch.nn as nn, sys
@@ -52,5 +53,7 @@ m = GPT(ln_prim=(opset == 13)).eval()
 with torch.no_grad():
     m.wte.weight.normal_(0, 0.1); m.wpe.weight.normal_(0, 0.1)
 idx = torch.randint(0, 64, (1, 8))
-torch.onnx.export(m, (idx,), out, opset_version=opset, input_names=["input_ids"], output_names=["logits"], dynamo=False)
+torch.onnx.export(m, (idx,), out, opset_version=opset, input_names=["input_ids"], output_names=["logits"],
+                  dynamic_axes={"input_ids": {0: "batch"}, "logits": {0: "batch"}} if sys.argv[4:] == ["dynamic"] else None,
+                  dynamo=False)
 print("ok", out)

@@ -158,6 +158,29 @@ def _symbolic_instance(args: argparse.Namespace, symbols: dict[str, tuple[int, i
     return graph, settings, inputs, float_out, load_s, settings_s, model.search_report
 
 
+def _input_shapes(model_bytes: bytes, path: str, input_data: dict[str, Any]) -> dict[str, tuple[int, ...]] | None:
+    """The shapes the input file gives each ONNX input (one nested list each, of the input's rank),
+    or None where it does not say them."""
+    import numpy as np
+
+    model = _read_onnx(model_bytes, path)
+    inits = {i.name for i in model.graph.initializer}
+    inputs = [vi for vi in model.graph.input if vi.name not in inits]
+    rows = input_data.get("input_data")
+    if not isinstance(rows, list) or len(rows) != len(inputs):
+        return None
+    shapes = {}
+    for vi, row in zip(inputs, rows):
+        try:
+            shape = np.asarray(row).shape
+        except ValueError:  # ragged lists
+            return None
+        if len(shape) != len(vi.type.tensor_type.shape.dim):
+            return None
+        shapes[vi.name] = tuple(int(d) for d in shape)
+    return shapes
+
+
 def cmd_prove(args: argparse.Namespace) -> int:
     from luminair.prover import GenericCompiler, StwoCompiler
     from luminair.prover.graph.model_file import load_model, read_input_json
@@ -191,15 +214,33 @@ def cmd_prove(args: argparse.Namespace) -> int:
         dynamic = onnx_dynamic_axes(_read_onnx(model_bytes, args.model))  # dim_params become symbols
     else:
         dynamic = []
-    if symbols or dynamic:
-        graph, settings, inputs, float_out, load_s, settings_s, search = _symbolic_instance(
-            args, symbols or None, model_bytes, input_data, options, title, description
+    fixed = None
+    if dynamic and not symbols:
+        try:
+            sym = _symbolic_instance(args, None, model_bytes, input_data, options, title, description)
+        except UsageError as e:
+            # a model whose constants depend on its dynamic axes has no one settings.bin: prove it
+            # at the input's own shapes (those files hold for them alone), or refuse as before
+            fixed = _input_shapes(model_bytes, args.model, input_data)
+            if fixed is None or not str(e).startswith("dynamic axes"):
+                raise
+            try:
+                preloaded = _load_onnx_bytes(model_bytes, args.model, {**options, "input_shapes": fixed})
+            except Exception:  # noqa: BLE001 - it does not build at the input's shapes either: the first refusal
+                raise e from None
+            print(f"note: {e}; proving at the input's shapes {fixed} (this settings.bin holds for them alone)",
+                  file=sys.stderr)
+    if symbols or (dynamic and fixed is None):
+        graph, settings, inputs, float_out, load_s, settings_s, search = (
+            sym if not symbols else _symbolic_instance(args, symbols, model_bytes, input_data, options, title, description)
         )
         t = time.perf_counter()
         trace = gen_trace(graph, inputs)
         trace_s = time.perf_counter() - t
     else:
-        if model_bytes is not None:
+        if fixed is not None:
+            graph = preloaded
+        elif model_bytes is not None:
             graph = _load_onnx_bytes(model_bytes, args.model, options)
         else:
             graph = load_model(args.model)

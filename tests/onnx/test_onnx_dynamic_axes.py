@@ -15,6 +15,7 @@ from onnx_helpers import ort_run
 
 from luminair.prover.cli import main as cli
 from luminair.prover.symbolic import DEFAULT_RANGE, SymbolicModel, onnx_dynamic_axes
+from luminair.verifier import verify
 
 RNG = np.random.default_rng(11)
 W1, B1 = RNG.uniform(-0.5, 0.5, (16, 8)), RNG.uniform(-0.2, 0.2, 16)
@@ -101,8 +102,9 @@ def test_a_model_without_dynamic_axes_or_a_python_builder_needs_explicit_symbols
 
 def test_a_model_that_builds_only_at_some_batch_sizes_is_refused_in_one_line_naming_the_axis_and_symbol(files, capsys):
     """A Reshape to a constant (3, -1) holds only batches of a multiple of 3: with batch symbolic the
-    graph cannot be built over the default range, and the refusal names the value, the node and
-    --symbol (no traceback)."""
+    graph cannot be built over the default range. An input of such a batch proves at its own shape
+    (saying so); any other is refused in one line naming the value, the node and --symbol (no
+    traceback)."""
     nodes = [helper.make_node("Reshape", ["x", "shape"], ["r"]),
              helper.make_node("ReduceSum", ["r", "axes"], ["y"], keepdims=0)]
     graph = helper.make_graph(
@@ -111,9 +113,16 @@ def test_a_model_that_builds_only_at_some_batch_sizes_is_refused_in_one_line_nam
         [numpy_helper.from_array(np.array([3, -1], np.int64), "shape"),
          numpy_helper.from_array(np.array([1], np.int64), "axes")])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), files / "r3.onnx")
-    np.save(files / "x6.npy", RNG.uniform(-1, 1, (6, 8)))
-    code = cli(["prove", str(files / "r3.onnx"), "--input", str(files / "x6.npy"), "--out", str(files / "r3"),
+    np.save(files / "x4.npy", RNG.uniform(-1, 1, (4, 8)))
+    code = cli(["prove", str(files / "r3.onnx"), "--input", str(files / "x4.npy"), "--out", str(files / "r3"),
                 "--preset", "fast", "--quiet"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1, err
     assert "--symbol NAME=LO:HI" in err and "does not build at batch=" in err and "ONNX Reshape node" in err, err
+    np.save(files / "x6.npy", RNG.uniform(-1, 1, (6, 8)))
+    code = cli(["prove", str(files / "r3.onnx"), "--input", str(files / "x6.npy"), "--out", str(files / "r6"),
+                "--preset", "fast", "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 0 and "does not build at batch=" in err and "proving at the input's shapes {'x': (6, 8)}" in err, err
+    r = verify((files / "r6" / "proof.bin").read_bytes(), (files / "r6" / "settings.bin").read_bytes(), min_security_bits=0)
+    assert r.success and r.outputs["y"]["shape"] == [3]

@@ -71,3 +71,20 @@ def test_the_cli_refuses_bad_token_ids_in_one_line_before_proving(tmp_path, caps
     assert cli(["prove", str(FOLDER / "gpt_opset13.onnx"), "--input", str(bad), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err and not (tmp_path / "out" / "proof.bin").exists()
+
+
+def test_a_dynamic_batch_export_whose_constants_depend_on_the_batch_proves_at_the_input_shape(tmp_path, capsys):
+    """torch's causal mask, broadcast over the batch, folds into a constant that differs per batch
+    size: no one symbolic settings.bin exists, so `prove` says so and proves at the input's shape."""
+    from luminair.prover.cli import main as cli
+
+    ids = [[5, 17, 3, 63, 0, 22, 9, 41], [1, 2, 3, 4, 5, 6, 7, 8]]
+    (tmp_path / "ids.json").write_text(json.dumps({"input_data": [ids]}))
+    model = FOLDER / "gpt_opset17_dynamic_batch.onnx"
+    out = tmp_path / "out"
+    assert cli(["prove", str(model), "--input", str(tmp_path / "ids.json"), "--out", str(out), "--preset", "fast", "--quiet"]) == 0
+    assert "proving at the input's shapes {'input_ids': (2, 8)}" in capsys.readouterr().err
+    r = verify((out / "proof.bin").read_bytes(), (out / "settings.bin").read_bytes(), min_security_bits=0)
+    assert r.success and r.inputs["input_ids"]["values"] == sum(ids, [])
+    ref = ort_run(onnx.load(str(model)), {"input_ids": np.array(ids)})["logits"]
+    assert np.abs(np.array(r.outputs["logits"]["values"]) - ref.reshape(-1)).max() <= 0.03
