@@ -85,3 +85,38 @@ def test_auto_mode_without_numba_keeps_the_twins(monkeypatch):
         monkeypatch.delitem(sys.modules, name)
     with pytest.raises(kernels.KernelError, match="the compiled kernels need numba"):
         kernels.expect_work(1.0)
+
+
+@pytest.mark.parametrize("name,params,preset", [
+    ("square_lookup", {"log_size": 10, "table_log_size": 6}, "fast"),  # LogUp: interaction columns at offsets
+    ("fibonacci", {"log_size": 11, "n_columns": 8}, "default"),  # masks one and two rows away
+])
+def test_composition_chunks_do_not_change_the_proof(monkeypatch, name, params, preset):
+    """The composition is evaluated chunk by chunk of its domain (prove.COMPOSITION_CHUNK): chunks
+    of 64 points give the bytes of one chunk per domain."""
+    from luminair.prover.stark import prove as stark_prove
+
+    proofs = []
+    for chunk in (1 << 30, 1 << 6):
+        monkeypatch.setattr(stark_prove, "COMPOSITION_CHUNK", chunk)
+        proofs.append(_prove(monkeypatch, "numpy", name, params, PRESETS[preset]))
+    assert proofs[0] == proofs[1]
+
+
+def test_composition_chunks_do_not_change_a_model_proof(monkeypatch):
+    from luminair.prover import GenericCompiler, StwoCompiler
+    from luminair.prover.graph.model_file import load_model, read_input_json
+    from luminair.prover.stark import prove as stark_prove
+    from pathlib import Path
+
+    ex = Path(__file__).resolve().parents[2] / "examples" / "mlp_16_16_4"
+    cx = load_model(ex / "network.onnx")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    feed = read_input_json(ex / "input.json", cx)
+    monkeypatch.setenv("LUMINAIR_KERNELS", "numpy")
+    settings = cx.gen_settings(preset="fast")
+    proofs = []
+    for chunk in (1 << 30, 1 << 7):
+        monkeypatch.setattr(stark_prove, "COMPOSITION_CHUNK", chunk)
+        proofs.append(cx.prove(cx.gen_trace(feed), settings).data)
+    assert proofs[0] == proofs[1]
