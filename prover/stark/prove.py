@@ -23,7 +23,7 @@ from ...verifier.verify import check_sample_points, draw_challenges, draw_elemen
 from . import circle_fft as cf
 from . import field_vec as fv
 from . import kernels
-from .backend import U64, Array, xp
+from .backend import U32, U64, Array, xp
 from .aux_columns import aux_trace, periodic_trace
 from .constraints import SV, DomainEvaluator, as_secure, combine_values
 from .fri_prover import FriProver, grind
@@ -98,7 +98,7 @@ def _extended_sparse(n: int, m: int, within: int, values: Mapping[int, int]) -> 
         if got is not None:
             _SPARSE_EXTENSIONS.move_to_end(key)
             return got
-    got = cf.extend(cf.circle_interpolate(sparse_column(n, values)), m, within)
+    got = cf.extend(cf.circle_interpolate(sparse_column(n, values)), m, within, dtype=U32)  # widened by chunks
     with _CACHE_LOCK:
         _SPARSE_EXTENSIONS[key] = got
         while len(_SPARSE_EXTENSIONS) > _SPARSE_KEEP:
@@ -477,7 +477,7 @@ def _component_composition(
         for k, col in enumerate(cols):
             wanted.append(("periodic", f"{key}#{k}", cf.circle_interpolate(col)))
     if wanted:
-        ext = cf.extend([w[2] for w in wanted], m, within)
+        ext = cf.extend([w[2] for w in wanted], m, within, dtype=U32)  # kept narrow, widened by chunks
         for (kind, key, _), col in zip(wanted, ext):
             full[(kind, key)] = col
             if kind == "pre":
