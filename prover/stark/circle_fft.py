@@ -30,11 +30,11 @@ def index_dtype(log_size: int) -> type:
 
 
 def bit_reverse_permutation(log_size: int) -> Array:
-    """perm[i] = bitrev_n(i), as an index vector (index_dtype)."""
-    idx = xp.arange(1 << log_size, dtype=index_dtype(log_size))
-    out = xp.zeros_like(idx)
-    for b in range(log_size):
-        out |= ((idx >> b) & 1) << (log_size - 1 - b)
+    """perm[i] = bitrev_n(i), as an index vector (index_dtype): bitrev_(k+1) is 2 bitrev_k followed
+    by 2 bitrev_k + 1 (the new low bit of i becomes the top bit), so 2 * 2^n values are written."""
+    out = xp.zeros(1, dtype=index_dtype(log_size))
+    for _ in range(log_size):
+        out = xp.concatenate([out << 1, (out << 1) | 1])
     return out
 
 
