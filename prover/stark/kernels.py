@@ -38,10 +38,17 @@ class KernelError(RuntimeError):
 
 
 def mode() -> str:
-    got = os.environ.get("LUMINAIR_KERNELS", "auto").strip().lower() or "auto"
+    raw = os.environ.get("LUMINAIR_KERNELS")
+    if raw == _mode[0]:  # asked for every vector operation: parsed once per value
+        return _mode[1]
+    got = (raw or "auto").strip().lower() or "auto"
     if got not in MODES:
         raise KernelError(f"LUMINAIR_KERNELS={got!r}: expected one of {', '.join(MODES)}")
+    _mode[:] = [raw, got]
     return got
+
+
+_mode: list = [None, "auto"]  # (the variable's last value, its mode)
 
 
 def loaded() -> bool:

@@ -196,7 +196,10 @@ def test_field_vector_sums_and_constants_agree(monkeypatch):
     cases = [lambda: fv.add(a, b), lambda: fv.sub(a, b), lambda: fv.add(wide, b), lambda: fv.sub(a, wide),
              lambda: fv.add(a, k), lambda: fv.sub(a, k), lambda: fv.neg(a), lambda: fv.neg(wide),
              lambda: fv.mul(a, k), lambda: fv.mul_scalar(a, -7), lambda: fv.q_mul_const(x, q),
-             lambda: fv.q_mul(x, tuple(np.asarray(c, dtype=np.uint64) for c in q)), lambda: fv.q_inv(x)]
+             lambda: fv.q_mul(x, tuple(np.asarray(c, dtype=np.uint64) for c in q)), lambda: fv.q_inv(x),
+             # a constant before a column (compiled with the operands swapped, or as -b + k)
+             lambda: fv.mul(k, a), lambda: fv.add(k, a), lambda: fv.sub(k, a), lambda: fv.sub(np.uint64(0), a),
+             lambda: fv.cm_mul(*x), lambda: fv.cm_inv(x[0], x[1])]
     for case in cases:
         compiled, twin = _both(monkeypatch, case)
         for u, v in zip(compiled if isinstance(compiled, tuple) else (compiled,), twin if isinstance(twin, tuple) else (twin,)):
