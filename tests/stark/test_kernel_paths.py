@@ -1,6 +1,7 @@
 """The compiled kernels and their numpy twins give byte-identical proofs (same transcript), and
 LUMINAIR_KERNELS is checked."""
 
+import os
 import sys
 
 import pytest
@@ -120,3 +121,30 @@ def test_composition_chunks_do_not_change_a_model_proof(monkeypatch):
         monkeypatch.setattr(stark_prove, "COMPOSITION_CHUNK", chunk)
         proofs.append(cx.prove(cx.gen_trace(feed), settings).data)
     assert proofs[0] == proofs[1]
+
+
+def test_a_small_proof_imports_neither_numba_nor_egglogs_front_end(tmp_path):
+    """A small model's `luminair prove` (auto kernels, search compiler on) in a fresh process: numba
+    is found, not imported (kernels._numba_available), and egglog's compiled e-graph is loaded
+    without its Python front end (search.egglog_bindings); `import egglog` afterwards reuses it."""
+    import json
+    import subprocess
+    from pathlib import Path
+
+    ex = Path(__file__).resolve().parents[2] / "examples" / "mlp_16_16_4"
+    code = (
+        "import sys, json\n"
+        "from luminair.prover.cli import main\n"
+        f"code = main(['prove', {str(ex / 'network.onnx')!r}, '--input', {str(ex / 'input.json')!r}, "
+        f"'--out', {str(tmp_path / 'out')!r}, '--quiet'])\n"
+        "seen = {m: m in sys.modules for m in ('numba', 'egglog', 'egglog.builtins', 'egglog.bindings')}\n"
+        "from luminair.prover.compile.search import egglog_bindings\n"
+        "import egglog\n"
+        "from egglog import bindings\n"
+        "print(json.dumps({'code': code, 'seen': seen, 'same': bindings is egglog_bindings()}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "LUMINAIR_KERNELS"}
+    got = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                    env=env).stdout.strip().splitlines()[-1])
+    assert got == {"code": 0, "seen": {"numba": False, "egglog": False, "egglog.builtins": False, "egglog.bindings": True},
+                   "same": True}
