@@ -63,8 +63,8 @@ def commit_preprocessed(tree: PreprocessedTree, columns: Mapping[str, Any], log_
     kernels.expect_work(sum(1 << (c.log_size + log_blowup) for c in tree.columns) * TWIN_NS_PER_LDE_CELL * 1e-9)
     cols = [to_storage(columns[c.key], c.log_size, f"preprocessed {c.key}") for c in tree.columns]
     committed = commit_columns(cols, log_blowup, merkle=False)
-    for c, (col, spec) in enumerate(zip(cols, tree.columns)):  # the trace-domain values, kept
-        _tree_extensions(committed)[(c, spec.log_size)] = col
+    for c, (col, spec) in enumerate(zip(cols, tree.columns)):  # the trace-domain values, kept (uint32)
+        _tree_extensions(committed)[(c, spec.log_size)] = col.astype(U32)
     return committed
 
 
@@ -226,9 +226,8 @@ def prove_stark(
                 col = pre_on_trace.get(key)
                 if col is None:
                     ct, c = pre_lookup[key]
-                    col = _tree_extensions(ct).get((c, n))
-                    if col is None:
-                        col = cf.circle_evaluate(ct.coeffs[c])
+                    kept = _tree_extensions(ct).get((c, n))
+                    col = cf.circle_evaluate(ct.coeffs[c]) if kept is None else kept.astype(U64)
                     pre_on_trace[key] = col
             elif kind == "sparse":
                 col = sparse_column(n, comp.sparse_columns[key])
