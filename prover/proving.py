@@ -228,13 +228,14 @@ def choose_config(
     the target (security_target)."""
     cfg = resolve_config(preset, config, security_bits)
     cfg.validate()
+    airs: dict[int, Any] = {}  # log blowup -> the AIR (a large model's takes about 0.3 s to build)
     if config is None and security_bits is None:  # sized by the trace; for time within a proof-size budget
         from .stark.proof_size import estimate_proof_bytes
 
-        sizing_air = build_graph_air(spec, cfg.log_blowup)[0]
+        sizing_air = airs[cfg.log_blowup] = build_graph_air(spec, cfg.log_blowup)[0]
         cfg = preset_config(preset or "default", air_cells(sizing_air), lambda c: estimate_proof_bytes(sizing_air, c))
     target = security_target(preset, config, security_bits)
-    return cfg if target is None else reach_union_bound(cfg, spec, target)
+    return cfg if target is None else reach_union_bound(cfg, spec, target, airs.get(cfg.log_blowup))
 
 
 def security_target(preset: str | None, config: PcsConfig | None, security_bits: int | None) -> int | None:
@@ -247,11 +248,13 @@ def security_target(preset: str | None, config: PcsConfig | None, security_bits:
     return DEFAULT_MIN_SECURITY_BITS if (preset or "default") in SIZED_PRESETS else None
 
 
-def reach_union_bound(cfg: PcsConfig, spec: GraphSpec, target: int) -> PcsConfig:
+def reach_union_bound(cfg: PcsConfig, spec: GraphSpec, target: int, air: Any = None) -> PcsConfig:
     """`cfg` with queries added until the union bound of the soundness terms of `spec`'s AIR
     (verifier/security.py) reaches `target` bits. The algebraic terms grow with the trace, not
-    with the queries: a trace whose algebraic terms alone fall short is refused."""
-    air, _ = build_graph_air(spec, cfg.log_blowup)
+    with the queries: a trace whose algebraic terms alone fall short is refused. `air`: spec's AIR
+    at cfg's blowup, if already built."""
+    if air is None:
+        air, _ = build_graph_air(spec, cfg.log_blowup)
     public = plan_graph(spec).public_terms()
     while True:
         terms = soundness_terms(cfg, air, public)

@@ -14,9 +14,14 @@ padding, weight re-layout) and anything the search left.
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from luminair.prover.graph import Graph, GroupOp, Node, Op, ShapeTracker
@@ -60,6 +65,31 @@ class SearchReport:
                 f"({self.iterations} iterations, {stop}; {self.eclasses} e-classes); rewrites: {applied}")
 
 
+def egglog_bindings() -> ModuleType:
+    """egglog's compiled e-graph (egglog.bindings), the only part of egglog the search uses, loaded
+    without the package's Python front end (`import egglog` runs its builtins, its pretty-printer
+    and black: about 0.3-0.5 s of every CLI run). If the front end is loaded already, or the
+    extension is not where the package keeps it, the ordinary import."""
+    got = sys.modules.get("egglog.bindings")
+    if got is not None:
+        return got
+    spec = None if "egglog" in sys.modules else importlib.util.find_spec("egglog")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = Path(folder) / f"bindings{suffix}"
+            if path.is_file():
+                ext = importlib.util.spec_from_file_location("egglog.bindings", path)
+                if ext is None or ext.loader is None:
+                    continue
+                got = importlib.util.module_from_spec(ext)
+                ext.loader.exec_module(got)
+                sys.modules["egglog.bindings"] = got  # `import egglog` later reuses this one
+                return got
+    from egglog import bindings
+
+    return bindings
+
+
 class SearchCompiler:
     """Equality saturation with egglog over the graph, extraction by proving cost (module doc).
 
@@ -76,7 +106,7 @@ class SearchCompiler:
 
     def compile(self, graph: Graph) -> bool:
         try:
-            from egglog import bindings
+            bindings = egglog_bindings()
         except ImportError:
             raise CompileError(
                 "the search compiler needs egglog (pip install 'luminair[prover]'); or compile without it: "

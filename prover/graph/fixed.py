@@ -13,7 +13,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from luminair.verifier.numeric import DOT_ACC_BITS, DOT_ACC_BOUND, TABLE_FUNCTIONS, VALUE_MAX, VALUE_MIN, table_domain
+from luminair.verifier.graph.tables import table_rows
+from luminair.verifier.numeric import DOT_ACC_BITS, DOT_ACC_BOUND, EXPONENTIALS, TABLE_FUNCTIONS, VALUE_MAX, VALUE_MIN, table_domain
 
 
 class DomainViolation(Exception):
@@ -120,8 +121,15 @@ class LookupTable:
 def lookup_table(name: str, s: int) -> LookupTable:
     """Built from TABLE_FUNCTIONS over table_domain, once per (name, scale)."""
     dom = table_domain(name, s)
-    fn = TABLE_FUNCTIONS[name]
-    values = np.fromiter((fn(x, s) for x in dom), dtype=np.int64, count=len(dom))
+    if name == "erf" or name in EXPONENTIALS:
+        # the verifier's table rows, computed once a process for both (tables.table_rows): every
+        # entry of the domain (erf), or those from the first non-zero one (exp, exp2: 0 below it)
+        xs, ys = table_rows(name, s)
+        values = np.zeros(len(dom), dtype=np.int64)
+        values[xs[0] - dom.start :] = ys
+    else:
+        fn = TABLE_FUNCTIONS[name]
+        values = np.fromiter((fn(x, s) for x in dom), dtype=np.int64, count=len(dom))
     values.flags.writeable = False
     return LookupTable(name, s, dom.start, dom.stop - 1, values)
 

@@ -7,7 +7,7 @@ every compile, and stay stable until the next one).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -71,11 +71,21 @@ class Node:
         return " ".join(parts)
 
     def replace(self, **changes) -> "Node":
-        return replace(self, **changes)
+        """dataclasses.replace without its per-call field introspection (compiles make tens of
+        thousands of nodes): every field copied unless changed; an unknown field is a TypeError."""
+        new = object.__new__(Node)
+        for name in _FIELDS:
+            object.__setattr__(new, name, changes.pop(name) if name in changes else getattr(self, name))
+        if changes:
+            raise TypeError(f"Node has no field(s) {sorted(changes)}")
+        return new
 
     def __repr__(self) -> str:
         srcs = ", ".join(f"{s.id}" + ("" if v.is_identity() else "'") for s, v in self.srcs)
         return f"<Node {self.id} {self.label()} {self.shape} <- [{srcs}]>"
+
+
+_FIELDS = tuple(f.name for f in fields(Node))
 
 
 def reduced_shape(shape: Shape, axis: int) -> Shape:

@@ -31,8 +31,8 @@ def prod(shape: Sequence[int]) -> int:
 
 
 def _check_shape(shape: Sequence[int]) -> Shape:
-    out = tuple(int(d) for d in shape)
-    if any(d < 0 for d in out):
+    out = tuple(map(int, shape))  # called for every view a compile makes: no generator expressions
+    if out and min(out) < 0:
         raise ValueError(f"negative dimension in shape {out}")
     return out
 

@@ -30,11 +30,11 @@ def index_dtype(log_size: int) -> type:
 
 
 def bit_reverse_permutation(log_size: int) -> Array:
-    """perm[i] = bitrev_n(i), as an index vector (index_dtype)."""
-    idx = xp.arange(1 << log_size, dtype=index_dtype(log_size))
-    out = xp.zeros_like(idx)
-    for b in range(log_size):
-        out |= ((idx >> b) & 1) << (log_size - 1 - b)
+    """perm[i] = bitrev_n(i), as an index vector (index_dtype): bitrev_(k+1) is 2 bitrev_k followed
+    by 2 bitrev_k + 1 (the new low bit of i becomes the top bit), so 2 * 2^n values are written."""
+    out = xp.zeros(1, dtype=index_dtype(log_size))
+    for _ in range(log_size):
+        out = xp.concatenate([out << 1, (out << 1) | 1])
     return out
 
 
@@ -327,18 +327,18 @@ def _batched(data: Sequence[Array], kind: str, log_size: int, inverse: bool, ski
 
 def _as_rows(data: Array | Sequence[Array]) -> tuple[Sequence[Array], bool]:
     """A (C, N) array, a list of C vectors of equal length, or one vector -> (rows, was a vector)."""
-    if isinstance(data, (list, tuple)):
-        return [xp.asarray(r, dtype=U64) for r in data], False
+    if isinstance(data, (list, tuple)):  # uint32 rows (kept coefficients) are read as they are
+        return [r if isinstance(r, xp.ndarray) and r.dtype == U32 else xp.asarray(r, dtype=U64) for r in data], False
     arr = xp.asarray(data, dtype=U64)
     if arr.ndim == 1:
         return arr[None, :], True
     return arr, False
 
 
-def _transform(data: Array | Sequence[Array], kind: str, inverse: bool) -> Array:
+def _transform(data: Array | Sequence[Array], kind: str, inverse: bool, dtype: type = U64) -> Array:
     rows, flat = _as_rows(data)
     n = rows[0].shape[0].bit_length() - 1
-    out = _batched(rows, kind, n, inverse) if n else xp.array(rows, dtype=U64).reshape(len(rows), 1)
+    out = _batched(rows, kind, n, inverse, dtype=dtype) if n else xp.array(rows, dtype=dtype).reshape(len(rows), 1)
     return out[0] if flat else out
 
 
@@ -347,10 +347,10 @@ def circle_evaluate(coeffs: Array | Sequence[Array]) -> Array:
     return _transform(coeffs, "circle", inverse=False)
 
 
-def circle_interpolate(evals: Array | Sequence[Array], within: int | None = None) -> Array:
-    """Coefficients from evaluations on the circle domain of log size n, or (`within`) on the first
-    2^n storage positions of the one of log size `within` (prefix_twiddles)."""
-    return _transform(evals, _circle_kind(evals, within), inverse=True)
+def circle_interpolate(evals: Array | Sequence[Array], within: int | None = None, dtype: type = U64) -> Array:
+    """Coefficients (canonical, as `dtype`) from evaluations on the circle domain of log size n, or
+    (`within`) on the first 2^n storage positions of the one of log size `within` (prefix_twiddles)."""
+    return _transform(evals, _circle_kind(evals, within), inverse=True, dtype=dtype)
 
 
 def _circle_kind(data: Array | Sequence[Array], within: int | None) -> str:

@@ -27,7 +27,7 @@ def as_base(values: object) -> Array:
 
 
 def add(a: Array, b: Array) -> Array:
-    got = _compiled_binary("add", a, b)
+    got = _compiled_commuting("add", a, b)
     if got is not None:
         return got
     r = a + b
@@ -40,6 +40,8 @@ def sub(a: Array, b: Array) -> Array:
     got = _compiled_binary("sub", a, b)
     if got is not None:
         return got
+    if _vector_after_constant(a, b):  # a constant less a column: -b + a, compiled
+        return _compiled_binary("add", neg(b), a)  # type: ignore[return-value]
     r = a + (_P - b)
     if r.ndim == 0:
         return U64(int(r) % P)
@@ -85,10 +87,23 @@ def _compiled_binary(op: str, a: Array, b: Array) -> Array | None:
 
 
 def mul(a: Array, b: Array) -> Array:
-    got = _compiled_binary("mul", a, b)
+    got = _compiled_commuting("mul", a, b)
     if got is not None:
         return got
     return (a * b) % _P
+
+
+def _vector_after_constant(a: Array, b: Array) -> bool:
+    """A 0-d uint64 constant before a vector that takes the compiled path."""
+    return (isinstance(a, (xp.ndarray, xp.generic)) and a.ndim == 0 and a.dtype == U64 and isinstance(b, xp.ndarray)
+            and _compiled(b))
+
+
+def _compiled_commuting(op: str, a: Array, b: Array) -> Array | None:
+    """_compiled_binary for a commuting op, a constant on either side (numpy's a op b is b op a)."""
+    if _vector_after_constant(a, b):
+        return _compiled_binary(op, b, a)
+    return _compiled_binary(op, a, b)
 
 
 def mul_scalar(a: Array, k: int) -> Array:
@@ -146,13 +161,15 @@ def batch_inverse(a: Array) -> Array:
 
 
 def cm_mul(a0: Array, a1: Array, b0: Array, b1: Array) -> tuple[Array, Array]:
+    if _compiled(a0, a1, b0, b1):  # canonical inputs: the same values in four compiled products
+        return sub(mul(a0, b0), mul(a1, b1)), add(mul(a0, b1), mul(a1, b0))
     r0 = (a0 * b0 % _P + (_P - a1 * b1 % _P)) % _P
     r1 = (a0 * b1 + a1 * b0) % _P
     return r0, r1
 
 
 def cm_inv(a0: Array, a1: Array) -> tuple[Array, Array]:
-    n = (a0 * a0 + a1 * a1) % _P
+    n = add(mul(a0, a0), mul(a1, a1)) if _compiled(a0, a1) else (a0 * a0 + a1 * a1) % _P
     ninv = batch_inverse(n)
     return mul(a0, ninv), mul(neg(a1), ninv)
 
@@ -258,8 +275,11 @@ def q_inv(x: SecureVec) -> SecureVec:
     sa0, sa1 = cm_mul(a0, a1, a0, a1)
     sb0, sb1 = cm_mul(b0, b1, b0, b1)
     # R * B^2 with R = 2 + i: (2 sb0 - sb1) + (sb0 + 2 sb1) i
-    r0 = (2 * sb0 + _P - sb1) % _P
-    r1 = (sb0 + 2 * sb1) % _P
+    if _compiled(sb0, sb1):
+        r0, r1 = sub(add(sb0, sb0), sb1), add(sb0, add(sb1, sb1))
+    else:
+        r0 = (2 * sb0 + _P - sb1) % _P
+        r1 = (sb0 + 2 * sb1) % _P
     d0, d1 = sub(sa0, r0), sub(sa1, r1)
     i0, i1 = cm_inv(d0, d1)
     ra = cm_mul(a0, a1, i0, i1)

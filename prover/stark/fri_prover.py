@@ -13,7 +13,7 @@ from functools import lru_cache
 from . import circle_fft as cf
 from . import field_vec as fv
 from . import kernels
-from .backend import U64, Array, xp
+from .backend import U32, U64, Array, xp
 from .merkle_tree import MerkleTree
 from .pow_grind import grind  # noqa: F401  (re-exported: prove.py and tests import it from here)
 
@@ -62,8 +62,9 @@ def fold_line(col: SecureCol, log_size: int, alpha: QM31) -> SecureCol:
 
 def group_columns(col: SecureCol, bits: int = 1) -> list[Array]:
     """4 << bits base columns of 2^-bits the length: for each member t of the groups of 2^bits
-    consecutive positions, its 4 coordinates (verifier/fri.py's leaf layout)."""
-    return [c[t :: 1 << bits].copy() for t in range(1 << bits) for c in col]
+    consecutive positions, its 4 coordinates (verifier/fri.py's leaf layout). As uint32 (canonical
+    values fit): the layer trees keep them until the openings."""
+    return [xp.ascontiguousarray(c[t :: 1 << bits], dtype=U32) for t in range(1 << bits) for c in col]
 
 
 class FriProver:

@@ -15,6 +15,8 @@ LUMINAIR_KERNELS chooses:
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -36,10 +38,17 @@ class KernelError(RuntimeError):
 
 
 def mode() -> str:
-    got = os.environ.get("LUMINAIR_KERNELS", "auto").strip().lower() or "auto"
+    raw = os.environ.get("LUMINAIR_KERNELS")
+    if raw == _mode[0]:  # asked for every vector operation: parsed once per value
+        return _mode[1]
+    got = (raw or "auto").strip().lower() or "auto"
     if got not in MODES:
         raise KernelError(f"LUMINAIR_KERNELS={got!r}: expected one of {', '.join(MODES)}")
+    _mode[:] = [raw, got]
     return got
+
+
+_mode: list = [None, "auto"]  # (the variable's last value, its mode)
 
 
 def loaded() -> bool:
@@ -51,7 +60,7 @@ def use_compiled(twin_seconds: float) -> bool:
     m = mode()
     if m != "auto":
         return m == "numba"
-    return bool(_modules) or (twin_seconds >= AUTO_MIN_TWIN_S and _numba_available())
+    return bool(_modules) or (twin_seconds >= AUTO_MIN_TWIN_S and _numba_available() and _numba_imports())
 
 
 def can_load() -> bool:
@@ -60,11 +69,20 @@ def can_load() -> bool:
 
 
 def _numba_available() -> bool:
-    if not _missing and not _modules:
-        try:
-            import numba  # noqa: F401
-        except ImportError as e:
-            _missing.append(str(e))
+    """Whether numba is installed: found, not imported (importing it costs about 0.2 s, which a
+    small proof that never loads the kernels should not pay). A numba that is found but fails to
+    import is recorded by _load and counts as missing from then on."""
+    if not _missing and not _modules and importlib.util.find_spec("numba") is None:
+        _missing.append("No module named 'numba'")
+    return not _missing
+
+
+def _numba_imports() -> bool:
+    """Import numba ("auto", about to load the kernels); a failure counts as numba missing."""
+    try:
+        import numba  # noqa: F401
+    except ImportError as e:
+        _missing.append(str(e))
     return not _missing
 
 
@@ -83,10 +101,9 @@ def _load(name: str) -> ModuleType:
             got = _modules.get(name)
             if got is None:
                 try:
-                    import importlib
-
                     got = importlib.import_module(f"{__package__}.jit.{name}")
                 except ImportError as e:
+                    _missing.append(str(e))
                     raise KernelError(f"the compiled kernels need numba (pip install 'luminair[prover]'): {e}") from e
                 _modules[name] = got
     return got

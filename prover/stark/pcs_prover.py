@@ -22,7 +22,7 @@ _P = U64(P)
 class CommittedTree:
     """Columns as polynomials (coefficients) and as evaluations on their committed domains."""
 
-    coeffs: list[Array]  # per column, natural-order coefficients (size 2^n)
+    coeffs: list[Array]  # per column, natural-order coefficients (size 2^n; uint32 for trace columns)
     evals: list[Array]  # per column, evaluations on the circle domain of log size n + blowup (uint32)
     tree: MerkleTree | None  # None: columns committed inside another tree (prove.commit_preprocessed)
 
@@ -41,13 +41,14 @@ class CommittedTree:
 
 
 def interpolate_columns(columns: list[Array]) -> list[Array]:
-    """Storage-order evaluations on their canonic domains -> coefficients, batched by size."""
+    """Storage-order evaluations on their canonic domains -> coefficients (uint32: kept with the
+    tree until the out-of-domain samples), batched by size."""
     out: list[Array | None] = [None] * len(columns)
     by_size: dict[int, list[int]] = {}
     for i, c in enumerate(columns):
         by_size.setdefault(c.shape[0], []).append(i)
     for _, idx in by_size.items():
-        co = cf.circle_interpolate([columns[i] for i in idx])
+        co = cf.circle_interpolate([columns[i] for i in idx], dtype=U32)
         for j, i in enumerate(idx):
             out[i] = co[j]
     return out  # type: ignore[return-value]
@@ -118,7 +119,13 @@ def eval_at_point(coeffs: list[Array], point: QPoint) -> list[QM31]:
     log = coeffs[0].shape[0].bit_length() - 1
     basis = basis_at(point, log)
     mat = xp.stack(coeffs)
-    coords = [dot_mod(mat, b) for b in basis]
+    if kernels.loaded() and kernels.mode() != "numpy" and mat.shape[1] >= 1 << 12 and len(coeffs) <= 1 << 20:
+        coords = xp.empty((4, len(coeffs)), dtype=U64)  # the four coordinates in one pass (jit/m31.dot_rows)
+        step = max(1, len(coeffs) // (2 * kernels.threads()))
+        kernels.run_parallel(lambda lo: kernels.m31().dot_rows(mat, *basis, coords, lo, min(len(coeffs), lo + step)),
+                             range(0, len(coeffs), step))
+    else:
+        coords = [dot_mod(mat, b) for b in basis]
     return [tuple(int(coords[k][i]) for k in range(4)) for i in range(len(coeffs))]  # type: ignore[misc]
 
 

@@ -101,7 +101,12 @@ def grind_prefix(prefix: bytes, pow_bits: int) -> int:
     if hit is not None:
         return hit
     assert stop is not None  # an unbounded search returns a nonce
-    return grind_compiled(prefix, pow_bits, stop * _CHUNK)
+    try:
+        return grind_compiled(prefix, pow_bits, stop * _CHUNK)
+    except kernels.KernelError:  # numba found but not importable: hashlib goes on, unbounded
+        got = _grind_hashlib(prefix, pow_bits, None)
+        assert got is not None
+        return got
 
 
 def _hashlib_chunks(pow_bits: int) -> int:

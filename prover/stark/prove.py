@@ -23,7 +23,7 @@ from ...verifier.verify import check_sample_points, draw_challenges, draw_elemen
 from . import circle_fft as cf
 from . import field_vec as fv
 from . import kernels
-from .backend import U64, Array, xp
+from .backend import U32, U64, Array, xp
 from .aux_columns import aux_trace, periodic_trace
 from .constraints import SV, DomainEvaluator, as_secure, combine_values
 from .fri_prover import FriProver, grind
@@ -63,8 +63,8 @@ def commit_preprocessed(tree: PreprocessedTree, columns: Mapping[str, Any], log_
     kernels.expect_work(sum(1 << (c.log_size + log_blowup) for c in tree.columns) * TWIN_NS_PER_LDE_CELL * 1e-9)
     cols = [to_storage(columns[c.key], c.log_size, f"preprocessed {c.key}") for c in tree.columns]
     committed = commit_columns(cols, log_blowup, merkle=False)
-    for c, (col, spec) in enumerate(zip(cols, tree.columns)):  # the trace-domain values, kept
-        _tree_extensions(committed)[(c, spec.log_size)] = col
+    for c, (col, spec) in enumerate(zip(cols, tree.columns)):  # the trace-domain values, kept (uint32)
+        _tree_extensions(committed)[(c, spec.log_size)] = col.astype(U32)
     return committed
 
 
@@ -98,7 +98,7 @@ def _extended_sparse(n: int, m: int, within: int, values: Mapping[int, int]) -> 
         if got is not None:
             _SPARSE_EXTENSIONS.move_to_end(key)
             return got
-    got = cf.extend(cf.circle_interpolate(sparse_column(n, values)), m, within)
+    got = cf.extend(cf.circle_interpolate(sparse_column(n, values)), m, within, dtype=U32)  # widened by chunks
     with _CACHE_LOCK:
         _SPARSE_EXTENSIONS[key] = got
         while len(_SPARSE_EXTENSIONS) > _SPARSE_KEEP:
@@ -226,9 +226,8 @@ def prove_stark(
                 col = pre_on_trace.get(key)
                 if col is None:
                     ct, c = pre_lookup[key]
-                    col = _tree_extensions(ct).get((c, n))
-                    if col is None:
-                        col = cf.circle_evaluate(ct.coeffs[c])
+                    kept = _tree_extensions(ct).get((c, n))
+                    col = cf.circle_evaluate(ct.coeffs[c]) if kept is None else kept.astype(U64)
                     pre_on_trace[key] = col
             elif kind == "sparse":
                 col = sparse_column(n, comp.sparse_columns[key])
@@ -436,14 +435,17 @@ def _component_composition(
     n = comp.log_size
     m, within = _composition_domain(n, log_blowup)
     size = 1 << m
-    cache: dict[tuple[str, str], Array] = {}
+    # Every column on the composition domain as it is kept (committed columns: the tree's uint32
+    # evaluations, not copied); the constraints are then evaluated chunk by chunk of the domain
+    # (they are pointwise), so only a chunk of each column is ever widened to uint64.
+    full: dict[tuple[str, str], Array] = {}
     names = {name: lay.main_offset[ci] + i for i, name in enumerate(comp.main_columns)}
 
     def extended(kind: str, key: str) -> Array:
-        got = cache.get((kind, key))
+        got = full.get((kind, key))
         if got is None:
             values = comp.sparse_columns[key] if kind == "sparse" else {int(key): 1}  # or a selector
-            got = cache[(kind, key)] = _extended_sparse(n, m, within, values)
+            got = full[(kind, key)] = _extended_sparse(n, m, within, values)
         return got
 
     # Columns not committed on `within` (blowup 1) are extended in one batched FFT (parallel
@@ -452,7 +454,7 @@ def _component_composition(
 
     def want(kind: str, key: str, tree: CommittedTree, idx: int) -> None:
         if tree.evals[idx].shape[0] == 1 << within:
-            cache[(kind, key)] = tree.evals[idx][:size].astype(U64)  # stored as uint32
+            full[(kind, key)] = tree.evals[idx]  # stored as uint32; its first 2^m values are read
         else:
             wanted.append((kind, key, tree.coeffs[idx]))
 
@@ -462,7 +464,7 @@ def _component_composition(
         ct, c = pre_lookup[key]
         kept = _tree_extensions(ct).get((c, m, within))
         if kept is not None:
-            cache[("pre", key)] = kept
+            full[("pre", key)] = kept
         else:
             want("pre", key, ct, c)
     if inter_tree is not None and info.n_batches:
@@ -474,16 +476,46 @@ def _component_composition(
         for k, col in enumerate(cols):
             wanted.append(("periodic", f"{key}#{k}", cf.circle_interpolate(col)))
     if wanted:
-        ext = cf.extend([w[2] for w in wanted], m, within)
+        ext = cf.extend([w[2] for w in wanted], m, within, dtype=U32)  # kept narrow, widened by chunks
         for (kind, key, _), col in zip(wanted, ext):
-            cache[(kind, key)] = col
+            full[(kind, key)] = col
             if kind == "pre":
                 ct, c = pre_lookup[key]
                 _tree_extensions(ct)[(c, m, within)] = col
 
+    z = cf.sub_domain_points(m, within)[0]
+    for _ in range(n - 1):
+        z = fv.sub(fv.mul(fv.add(z, z), z), xp.ones_like(z))
+    quotient = tuple(xp.empty(size, dtype=U64) for _ in range(4))
+    step = min(size, COMPOSITION_CHUNK)
+    for lo in range(0, size, step):
+        acc = _composition_chunk(comp, info, lay, ci, full, extended, lo, lo + step, within, m, alpha, challenges,
+                                 elements, shift)
+        for q, v in zip(quotient, fv.q_mul_base(acc, fv.batch_inverse(z[lo : lo + step]))):
+            q[lo : lo + step] = v
+    return tuple(cf.circle_interpolate(list(quotient), within))  # type: ignore[return-value]
+
+
+COMPOSITION_CHUNK = 1 << 16  # composition-domain points evaluated at once (the memory of a chunk, not a domain)
+
+
+def _composition_chunk(comp: Component, info: Any, lay: Any, ci: int, full: dict[tuple[str, str], Array],
+                       extended: Callable[[str, str], Array], lo: int, hi: int, within: int, m: int, alpha: QM31,
+                       challenges: dict[str, QM31], elements: Any, shift: QM31 | None) -> tuple[Array, Array, Array, Array]:
+    """The random combination of one component's constraints on composition-domain points lo..hi-1."""
+    n = comp.log_size
+    here: dict[tuple[str, str], Array] = {}  # offset-0 chunks, widened once
+
     def source(kind: str, key: str, offset: int) -> Array:
-        col = cache[(kind, key)] if kind in ("main", "pre", "inter") else extended(kind, key)
-        return col if offset == 0 else col[_sub_mask_permutation(within, m, n, offset)]
+        col = full.get((kind, key))
+        if col is None:  # a sparse column or a selector, extended on first use
+            col = extended(kind, key)
+        if offset:
+            return col[_sub_mask_permutation(within, m, n, offset)[lo:hi]].astype(U64, copy=False)
+        got = here.get((kind, key))
+        if got is None:
+            got = here[(kind, key)] = col[lo:hi].astype(U64, copy=False)
+        return got
 
     def interaction(batch: int, offset: int) -> tuple[Array, Array, Array, Array]:
         base = lay.interaction_offset[ci] + 4 * batch
@@ -494,18 +526,13 @@ def _component_composition(
         return tuple(source("inter", str(base + k), offset) for k in range(4))  # type: ignore[return-value]
 
     def periodic_ext(key: str) -> tuple[Array, Array, Array, Array]:
-        return tuple(cache[("periodic", f"{key}#{k}")] for k in range(4))  # type: ignore[return-value]
+        return tuple(source("periodic", f"{key}#{k}", 0) for k in range(4))  # type: ignore[return-value]
 
-    ev = DomainEvaluator(comp, size, source, interaction, alpha, info.n_constraints, challenges=challenges,
+    ev = DomainEvaluator(comp, hi - lo, source, interaction, alpha, info.n_constraints, challenges=challenges,
                          aux=aux, periodic=periodic_ext)
     comp.evaluate(ev)
     ev.finalize_logup(elements, info.n_batches, shift if shift is not None else (0, 0, 0, 0))
-    acc = ev.acc if ev.acc is not None else fv.secure_zeros(size)
-    z = cf.sub_domain_points(m, within)[0]
-    for _ in range(n - 1):
-        z = fv.sub(fv.mul(fv.add(z, z), z), xp.ones_like(z))
-    quotient = fv.q_mul_base(acc, fv.batch_inverse(z))
-    return tuple(cf.circle_interpolate(list(quotient), within))  # type: ignore[return-value]
+    return ev.acc if ev.acc is not None else fv.secure_zeros(hi - lo)
 
 
 @lru_cache(maxsize=128)

@@ -86,6 +86,16 @@ def test_table_is_the_full_domain_in_order(name):
     assert lookup_table(name, 10) is t  # cached per (name, scale)
 
 
+@pytest.mark.parametrize("name,s", [("exp2", 10), ("exp", 10), ("erf", 10), ("exp", 6), ("erf", 12)])
+def test_tables_taken_from_the_verifiers_rows_are_every_entry_of_the_function(name, s):
+    """exp, exp2 and erf reuse the verifier's table rows (zeros below an exponential's first
+    non-zero entry): every entry of the domain against the function itself."""
+    t = lookup_table(name, s)
+    dom = num.table_domain(name, s)
+    assert (t.lo, t.hi) == (dom.start, dom.stop - 1)
+    assert t.values.tolist() == [num.TABLE_FUNCTIONS[name](x, s) for x in dom]
+
+
 @pytest.mark.parametrize("name", ["exp2", "log2"])
 def test_table_inputs_outside_the_domain_are_domain_errors_like_op_table(name):
     dom = num.table_domain(name, 10)

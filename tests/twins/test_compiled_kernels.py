@@ -196,7 +196,10 @@ def test_field_vector_sums_and_constants_agree(monkeypatch):
     cases = [lambda: fv.add(a, b), lambda: fv.sub(a, b), lambda: fv.add(wide, b), lambda: fv.sub(a, wide),
              lambda: fv.add(a, k), lambda: fv.sub(a, k), lambda: fv.neg(a), lambda: fv.neg(wide),
              lambda: fv.mul(a, k), lambda: fv.mul_scalar(a, -7), lambda: fv.q_mul_const(x, q),
-             lambda: fv.q_mul(x, tuple(np.asarray(c, dtype=np.uint64) for c in q)), lambda: fv.q_inv(x)]
+             lambda: fv.q_mul(x, tuple(np.asarray(c, dtype=np.uint64) for c in q)), lambda: fv.q_inv(x),
+             # a constant before a column (compiled with the operands swapped, or as -b + k)
+             lambda: fv.mul(k, a), lambda: fv.add(k, a), lambda: fv.sub(k, a), lambda: fv.sub(np.uint64(0), a),
+             lambda: fv.cm_mul(*x), lambda: fv.cm_inv(x[0], x[1])]
     for case in cases:
         compiled, twin = _both(monkeypatch, case)
         for u, v in zip(compiled if isinstance(compiled, tuple) else (compiled,), twin if isinstance(twin, tuple) else (twin,)):
@@ -262,3 +265,21 @@ def test_batch_inverse_agrees_with_numpy_and_the_verifier(monkeypatch):
     with_zero[7] = 0  # the twin decides what a zero gives: both paths give its answer
     compiled, twin = _both(monkeypatch, lambda: fv.batch_inverse(with_zero))
     assert np.array_equal(compiled, twin)
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+def test_out_of_domain_evaluations_agree_with_numpy_and_the_verifier(monkeypatch, dtype):
+    """eval_at_point: the compiled four-coordinate dot product (jit/m31.dot_rows) against dot_mod
+    and the verifier's evaluation of the same polynomials."""
+    from luminair.prover.stark import kernels
+    from luminair.verifier.circle import qpoint_from_t
+    from luminair.verifier.poly import eval_circle_poly_m31
+
+    monkeypatch.setenv("LUMINAIR_KERNELS", "numba")
+    kernels.expect_work(1e9)
+    coeffs = [RNG.integers(0, P, size=1 << 12, dtype=np.uint64).astype(dtype) for _ in range(5)]
+    coeffs[0][:] = P - 1  # the largest products and sums
+    z = qpoint_from_t((P - 1, 3, 123456789, 5))
+    compiled, twin = _both(monkeypatch, lambda: pp.eval_at_point(coeffs, z))
+    assert compiled == twin
+    assert compiled[:2] == [eval_circle_poly_m31([int(v) for v in c], z) for c in coeffs[:2]]

@@ -346,3 +346,31 @@ def batch_inverse(a, out):
         out[i] = mulmod(inv, np.uint32(out[i]))
         inv = mulmod(inv, x)
     return True
+
+
+@njit(cache=True, nogil=True)
+def dot_rows(mat, b0, b1, b2, b3, out, lo, hi):
+    """out[j, r] = sum_k mat[r, k] * bj[k] mod P for rows lo..hi-1 (twin: pcs_prover.dot_mod, one call
+    per coordinate j). mat below 2^32, b canonical: a product is below 2^63 and folds below 2^33, so
+    2^30 folded terms still fit a uint64 sum."""
+    p = np.uint64(P)
+    s31 = np.uint64(31)
+    for r in range(lo, hi):
+        s0 = np.uint64(0)
+        s1 = np.uint64(0)
+        s2 = np.uint64(0)
+        s3 = np.uint64(0)
+        for k in range(mat.shape[1]):
+            x = np.uint64(mat[r, k])
+            t0 = x * b0[k]
+            t1 = x * b1[k]
+            t2 = x * b2[k]
+            t3 = x * b3[k]
+            s0 += (t0 & p) + (t0 >> s31)
+            s1 += (t1 & p) + (t1 >> s31)
+            s2 += (t2 & p) + (t2 >> s31)
+            s3 += (t3 & p) + (t3 >> s31)
+        out[0, r] = _reduce64(s0)
+        out[1, r] = _reduce64(s1)
+        out[2, r] = _reduce64(s2)
+        out[3, r] = _reduce64(s3)
