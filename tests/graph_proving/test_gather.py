@@ -134,6 +134,12 @@ def _resettle(settings, edit) -> bytes:
      "reads an index input; only a Gather's second input may"),
     # a private index input (flag 1 and 2)
     (lambda b, g, i: setattr(b.nodes[i], "private", True), "is not a valid flag set for Input"),
+    # the index flag on the table, a Constant
+    (lambda b, g, i: setattr(b.nodes[b.nodes[g].srcs[0][0]], "index", True), "is not a valid flag set for Constant"),
+    # the Gather reads its table where the ids should be
+    (lambda b, g, i: b.nodes[g].srcs.__setitem__(1, b.nodes[g].srcs[0]), "a Gather reads an index input, unchanged"),
+    # a Gather that claims another width than its table's
+    (lambda b, g, i: setattr(b.nodes[g], "shape", (1, 8, 7)), "Gather of (16, 8) at indices (1, 8) cannot give (1, 8, 7)"),
 ])
 def test_a_settings_file_that_misuses_gather_is_refused(case, edit, message):
     _, settings, _ = case
@@ -154,3 +160,11 @@ def test_an_output_that_reads_the_ids_is_refused(case):
     with pytest.raises(FormatError, match=f"node {i} is an index input"):
         read_settings(_resettle(settings, edit))
 
+
+
+def test_an_unknown_node_flag_is_refused(case):
+    _, settings, _ = case
+    data = settings.data
+    assert data.count(b"ids\x02") == 1  # the index input's name, then its flags byte
+    with pytest.raises(FormatError, match="0x6 is not a valid flag set for Input"):
+        read_settings(data.replace(b"ids\x02", b"ids\x06"))
