@@ -16,7 +16,7 @@ from ...verifier.packed import INT, from_le
 from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, RANGE, RANGE16, WEIGHTS
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.plan import MERGED_KINDS, ComponentPlan
-from ...verifier.graph.planner import plan_graph
+from ...verifier.graph.planner import KNOWN_KINDS, plan_graph
 from ...verifier.graph.statement import build_graph_air, range_tables
 from ...verifier.graph.components import HI_BITS, HI_BOUND, S_BITS
 from ...verifier.graph.topology import (
@@ -45,8 +45,11 @@ def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
     pairs = plan_graph(spec).pairs if spec is not None else {}
     counts = {n.id: np.zeros(n.numel, dtype=I64) for n in graph.nodes()}
     for node in graph.nodes():
-        if node.op.value == "Gather":
-            continue  # its values are the verifier's own (a known node): it reads nothing through LogUp
+        if node.op.value == "Gather":  # at public ids the verifier's own values (it reads nothing
+            (table, _), (ids, _) = node.srcs  # through LogUp); at private ids each row reads its id,
+            if ids.private:  # and its table element, which gather_reads counts from the ids
+                counts[ids.id] += table.shape[1]
+            continue
         for k, (src, view) in enumerate(node.srcs):
             mp = matmuls.get(node.id)
             if (node.id, k) in chunked or (mp is not None and k == 1 - mp.a_input):
@@ -61,6 +64,19 @@ def fanouts(graph: Any, spec: GraphSpec | None = None) -> dict[int, np.ndarray]:
         idx = view.src_indices()
         counts[node.id] += np.bincount(idx[idx >= 0], minlength=node.numel)
     return counts
+
+
+def gather_reads(graph: Any, values: dict[int, np.ndarray], fan: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """The fan-outs with each private-id Gather's reads of its table's elements (ids[t] d + j), which
+    depend on the ids: the witness lane multiplicities of the table's known rows."""
+    out = dict(fan)
+    for node in graph.nodes():
+        if node.op.value == "Gather" and node.srcs[1][0].private:
+            (table, _), (ids, _) = node.srcs
+            d = table.shape[1]
+            idx = (values[ids.id][:, None] * d + np.arange(d, dtype=I64)[None, :]).reshape(-1)
+            out[table.id] = out[table.id] + np.bincount(idx, minlength=table.numel)
+    return out
 
 
 def _mat_a_indices(mp: Any, view: Any, axis: int, padded: bool = False) -> np.ndarray:
@@ -197,6 +213,9 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
         else:
             topo["addr"][sl] = base + local
             topo["mult"][sl] = fan[seg.node]
+        if op == "Gather":
+            _gather_rows(rows, seg, node, bases, values)
+            continue
         if op in CONTRACT and len(node.srcs) == 3:
             _bias_rows(spec, rows, seg, node, base_of=bases, values=values, n_rows=n_rows)
         for k, (src, view) in enumerate(node.srcs[:n_in]):
@@ -217,6 +236,22 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
                 got = np.where(valid, values[src.id][np.where(valid, lane_offsets, 0)], 0)
                 rows.values_in[k][..., sl] = got if op in CONTRACT else got[0]
     return rows
+
+
+def _gather_rows(rows: Rows, seg: Any, node: Any, bases: list[int], values: dict[int, np.ndarray] | None) -> None:
+    """A private-id Gather's rows (verifier GatherComponent): element (t, j) reads ids[t] and the
+    table's element (0, j), shifted by the id times the width."""
+    (table, _), (ids, _) = node.srcs
+    v, d = table.shape
+    local = np.arange(seg.rows, dtype=I64)
+    t, j = local // d, local % d
+    sl, topo = slice(seg.start, seg.start + seg.rows), rows.topology
+    topo["in0_addr"][sl], topo["in1_addr"][sl] = bases[table.id] + j, bases[ids.id] + t
+    topo["in0_real"][sl] = topo["in1_real"][sl] = 1
+    topo["width"][sl], topo["top"][sl] = d, v - 1
+    if values is not None:
+        rows.values_in[1][sl] = idv = values[ids.id][t]
+        rows.values_in[0][sl] = values[table.id][idv * d + j]
 
 
 def _bias_rows(spec: GraphSpec, rows: Rows, seg: Any, node: Any, base_of: list[int], values: dict[int, np.ndarray] | None, n_rows: int) -> None:
@@ -523,20 +558,21 @@ def main_columns(
     s = graph.numeric_format.scale_bits
     out: list[dict[str, np.ndarray]] = []
     for plan in plans:
-        if plan.kind == "Known":
-            cols = _known_columns(spec, plan, fan, values)
+        if plan.kind in KNOWN_KINDS:
+            cols = _known_columns(spec, plan, gather_reads(graph, values, fan), values)
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
         if plan.kind in _MAT_KINDS:
             out.append(split_limbs(_mat_kind_columns(spec, graph, plan, fan, values)[1], plan.component))
             continue
         rows = _layout(spec, graph, plan, fan, values)
-        if plan.kind == "PrivateInput":
+        if plan.kind in ("PrivateInput", "PrivateIndex"):
             v = np.zeros(1 << plan.component.log_size, dtype=I64)
             for nid, r0, count in rows.node_rows:
                 v[r0 : r0 + count] = values[nid]
             cols = {"v": v}
-            range_value(cols, "v", 16, v + HALF)
+            if plan.kind == "PrivateInput":
+                range_value(cols, "v", 16, v + HALF)
         else:
             cols = op_columns(plan, rows, s)
             _check_outputs(plan, rows, cols, values)
@@ -551,7 +587,7 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
     fan = fanouts(graph, spec)
     out: dict[str, np.ndarray] = {}
     for plan in plans:
-        if plan.kind == "Known":
+        if plan.kind in KNOWN_KINDS:
             zero = {n: np.zeros(graph.node(n).numel, dtype=I64) for n in plan.nodes}
             topo = _known_columns(spec, plan, fan, zero)
         elif plan.kind in _MAT_KINDS:
@@ -580,7 +616,7 @@ def _check_outputs(plan: ComponentPlan, rows: Rows, cols: dict[str, np.ndarray],
     kind = "Dot" if plan.kind.startswith("Dot") else plan.kind
     key = {"Add": "out", "Mul": "out", "Mod": "r", "Recip": "out", "Sqrt": "out", "RecipSqrt": "out", "ExpErf": "y", "SumMaxReduce": "m", "Exp2": "y", "Log2": "y",
            "Sin": "y", "Contiguous": "v", "SumReduce": "acc", "MaxReduce": "m", "LessThan": "lt", "Dot": "out", "Relu": "out", "Exp": "y",
-           "Erf": "y"}[kind]
+           "Erf": "y", "Gather": "out"}[kind]
     for nid, r0, count in rows.node_rows:
         got = cols[key][r0 : r0 + count]
         if plan.kind == "LessThan":

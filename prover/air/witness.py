@@ -395,12 +395,22 @@ def accumulate_dot(
     return cols
 
 
+def gather_columns(plan: ComponentPlan, rows: Rows, s: int) -> dict[str, np.ndarray]:
+    """Gather at private ids: verifier/graph/components.py GatherComponent."""
+    out, idv = rows.values_in
+    topo = rows.topology
+    cols = {"id": idv, "src": topo["in0_addr"] + topo["width"] * idv, "out": out}
+    range_value(cols, "id", 24, idv)
+    range_value(cols, "rest", 24, topo["top"] - idv)
+    return cols
+
+
 WITNESS: dict[str, Callable[[ComponentPlan, Rows, int], dict[str, np.ndarray]]] = {
     "Add": add_columns, "Mul": mul_columns, "LessThan": less_than_columns, "Mod": mod_columns,
     "Recip": recip_columns, "Sqrt": sqrt_columns, "RecipSqrt": recip_sqrt_columns, "Exp2": exp2_columns,
     "Exp": exp2_columns, "Log2": log2_columns, "Sin": sin_columns, "Contiguous": contiguous_columns,
     "SumReduce": sum_reduce_columns, "MaxReduce": max_reduce_columns, "SumMaxReduce": sum_max_reduce_columns,
-    "Relu": relu_columns, "Erf": erf_columns, "ExpErf": exp_erf_columns,
+    "Relu": relu_columns, "Erf": erf_columns, "ExpErf": exp_erf_columns, "Gather": gather_columns,
 }  # fmt: skip
 
 

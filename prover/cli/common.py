@@ -255,6 +255,8 @@ _OP_COMPONENTS = {
     "log2": "Log2", "sin": "Sin", "relu": "ReLU", "contiguous": "Contiguous (materialised views)",
     "sum_reduce": "SumReduce", "max_reduce": "MaxReduce", "sum_max_reduce": "SumReduce and MaxReduce",
     "known": "known values (weights, public inputs, embedding rows)", "private_input": "private inputs",
+    "known_table": "embedding tables read at private ids", "private_index": "private token ids",
+    "gather": "embedding rows at private ids",
 }  # fmt: skip
 
 

@@ -137,9 +137,8 @@ class Graph:
         """A graph input (public unless ``private``), fed by name when the graph runs. A dimension
         may be a symbol's name, ``cx.input("x", ("batch", 784))``, in a model built by a
         SymbolicModel (one settings.bin for every batch size). ``index``: the input holds integers
-        (token ids, fed as an integer array) that only ``embedding`` reads; index inputs are public."""
-        if index and private:
-            raise GraphError(f"input {name!r}: an index input is public (private token ids are not supported)")
+        (token ids, fed as an integer array) that only ``embedding`` reads; private ids (a hidden
+        prompt) are proven by a lookup into the table (docs/statement.md "Embeddings: index inputs and Gather")."""
         if not isinstance(name, str) or not name:
             raise GraphError(f"input name must be a non-empty string, got {name!r}")
         if name in self._inputs:
@@ -166,8 +165,8 @@ class Graph:
 
     def embedding(self, ids: Any, table: Any, name: str | None = None):
         """Rows of a constant (V, d) ``table`` at the integers of the index input ``ids``: shape
-        ids.shape + (d,), like torch's ``F.embedding(ids, table)``. The verifier computes these
-        values itself from the table and the ids (docs/statement.md): no row read is trusted."""
+        ids.shape + (d,), like torch's ``F.embedding(ids, table)``. At public ids the verifier
+        computes these values itself; at private ids each read is proven (docs/statement.md)."""
         for what, t in (("ids", ids), ("table", table)):
             if getattr(t, "graph", None) is not self:
                 raise GraphError(f"embedding: {what} is not a tensor of this graph")

@@ -98,8 +98,8 @@ def check_node(node: Node) -> None:
     for src, view in srcs:
         if view.src_shape != src.shape:
             raise ValueError(f"{node.where()}: view of source {src.id} expects {view.src_shape}, source is {src.shape}")
-    if node.index and (op is not Op.INPUT or node.private):
-        raise ValueError(f"{node.where()}: only a public input can hold indices")
+    if node.index and op is not Op.INPUT:
+        raise ValueError(f"{node.where()}: only an input can hold indices")
     if any(src.index for src, _ in srcs) and op is not Op.GATHER:
         raise ValueError(f"{node.where()}: reads an index input; only a Gather (embedding) may")
     if op is Op.GATHER:

@@ -184,9 +184,6 @@ class Importer:
                                       f"semantics in a fixed-point graph")
             t = vi.type.tensor_type
             index = t.elem_type in _INDEX_TYPES  # token ids, positions: an index input (embedding lookups)
-            if index and vi.name in private:
-                raise OnnxImportError(f"input {vi.name!r} holds integers (token ids): index inputs are public, "
-                                      f"it cannot be private")
             if not index and t.elem_type not in _NUMBER_TYPES:
                 raise OnnxImportError(f"input {vi.name!r} has element type {_T.DataType.Name(t.elem_type)}: only "
                                       f"floating-point and bool inputs are supported")

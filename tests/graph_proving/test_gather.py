@@ -1,5 +1,6 @@
-"""Index inputs and Gather (an embedding): the verifier computes the gathered rows itself from the
-table in settings.bin and the token ids in proof.bin, so no row read is trusted. A dishonest prover
+"""Index inputs and Gather (an embedding) at public ids: the verifier computes the gathered rows
+itself from the table in settings.bin and the token ids in proof.bin, so no row read is trusted
+(private ids: test_gather_private.py). A dishonest prover
 or publisher is rejected with a named check; bad ids are refused before proving."""
 
 from __future__ import annotations
@@ -111,8 +112,6 @@ def test_index_inputs_feed_only_embeddings():
     ids = cx.input("ids", (4,), index=True)
     with pytest.raises(Exception, match="reads an index input; only a Gather"):
         (ids + 1.0).output("y")
-    with pytest.raises(Exception, match="an index input is public"):
-        cx.input("z", (4,), index=True, private=True)
     with pytest.raises(Exception, match="the table must be a \\(rows, width\\) constant"):
         cx.embedding(ids, cx.input("t", (4, 2)))
 
@@ -132,8 +131,8 @@ def _resettle(settings, edit) -> bytes:
     # the ids are read by an op, not a Gather
     (lambda b, g, i: b.nodes.__setitem__(g, NodeSpec("Contiguous", b.nodes[i].shape, [(i, b.nodes[i].shape, ())])),
      "reads an index input; only a Gather's second input may"),
-    # a private index input (flag 1 and 2)
-    (lambda b, g, i: setattr(b.nodes[i], "private", True), "is not a valid flag set for Input"),
+    # the private flag on the Gather (only inputs are private)
+    (lambda b, g, i: setattr(b.nodes[g], "private", True), "is not a valid flag set for Gather"),
     # the index flag on the table, a Constant
     (lambda b, g, i: setattr(b.nodes[b.nodes[g].srcs[0][0]], "index", True), "is not a valid flag set for Constant"),
     # the Gather reads its table where the ids should be

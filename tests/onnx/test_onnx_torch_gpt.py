@@ -88,3 +88,20 @@ def test_a_dynamic_batch_export_whose_constants_depend_on_the_batch_proves_at_th
     assert r.success and r.inputs["input_ids"]["values"] == sum(ids, [])
     ref = ort_run(onnx.load(str(model)), {"input_ids": np.array(ids)})["logits"]
     assert np.abs(np.array(r.outputs["logits"]["values"]) - ref.reshape(-1)).max() <= 0.03
+
+
+def test_the_cli_proves_the_export_at_private_token_ids(tmp_path, capsys):
+    """`--private input_ids`: a hidden prompt. The ids stay out of proof.bin; each embedding row is
+    proven by a lookup into the table (docs/statement.md "Embeddings: index inputs and Gather"); the logits still match."""
+    from luminair.prover.cli import main as cli
+
+    model, out = FOLDER / "gpt_opset17.onnx", tmp_path / "out"
+    assert cli(["prove", str(model), "--input", str(FOLDER / "input.json"), "--private", "input_ids",
+                "--out", str(out), "--preset", "fast", "--quiet"]) == 0
+    proof = (out / "proof.bin").read_bytes()
+    r = verify(proof, (out / "settings.bin").read_bytes(), min_security_bits=0)
+    assert r.success, r.error_message
+    assert not r.inputs  # nothing about the ids is published
+    ids = json.loads((FOLDER / "input.json").read_text())["input_data"]
+    ref = ort_run(onnx.load(str(model)), {"input_ids": np.array(ids)})["logits"]
+    assert np.abs(np.array(r.outputs["logits"]["values"]) - ref.reshape(-1)).max() <= TOLERANCE[model.name]

@@ -697,17 +697,35 @@ class KnownComponent(GraphComponent):
     def topology_columns(cls) -> tuple[str, ...]:
         return ("addr", "is_real") + tuple(f"m{j}" for j in range(KNOWN_LANES)) + ("cm",)
 
+    def lane_mult(self, ev: Any, j: int) -> Any:
+        return self.t(ev, f"m{j}")
+
     def evaluate_op(self, ev: Any) -> None:
         addr, real = self.t(ev, "addr"), self.t(ev, "is_real")
         values = [ev.main(f"v{j}") for j in range(KNOWN_LANES)]
         ev.add_to_relation(KNOWN, -real, [addr, *values])
         for j, v in enumerate(values):
-            m = self.t(ev, f"m{j}")
+            m = self.lane_mult(ev, j)
             ev.add_constraint(m * (1 - real))
             ev.add_to_relation(DATA, m, [addr + j, v])
         cm = self.t(ev, "cm")
         ev.add_constraint(cm * (1 - real))
         ev.add_to_relation(CHUNKS, cm, [addr, *values])
+
+
+class GatherTableComponent(KnownComponent):
+    """Known rows of the tables that Gathers at private ids read: as KnownComponent, but each lane's
+    multiplicity is a main-trace witness, since which rows are read depends on the ids."""
+
+    name = "known_table"
+    op_columns = KnownComponent.op_columns + tuple(f"m{j}" for j in range(KNOWN_LANES))
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return ("addr", "is_real", "cm")
+
+    def lane_mult(self, ev: Any, j: int) -> Any:
+        return ev.main(f"m{j}")
 
 
 class PrivateInputComponent(GraphComponent):
@@ -721,6 +739,47 @@ class PrivateInputComponent(GraphComponent):
         v = ev.main("v")
         self.check_range(ev, v + HALF, "v", 16)
         self.produce(ev, v)
+
+
+class PrivateIndexComponent(GraphComponent):
+    """Private index inputs (token ids): yielded with their fan-out and not range-checked here; only
+    Gathers read them (settings.bin), and each Gather checks every id it reads against its table."""
+
+    name = "private_index"
+    op_columns = ("v",)
+
+    def evaluate_op(self, ev: Any) -> None:
+        self.produce(ev, ev.main("v"))
+
+
+class GatherComponent(GraphComponent):
+    """Rows of a constant (V, d) table at private ids, one output element (t, j) a row: it reads
+    id = ids[t] (input 1), proves 0 <= id <= top = V - 1 (two 24-bit range checks; V <= 2^24), and
+    reads the table element at src = in0_addr + width id, where in0_addr is element (0, j)'s address
+    and width = d (per-node topology columns). So src is an address of the table's own elements,
+    which only the table's known rows yield, with the weights the verifier adds from settings.bin."""
+
+    name = "gather"
+    n_inputs = 2
+    op_columns = ("id", "src", "out")
+    ranges = (("id", 24), ("rest", 24))
+
+    @classmethod
+    def topology_kinds(cls) -> dict[str, str]:
+        return {**super().topology_kinds(), "width": "step", "top": "step"}
+
+    @classmethod
+    def topology_columns(cls) -> tuple[str, ...]:
+        return super().topology_columns() + ("width", "top")
+
+    def evaluate_op(self, ev: Any) -> None:
+        idv, src, out = ev.main("id"), ev.main("src"), ev.main("out")
+        self.consume(ev, 1, idv)
+        ev.add_constraint(src - self.t(ev, "in0_addr") - self.t(ev, "width") * idv)
+        ev.add_to_relation(DATA, -self.t(ev, "in0_real"), [src, out])
+        self.check_range(ev, idv, "id", 24)
+        self.check_range(ev, self.t(ev, "top") - idv, "rest", 24)
+        self.produce(ev, out)
 
 
 class RangeTableComponent(GraphComponent):
@@ -786,6 +845,7 @@ OP_COMPONENTS: dict[str, type[GraphComponent]] = {
     "SumReduce": SumReduceComponent,
     "MaxReduce": MaxReduceComponent,
     "SumMaxReduce": SumMaxReduceComponent,
+    "Gather": GatherComponent,
 }
 
 @dataclass(frozen=True)
@@ -816,7 +876,7 @@ DOT_VARIANTS = {
     if (not (v.chunked_a or v.chunked_b) or v.lanes % KNOWN_LANES == 0) and not (v.direct and v.chunked_b)
 }
 COMPONENT_ORDER = (
-    "Known", "PrivateInput", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
+    "Known", "GatherTable", "PrivateInput", "PrivateIndex", "Gather", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
     "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "SumMaxReduce", "Relu", "Exp", "Erf", "ExpErf",
     *DOT_VARIANTS,
 )  # fmt: skip
@@ -825,8 +885,12 @@ COMPONENT_ORDER = (
 def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
     if kind == "Known":
         return KnownComponent(log_size, scale_bits)
+    if kind == "GatherTable":
+        return GatherTableComponent(log_size, scale_bits)
     if kind == "PrivateInput":
         return PrivateInputComponent(log_size, scale_bits)
+    if kind == "PrivateIndex":
+        return PrivateIndexComponent(log_size, scale_bits)
     v = DOT_VARIANTS.get(kind)
     if v is not None:
         return DotComponent(log_size, scale_bits, v.lanes, v.direct, v.bias, (v.chunked_a, v.chunked_b))

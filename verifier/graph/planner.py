@@ -30,11 +30,14 @@ from .components import COMPONENT_ORDER, DOT_VARIANTS, RANGE16_MIN_LOG, DotVaria
 from .mat_plans import mat_topology_cost, mat_variant_instances, operand_instances
 from .matmul import MatPlan, PairPlan, mat_plans, pair_plans
 from .plan import MERGED_KINDS, Instance, chunks, log_size_of, merge_kinds, split_parts
-from .spec import CONTRACT, GROUPED, REDUCE, GraphSpec, view_shape
+from .spec import CONTRACT, GROUPED, REDUCE, GraphSpec, gather_tables, known_gather, view_shape
 from .topology import (
     KNOWN_LANES, AffineView, Segment, chunked_reads, direct_weight_reads, dot_lanes,
     layout_segments, row_order_view, rowless_constants, topology_cost,
 )
+
+
+KNOWN_KINDS = ("Known", "GatherTable")  # rows the verifier adds known terms for
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,8 @@ class GraphPlan:
     direct: Mapping[int, int]  # Dot node -> the constant it reads directly
     rowless: frozenset[int]
     chunked: frozenset[tuple[int, int]]  # (Dot node, operand)
-    kinds: tuple[str, ...]  # per node: "Known", "PrivateInput", "Direct" (no rows), "MatMul", "MatPair", an op kind
+    kinds: tuple[str, ...]  # per node: "Known", "GatherTable", "PrivateInput", "PrivateIndex", "Direct" (no rows),
+    # "MatMul", "MatPair", an op kind
     instances: tuple[Instance, ...]  # in AIR order (the tables come after them)
     limb_bits: int
     # a checked product's public weights: each proof's values, bound by graph/statement.py before
@@ -74,7 +78,7 @@ class GraphPlan:
     def public_rows(self) -> int:
         """Rows whose LogUp term the verifier adds itself from the files: known rows (weights and
         public inputs) and the rows of Dots that take their weights straight from its terms."""
-        return sum(inst.rows for inst in self.instances if inst.kind == "Known" or (inst.variant and inst.variant.direct))
+        return sum(inst.rows for inst in self.instances if inst.kind in KNOWN_KINDS or (inst.variant and inst.variant.direct))
 
     def public_terms(self) -> int:
         """The LogUp fractions the verifier adds itself: a public row's each, and one per output element."""
@@ -116,10 +120,12 @@ def node_kind(spec: GraphSpec, index: int, lanes: Mapping[int, int], matmuls: Ma
         return "MatMul"  # a MatIn of its own and a share of a MatOut (graph/matmul.py)
     if index in pairs:
         return "MatPair"  # a MatPair of its own and a share of a MatOut
-    if node.op in ("Constant", "Gather") or (node.op == "Input" and not node.private):
+    if node.op == "Constant" and index in gather_tables(spec):
+        return "GatherTable"
+    if node.op == "Constant" or known_gather(spec, index) or (node.op == "Input" and not node.private):
         return "Known"
     if node.op == "Input":
-        return "PrivateInput"
+        return "PrivateIndex" if node.index else "PrivateInput"
     if node.op in CONTRACT:
         return DotVariant(index in direct, lanes[index], len(node.srcs) == 3, (index, 0) in chunked,
                           (index, 1) in chunked).key
@@ -130,7 +136,7 @@ def rows_of(spec: GraphSpec, index: int, lanes: int, kind: str) -> int:
     """Trace rows a node occupies in its component: a known row holds KNOWN_LANES elements, a
     reduction a row per input element, a Dot a row per chunk of `lanes` products."""
     node = spec.nodes[index]
-    if kind == "Known":
+    if kind in KNOWN_KINDS:
         return -(-node.numel // KNOWN_LANES)
     if node.op in REDUCE or node.op in CONTRACT:
         return prod(view_shape(node.srcs[0][1], node.srcs[0][2])) // (lanes if node.op in CONTRACT else 1)
@@ -160,11 +166,12 @@ def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, i
 
 
 def _op_boundary_bound(spec: GraphSpec, kind: str, segs: list[Segment], lanes: Mapping[int, int]) -> int:
-    if kind in ("Known", "PrivateInput"):
+    if kind in KNOWN_KINDS + ("PrivateInput", "PrivateIndex"):
         return 4 * len(segs)
     op = spec.nodes[segs[0].node].op
     bound = topology_cost(spec, segs, min(2, len(spec.nodes[segs[0].node].srcs)), op in GROUPED, lanes)
-    return bound + (2 * len(segs) if kind in MERGED_KINDS else 0)  # the selector's boundaries
+    # a merged kind's selector, a Gather's width and top: two boundaries a node each
+    return bound + 2 * len(segs) * ((kind in MERGED_KINDS) + 2 * (kind == "Gather"))
 
 
 def _product_instances(spec: GraphSpec, kinds: tuple[str, ...], matmuls: Mapping[int, MatPlan],

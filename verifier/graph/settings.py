@@ -182,8 +182,8 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
                 raise r.fail(f"{where} input {k}", f"refers to node {src}, which is not earlier in the graph")
             srcs.append((src, nodes[src].shape, _read_steps(r, f"{where} input {k}", steps_left)))
         axis = None if axis_raw == 0xFF else axis_raw
-        if flags & ~3 or (flags & 2 and (op != "Input" or flags & 1)):
-            raise r.fail(f"{where} flags", f"{flags:#x} is not a valid flag set for {op} (1: private input, 2: public index input)")
+        if flags & ~3 or (flags & 2 and op != "Input") or (flags & 1 and op != "Input"):
+            raise r.fail(f"{where} flags", f"{flags:#x} is not a valid flag set for {op} (1: private input, 2: index input)")
         node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1), index=bool(flags & 2))
         if op == "Gather":
             _check_gather(nodes, node, where, r, shapes=not template)

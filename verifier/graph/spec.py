@@ -33,8 +33,9 @@ OP_CODE = {name: i for i, name in enumerate(OPS)}
 UNARY = ("Log2", "Exp2", "Sin", "Sqrt", "Recip", "Contiguous", "Relu", "Exp", "Erf")
 BINARY = ("Add", "Mul", "Mod", "LessThan")
 REDUCE = ("SumReduce", "MaxReduce")
-# Gather reads rows of a constant table (V, d) at the integers of an index input (token ids): the
-# verifier computes its values itself (a known node, like a constant), so no row read is trusted.
+# Gather reads rows of a constant table (V, d) at the integers of an index input (token ids): at
+# public ids the verifier computes its values itself (a known node, like a constant); at private ids
+# a gather component proves each read (graph/components.py GatherComponent). No row read is trusted.
 # Fused ops (prover/compile/fuse.py): Dot is sum over `axis` of a * b, rounded once.
 CONTRACT = ("Dot",)
 # A view is never enumerated by the verifier (its affine form is; an output's elements are, bounded
@@ -159,6 +160,21 @@ def window_shape(shape: tuple[int, ...], arg: tuple) -> tuple[int, ...]:
         raise ValueError(f"window {arg} of {shape}")
     o = (shape[axis] - dilation * (k - 1) - 1) // stride + 1
     return shape[:axis] + (o, k) + shape[axis + 1 :]
+
+
+def known_gather(spec: GraphSpec, index: int) -> bool:
+    """A Gather at public ids: its values are the verifier's own (a known node)."""
+    node = spec.nodes[index]
+    return node.op == "Gather" and not spec.nodes[node.srcs[1][0]].private
+
+
+def gather_tables(spec: GraphSpec) -> set[int]:
+    """The tables of Gathers at private ids (held in known rows whose lane multiplicities are witnesses)."""
+    got = spec.__dict__.get("_gather_tables")  # (a derived cache, like the plan)
+    if got is None:
+        got = spec.__dict__["_gather_tables"] = {
+            n.srcs[0][0] for i, n in enumerate(spec.nodes) if n.op == "Gather" and not known_gather(spec, i)}
+    return got
 
 
 def gather_rows(table: Sequence[int], width: int, ids: Sequence[int]) -> list[int]:

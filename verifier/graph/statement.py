@@ -16,7 +16,7 @@ from ..numeric import VALUE_MAX, VALUE_MIN, from_field
 from .components import DATA, KNOWN, WEIGHTS, FunctionTableComponent, RangeTableComponent, make_component
 from .mat_plans import MAT_BUILDERS
 from .plan import MERGED_KINDS, ComponentPlan, Instance
-from .planner import GraphPlan, plan_graph
+from .planner import KNOWN_KINDS, GraphPlan, plan_graph
 from .spec import CONTRACT, GROUPED, GraphSpec, gather_rows, is_identity_map
 from .tables import TABLE_ORDER, table_columns, table_log_size
 from .training import is_training, raw_values, training_statement
@@ -64,12 +64,18 @@ def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
     comp = make_component(kind, inst.log_size, spec.scale_bits)
     comp.name = inst.name
     n_rows = 1 << comp.log_size
-    if kind == "Known":
+    if kind in KNOWN_KINDS:
         patterns = value_topology(spec, segs, n_rows, KNOWN_LANES)
-    elif kind == "PrivateInput":
+    elif kind in ("PrivateInput", "PrivateIndex"):
         patterns = value_topology(spec, segs, n_rows)
     else:
         patterns = op_topology(spec, segs, n_rows, comp.n_inputs, op in GROUPED, plan.lanes, op in CONTRACT)
+    if kind == "Gather":  # each node's table width and last row index
+        patterns["width"], patterns["top"] = ColumnPattern("step", n_rows), ColumnPattern("step", n_rows)
+        for seg in segs:
+            v, d = spec.nodes[spec.nodes[seg.node].srcs[0][0]].shape
+            patterns["width"].add(seg.start, seg.rows, lambda _l, d=d: d, [0])
+            patterns["top"].add(seg.start, seg.rows, lambda _l, v=v: v - 1, [0])
     if kind in MERGED_KINDS:  # q: 1 on the rows of the second kind's nodes
         patterns["q"] = ColumnPattern("step", n_rows)
         for seg in segs:
@@ -92,7 +98,7 @@ def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[Compone
 
 def _build_graph_air(plan: GraphPlan) -> tuple[Air, list[ComponentPlan]]:
     spec = plan.spec
-    if not any(inst.kind not in ("Known", "PrivateInput") for inst in plan.instances):
+    if not any(inst.kind not in (*KNOWN_KINDS, "PrivateInput", "PrivateIndex") for inst in plan.instances):
         raise FormatError("settings.bin: the graph has no computation to prove")
     plans = build_components(plan)
     components: list = [p.component for p in plans]
@@ -230,7 +236,7 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
         if known is not None:
             combine_known = _Combiner(known, 1 + KNOWN_LANES)
             for plan in plans:
-                if plan.kind != "Known":
+                if plan.kind not in KNOWN_KINDS:
                     continue
                 for seg in plan.segments:
                     vals = known_values(spec, seg.node, public_of)
@@ -266,7 +272,7 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
             raise StatementError("degenerate LogUp challenge for the public terms")
         return q_mul(num, q_inv(den))
 
-    n_ops = sum(len(p.nodes) for p in plans if p.kind not in ("Known", "PrivateInput"))
+    n_ops = sum(len(p.nodes) for p in plans if p.kind not in (*KNOWN_KINDS, "PrivateInput", "PrivateIndex"))
     desc = f"graph of {len(spec.nodes)} nodes ({n_ops} proven ops), {len(air.components)} AIR components"
     if spec.bound:
         desc += " at " + ", ".join(f"{k}={v}" for k, v in spec.bound.items())

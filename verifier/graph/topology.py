@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping
 from ..errors import FormatError
 from ..fields import P
 from ..numeric import DOT_ACC_BOUND, VALUE_BITS
-from .spec import CONTRACT, GROUPED, GraphSpec, Step, view_shape
+from .spec import CONTRACT, GROUPED, GraphSpec, Step, known_gather, view_shape
 
 # elements of a constant or public input held by one row of the known component: each lane costs
 # 4 columns (value, fan-out, half a LogUp batch), opened at every query, and a model's known values
@@ -205,6 +205,9 @@ def row_order_view(spec: GraphSpec, node_index: int, k: int, lanes: int = 1) -> 
     products a row reads one chunk of the reduced axis a row)."""
     node = spec.nodes[node_index]
     _, src_shape, steps = node.srcs[k]
+    if node.op == "Gather":  # element (t, j) reads ids[t] and (before the id's shift) table[0, j]
+        ids = AffineView.contiguous(node.shape[:-1]).strides if k else [0] * (len(node.shape) - 1)
+        return AffineView(list(node.shape), [*ids, 0 if k else 1], 0, [(0, d) for d in node.shape])
     try:
         v = affine_view(src_shape, steps)
     except ViewError as e:
@@ -301,8 +304,8 @@ def direct_weight_reads(spec: GraphSpec, checked: set[int]) -> dict[int, int]:
 
 def rowless_constants(spec: GraphSpec, direct: Mapping[int, int], matmuls: Mapping[int, Any]) -> set[int]:
     """Constants no trace row holds: read directly by one Dot (`direct`), or read only as the
-    weights of Freivalds-checked products (`matmuls`, graph/matmul.py) or as Gather tables (the
-    verifier uses their values itself)."""
+    weights of Freivalds-checked products (`matmuls`, graph/matmul.py) or as tables of Gathers at
+    public ids (the verifier uses their values itself)."""
     out = set(direct.values())
     readers: dict[int, list[tuple[int, int]]] = {}
     for i, node in enumerate(spec.nodes):
@@ -312,7 +315,7 @@ def rowless_constants(spec: GraphSpec, direct: Mapping[int, int], matmuls: Mappi
         readers.setdefault(out_spec.node, []).append((-1, 0))
     for c, reads in readers.items():
         if spec.nodes[c].op == "Constant" and all(
-            (i in matmuls and k == 1 - matmuls[i].a_input) or (i >= 0 and spec.nodes[i].op == "Gather") for i, k in reads
+            (i in matmuls and k == 1 - matmuls[i].a_input) or (i >= 0 and known_gather(spec, i)) for i, k in reads
         ):
             out.add(c)
     return out
@@ -364,7 +367,7 @@ def chunked_reads(
 
     def known(n: int) -> bool:  # held by the known component (planner.node_kind's "Known")
         src = spec.nodes[n]
-        return (src.op == "Constant" and n not in rowless) or (src.op == "Input" and not src.private) or src.op == "Gather"
+        return (src.op == "Constant" and n not in rowless) or (src.op == "Input" and not src.private) or known_gather(spec, n)
 
     out = set()
     for i, node in enumerate(spec.nodes):
