@@ -31,11 +31,16 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
-MODELS = ["transformer_tiny", "cnn_cifar", "mlp_784_128_10", "gpt_torch/gpt_opset13.onnx", "gpt_torch/gpt_opset17.onnx"]
+MODELS = ["transformer_tiny", "cnn_cifar", "mlp_784_128_10", "gpt_torch/gpt_opset13.onnx", "gpt_torch/gpt_opset17.onnx",
+          "gpt_torch/gpt_opset13.onnx#private=input_ids", "gpt_torch/gpt_opset17.onnx#private=input_ids"]
+
+
+PRIVATE = "#private="  # "<model>#private=<input>": that ONNX input kept out of proof.bin
 
 
 def _files(model: str) -> tuple[Path, Path]:
     """(model file, input.json): a folder's network.onnx, or an .onnx file beside its input.json."""
+    model = model.split(PRIVATE)[0]
     path = EXAMPLES / model if model.endswith(".onnx") else EXAMPLES / model / "network.onnx"
     return path, path.parent / "input.json"
 
@@ -70,7 +75,8 @@ def _measure(model: str, preset: str, runs: int, max_work: int) -> dict[str, Any
 
     t = time.perf_counter()
     path, inputs = _files(model)
-    cx = load_model(path)
+    private = model.split(PRIVATE)[1:]
+    cx = load_model(path, private_inputs=private) if private else load_model(path)
     cx.compile(GenericCompiler(), StwoCompiler())
     compile_s = time.perf_counter() - t
     feed = read_input_json(inputs, cx)
@@ -162,7 +168,7 @@ def main() -> None:
         p.join()
         import onnx
 
-        exclude = mm.LARGE[model][1] if model in mm.LARGE else ()
+        exclude = mm.LARGE[model][1] if model in mm.LARGE else ()  # (never a "#private=" name)
         res["parameters"] = mm.n_params(onnx.load(str(_files(model)[0])), exclude)
         if "error" not in res:
             ref = _onnxruntime_outputs(model)

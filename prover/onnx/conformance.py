@@ -6,8 +6,8 @@ A case either matches (the float64 run equals the reference to float32 precision
 fixed-point run of the compiled graph, the values a proof attests, is within the derived error
 bound of it), or is refused for a reason that belongs to the model: a value outside the numeric
 range (the bounds pass names node, element, value and remedy), a non-tensor type (sequences,
-strings), an integer input read as a value or a shape (an index input feeds embedding lookups
-only; integer values need per-tensor scales), or a tensor or view larger than
+strings), a shape given at run time (an integer input that sets a static graph's shape), or a
+tensor or view larger than
 the proof format holds (StwoCompiler names the node). Anything else is a failure of the importer. ``python -m luminair.prover.onnx.conformance`` prints the counts as JSON.
 """
 
@@ -33,9 +33,9 @@ RTOL, ATOL = 1e-4, 1e-5  # float64 against the float32 reference
 MATCHED = "matched"
 OUT_OF_RANGE = "value outside the numeric range"
 NON_TENSOR = "non-tensor type"
-INDEX_INPUT = "integer input read as a value or a shape (needs per-tensor scales)"
+RUNTIME_SHAPE = "a shape given at run time (a static graph's shapes are constants)"
 FORMAT_CAP = "larger than the proof format's caps"
-REFUSALS = (OUT_OF_RANGE, NON_TENSOR, INDEX_INPUT, FORMAT_CAP)
+REFUSALS = (OUT_OF_RANGE, NON_TENSOR, RUNTIME_SHAPE, FORMAT_CAP)
 
 
 def data_dir() -> Path:
@@ -92,8 +92,8 @@ def _refusal(e: Exception) -> str | None:
     if isinstance(e, UnsupportedOnnxError):
         return NON_TENSOR if set(e.reasons) == {NON_TENSOR_REASON} else None
     text = str(e)
-    if isinstance(e, OnnxImportError) and ("reads an index input" in text or "is an integer graph input" in text):
-        return INDEX_INPUT
+    if isinstance(e, OnnxImportError) and "is an integer graph input" in text:
+        return RUNTIME_SHAPE
     if isinstance(e, OnnxImportError) and ("not a tensor" in text or "element type STRING" in text):
         return NON_TENSOR
     return None

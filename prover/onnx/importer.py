@@ -169,6 +169,13 @@ class Importer:
             raise OnnxImportError(f"{node.describe()}: input {what} ({name!r}) must be a constant")
         return v
 
+    def _read_as_indices(self, name: str) -> bool:
+        """Whether an integer input is read only as a Gather's indices, or as a static shape (refused
+        there by name), and not as a value."""
+        readers = [(n.op_type, list(n.input).index(name)) for n in self.model.graph.node if name in n.input]
+        return not readers or any(op == "Gather" and k == 1 for op, k in readers) or any(
+            op in ("Expand", "Reshape", "Tile", "ConstantOfShape", "Range", "Slice") for op, _ in readers)
+
     def add_inputs(self, input_shapes: Mapping[str, Sequence[int]] | None, private: Sequence[str],
                    resize: bool = False) -> None:
         inits = {i.name for i in self.model.graph.initializer}
@@ -183,8 +190,10 @@ class Importer:
                 raise OnnxImportError(f"input {vi.name!r} is a {kind.replace('_type', '')}, not a tensor: no tensor "
                                       f"semantics in a fixed-point graph")
             t = vi.type.tensor_type
-            index = t.elem_type in _INDEX_TYPES  # token ids, positions: an index input (embedding lookups)
-            if not index and t.elem_type not in _NUMBER_TYPES:
+            # token ids, positions: an index input when only Gathers read it as indices; an integer
+            # input read as a value is a fixed-point input fed the same integers
+            index = t.elem_type in _INDEX_TYPES and self._read_as_indices(vi.name)
+            if not index and t.elem_type not in _NUMBER_TYPES | _INDEX_TYPES:
                 raise OnnxImportError(f"input {vi.name!r} has element type {_T.DataType.Name(t.elem_type)}: only "
                                       f"floating-point and bool inputs are supported")
             dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
