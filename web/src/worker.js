@@ -207,6 +207,12 @@ async function boot(msg) {
     if (hit) snapshot = new Uint8Array(await hit.arrayBuffer());
   }
   const pyodideUrl = url("pyodide/pyodide.mjs");
+  // pyodide.asm.mjs (the Emscripten glue, a module with no side effects) is imported by Pyodide
+  // only once pyodide.mjs has loaded: import it now, beside pyodide.mjs, so that it downloads and
+  // parses while the large files download (Pyodide's own import of the same URL reuses it).
+  const asmUrl = url("pyodide/pyodide.asm.mjs");
+  const asmModule = import(asmUrl);
+  asmModule.catch(() => {}); // Pyodide's own import reports a failure
   const start = async (restore) => {
     let loadPyodide;
     try {
@@ -216,20 +222,24 @@ async function boot(msg) {
     }
     progress.add(sizes["pyodide.mjs"] ?? 0);
     marks.loaderImported = performance.now() - t0;
-    const stdlibBytes = await stdlib;
+    // Pyodide starts now (the WebAssembly compiles while it downloads); it asks for the standard
+    // library when it needs it and gets the pinned bytes once they have arrived and been checked.
     const stdlibFetch = self.fetch;
     self.fetch = (input, init) => {
       const target = typeof input === "string" ? input : input instanceof URL ? input.href : input?.url;
-      return target === stdlibUrl ? Promise.resolve(new Response(stdlibBytes)) : stdlibFetch(input, init);
+      return target === stdlibUrl ? stdlib.then((b) => new Response(b)) : stdlibFetch(input, init);
     };
+    const loading = loadPyodide({
+      indexURL: url("pyodide/"),
+      stdLibURL: stdlibUrl,
+      // Nothing is loaded by package name: an inline lock file saves fetching pyodide-lock.json.
+      lockFileContents: { info: manifest.lockInfo ?? {}, packages: {} },
+      ...(restore ? { _loadSnapshot: restore } : cache ? { _makeSnapshot: true } : {}),
+    });
+    loading.catch(() => {});
+    await stdlib; // a standard library that fails its pin is reported as that, not as Pyodide's failure
     try {
-      return await loadPyodide({
-        indexURL: url("pyodide/"),
-        stdLibURL: stdlibUrl,
-        // Nothing is loaded by package name: an inline lock file saves fetching pyodide-lock.json.
-        lockFileContents: { info: manifest.lockInfo ?? {}, packages: {} },
-        ...(restore ? { _loadSnapshot: restore } : cache ? { _makeSnapshot: true } : {}),
-      });
+      return await loading;
     } catch (e) {
       throw fail("load", `Pyodide failed to start: ${e?.message ?? e}`);
     }
