@@ -20,7 +20,10 @@
 // blocked request; (3) loadPyodide with the verifier's own bytecode standard library (pinned by
 // SHA-256) and an inline lock file; (4) the pinned wheel and the verifier's bytecode (pinned);
 // (5) the glue imports every verifier module.
-import { PY_GLUE, installGlue, installWheel, sha256HexAny } from "./pyglue.js";
+// The glue is imported, not a static import: the downloads below start as soon as this file has
+// run, one round trip earlier than after fetching the module graph (pyglue.js arrives meanwhile).
+const glueModule = import("./pyglue.js");
+glueModule.catch(() => {}); // reported by boot()
 
 let booting = null;
 
@@ -91,6 +94,10 @@ async function boot(msg) {
   const t0 = performance.now();
   const { baseUrl, manifest } = msg;
   const url = (p) => new URL(p, baseUrl).href;
+  const glueLoaded = glueModule.catch((e) => {
+    throw fail("load", `could not load ${url("pyglue.js")}: ${e?.message ?? e}`, url("pyglue.js"));
+  });
+  glueLoaded.catch(() => {});
   const wasmUrl = url("pyodide/pyodide.asm.wasm");
   const stdlibUrl = url(manifest.stdlib.file);
   const wheelUrl = url(manifest.file);
@@ -184,7 +191,7 @@ async function boot(msg) {
   const pinned = async (u, sha256, what) => {
     const res = await runtimeFetch(u);
     const bytes = new Uint8Array(await res.arrayBuffer());
-    const actual = await sha256HexAny(bytes);
+    const actual = await (await glueLoaded).sha256HexAny(bytes);
     if (actual !== sha256) {
       if (cache) cache.delete(u).catch(() => {});
       throw fail("hash", `the verifier's ${what} ${u} has SHA-256 ${actual}, expected ${sha256}: refusing to load it`, u);
@@ -250,6 +257,7 @@ async function boot(msg) {
   let restored = false;
   let tPython;
   let tWheel;
+  const { PY_GLUE, installGlue, installWheel } = await Promise.race([glueLoaded, failed]);
   if (snapshot) {
     try {
       py = await Promise.race([start(snapshot), failed]);
