@@ -100,6 +100,9 @@ def test_preload_starts_the_worker_without_a_click(offline_page, site_url):
     with page.expect_worker(timeout=30_000):  # preload="idle": after load, when the browser is idle
         page.goto(site_url + "fixtures/preload.html?idle")
     assert page.locator("#pre").evaluate("e => e.preload") == "idle"
+    with page.expect_worker(timeout=30_000):  # no attribute: preload="idle" is the default
+        page.goto(site_url + "fixtures/preload.html?defaults")
+    assert page.locator("#pre").evaluate("e => [e.preload, e.hasAttribute('preload')]") == ["idle", False]
     page.goto(site_url + "fixtures/preload.html?none")
     page.wait_for_timeout(800)
     assert page.workers == []  # preload="none": nothing before a click, not even on hover
@@ -128,6 +131,8 @@ def test_opt_in_cache_serves_the_runtime_on_the_next_visit(browser, site_url):
         expect(page.locator("#pre")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
         first = page.evaluate("(async () => (await import('../luminair/index.js')).getInfo())()")
         assert first["cachedFiles"] == 0 and first["snapshot"] == "saved"
+        expect(page.locator("#pre dl.facts")).to_contain_text("Runtime")
+        expect(page.locator("#pre dl.facts")).not_to_contain_text("Repeat visits")  # opted in: no tip
         count = "(async () => { const m = await import('../luminair/index.js'); return (await (await caches.open(m.cacheName())).keys()).length; })()"
         for _ in range(50):  # the files are stored once the verifier has started
             if page.evaluate(count) == 5:  # 4 files and the snapshot
@@ -166,6 +171,26 @@ def test_opt_in_cache_serves_the_runtime_on_the_next_visit(browser, site_url):
     finally:
         context.close()
     assert not leaks, leaks
+
+
+def test_without_cache_details_and_console_suggest_it_once(offline_page, site_url):
+    """The fast repeat visit stores ~45 MB, so it is the site's choice (`cache`); without it the
+    element says what it would gain under Details ("Repeat visits") and once in the console."""
+    page = offline_page
+    infos: list[str] = []
+    page.on("console", lambda m: infos.append(m.text) if m.type == "info" else None)
+    page.goto(site_url + "fixtures/preload.html?none")
+    page.locator("#pre button.trigger").click()
+    expect(page.locator("#pre")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    tip = page.locator("#pre dl.facts dd.tip")
+    expect(tip).to_have_count(1)
+    expect(tip).to_contain_text("cache attribute")
+    expect(page.locator("#pre dl.facts")).to_contain_text("Repeat visits")
+    page.locator("#pre").evaluate("e => e.verify().then(() => true)")  # a second verdict: the console is told once
+    expect(page.locator("#pre")).to_have_attribute("status", "verified", timeout=PYODIDE_TIMEOUT_MS)
+    page.wait_for_timeout(200)
+    said = [t for t in infos if "repeat visits" in t]
+    assert len(said) == 1 and "<luminair-verify cache>" in said[0] and "configure({ cache: true })" in said[0], infos
 
 
 def test_warm_worker_makes_the_click_fast(offline_page, site_url):

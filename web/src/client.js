@@ -9,6 +9,9 @@ const DEFAULT_START_TIMEOUT_MS = 120_000;
 /** Default `timeoutMs` of verify(): start-up (cold: downloads + compile) and verification together. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_FLOOR_BITS = 96;
+/** An idle worker is stopped this long after its last verdict: its WebAssembly memory (about
+ * 150 MB, which never shrinks) goes back to the browser; the next call starts a new one. */
+export const DEFAULT_RELEASE_AFTER_MS = 60_000;
 
 const state = {
   baseUrl: null, // null: the folder this module was loaded from
@@ -17,6 +20,8 @@ const state = {
   hostingCheck: true,
   fetch: null, // for the hosting check (tests)
   cache: false,
+  releaseAfterMs: DEFAULT_RELEASE_AFTER_MS, // 0 or Infinity: keep the worker for the page's life
+  releaseTimer: null,
   foundBase: null, // a bundled copy: the hosted folder found among bundledCandidates()
   worker: null,
   ready: null, // Promise<info> for the current worker
@@ -37,9 +42,11 @@ const state = {
  *    Cache Storage across visits, so that a repeat visit downloads nothing. Off by default;
  *  - hostingCheck: false to skip the parallel status/MIME check of the runtime files;
  *  - startTimeoutMs: an upper bound for the start-up alone (default 120 s);
+ *  - releaseAfterMs: stop the worker once it has been idle this long after a verdict (default
+ *    60 s), giving its memory back; 0 or Infinity keeps it;
  *  - workerFactory, fetch: test seams.
  */
-export function configure({ baseUrl, workerFactory, startTimeoutMs, cache, hostingCheck, fetch } = {}) {
+export function configure({ baseUrl, workerFactory, startTimeoutMs, cache, hostingCheck, fetch, releaseAfterMs } = {}) {
   if (baseUrl !== undefined) {
     state.baseUrl = baseUrl;
     state.foundBase = null;
@@ -49,6 +56,25 @@ export function configure({ baseUrl, workerFactory, startTimeoutMs, cache, hosti
   if (cache !== undefined) state.cache = Boolean(cache);
   if (hostingCheck !== undefined) state.hostingCheck = Boolean(hostingCheck);
   if (fetch !== undefined) state.fetch = fetch;
+  if (releaseAfterMs !== undefined) state.releaseAfterMs = Number(releaseAfterMs);
+}
+
+function cancelRelease() {
+  clearTimeout(state.releaseTimer);
+  state.releaseTimer = null;
+}
+
+/** After a verdict, with nothing else pending: stop this worker if it is still idle in releaseAfterMs. */
+function scheduleRelease() {
+  cancelRelease();
+  const ms = state.releaseAfterMs;
+  const worker = state.worker;
+  if (!(ms > 0 && Number.isFinite(ms)) || !worker || state.pending.size) return;
+  state.releaseTimer = setTimeout(() => {
+    state.releaseTimer = null;
+    if (state.worker === worker && !state.pending.size) dropWorker(new LuminairVerificationError("terminated", "the idle verifier worker was released"));
+  }, ms);
+  state.releaseTimer?.unref?.(); // Node: an idle timer does not keep the process alive
 }
 
 // This module's own URL. In the hosted folder it is ".../luminair/client.js"; inside a bundle
@@ -177,6 +203,7 @@ function settleAll(err) {
 }
 
 function dropWorker(err) {
+  cancelRelease();
   const w = state.worker;
   const reject = state.rejectReady;
   state.worker = null;
@@ -322,6 +349,7 @@ function launchWorker(baseUrl, ready, readyResolve, readyReject) {
     }
     state.pending.delete(msg.id);
     p.cleanup();
+    scheduleRelease();
     if (msg.type === "result") p.resolve(msg.result);
     else p.reject(new LuminairVerificationError(msg.kind ?? "internal", msg.message ?? "the verifier worker failed"));
   };
@@ -378,6 +406,7 @@ function abortError(signal, what) {
  */
 export default function init(options = {}) {
   const { baseUrl, cache, onProgress, signal } = options;
+  cancelRelease(); // in use again
   if (baseUrl !== undefined || cache !== undefined) configure({ baseUrl, cache });
   if (signal?.aborted) return Promise.reject(abortError(signal, "starting the verifier"));
   const ready = state.ready ?? startWorker();

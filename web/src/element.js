@@ -84,7 +84,7 @@ export function floorAdvice(config, floor = DEV_FLOOR_BITS) {
 }
 
 /** The opt-in cache is the site owner's call (it stores ~45 MB per site in the visitor's browser). */
-const CACHE_TIP = "start in about 0.5 s instead of 1.5-2 s when the site sets the cache attribute (it keeps the runtime and a snapshot of Python, about 45 MB, in this browser's storage for this site)";
+const CACHE_TIP = "start in about 0.5 s instead of 1-1.5 s when the site sets the cache attribute (it keeps the runtime and a snapshot of Python, about 45 MB, in this browser's storage for this site)";
 let cacheTipLogged = false;
 function suggestCache(dd) {
   dd.classList.add("tip");

@@ -178,6 +178,8 @@ export interface Manifest {
 }
 
 export declare const DEFAULT_TIMEOUT_MS: number;
+/** How long an idle worker is kept after its last verdict (configure({ releaseAfterMs })). */
+export declare const DEFAULT_RELEASE_AFTER_MS: number;
 
 /** Start the worker once, load Pyodide and the pinned verifier wheel. */
 declare function init(options?: {
@@ -204,6 +206,8 @@ export declare function configure(options: {
   /** Check the runtime files' status and MIME type beside the start-up (on by default). */
   hostingCheck?: boolean;
   startTimeoutMs?: number;
+  /** Stop the worker once idle this long after a verdict, giving its ~150 MB back (default 60000; 0 keeps it). */
+  releaseAfterMs?: number;
   workerFactory?: ((url: string) => Worker) | null;
   fetch?: typeof fetch | null;
 }): void;

@@ -23,6 +23,7 @@ export {
   clearCache,
   workerStarts,
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_RELEASE_AFTER_MS,
 } from "./client.js";
 export { LuminairVerificationError, verdictForKind } from "./errors.js";
 export { diagnoseHosting } from "./hosting.js";

@@ -20,7 +20,10 @@
 // blocked request; (3) loadPyodide with the verifier's own bytecode standard library (pinned by
 // SHA-256) and an inline lock file; (4) the pinned wheel and the verifier's bytecode (pinned);
 // (5) the glue imports every verifier module.
-import { PY_GLUE, installGlue, installWheel, sha256HexAny } from "./pyglue.js";
+// The glue is imported, not a static import: the downloads below start as soon as this file has
+// run, one round trip earlier than after fetching the module graph (pyglue.js arrives meanwhile).
+const glueModule = import("./pyglue.js");
+glueModule.catch(() => {}); // reported by boot()
 
 let booting = null;
 
@@ -91,6 +94,10 @@ async function boot(msg) {
   const t0 = performance.now();
   const { baseUrl, manifest } = msg;
   const url = (p) => new URL(p, baseUrl).href;
+  const glueLoaded = glueModule.catch((e) => {
+    throw fail("load", `could not load ${url("pyglue.js")}: ${e?.message ?? e}`, url("pyglue.js"));
+  });
+  glueLoaded.catch(() => {});
   const wasmUrl = url("pyodide/pyodide.asm.wasm");
   const stdlibUrl = url(manifest.stdlib.file);
   const wheelUrl = url(manifest.file);
@@ -184,7 +191,7 @@ async function boot(msg) {
   const pinned = async (u, sha256, what) => {
     const res = await runtimeFetch(u);
     const bytes = new Uint8Array(await res.arrayBuffer());
-    const actual = await sha256HexAny(bytes);
+    const actual = await (await glueLoaded).sha256HexAny(bytes);
     if (actual !== sha256) {
       if (cache) cache.delete(u).catch(() => {});
       throw fail("hash", `the verifier's ${what} ${u} has SHA-256 ${actual}, expected ${sha256}: refusing to load it`, u);
@@ -207,6 +214,12 @@ async function boot(msg) {
     if (hit) snapshot = new Uint8Array(await hit.arrayBuffer());
   }
   const pyodideUrl = url("pyodide/pyodide.mjs");
+  // pyodide.asm.mjs (the Emscripten glue, a module with no side effects) is imported by Pyodide
+  // only once pyodide.mjs has loaded: import it now, beside pyodide.mjs, so that it downloads and
+  // parses while the large files download (Pyodide's own import of the same URL reuses it).
+  const asmUrl = url("pyodide/pyodide.asm.mjs");
+  const asmModule = import(asmUrl);
+  asmModule.catch(() => {}); // Pyodide's own import reports a failure
   const start = async (restore) => {
     let loadPyodide;
     try {
@@ -216,20 +229,24 @@ async function boot(msg) {
     }
     progress.add(sizes["pyodide.mjs"] ?? 0);
     marks.loaderImported = performance.now() - t0;
-    const stdlibBytes = await stdlib;
+    // Pyodide starts now (the WebAssembly compiles while it downloads); it asks for the standard
+    // library when it needs it and gets the pinned bytes once they have arrived and been checked.
     const stdlibFetch = self.fetch;
     self.fetch = (input, init) => {
       const target = typeof input === "string" ? input : input instanceof URL ? input.href : input?.url;
-      return target === stdlibUrl ? Promise.resolve(new Response(stdlibBytes)) : stdlibFetch(input, init);
+      return target === stdlibUrl ? stdlib.then((b) => new Response(b)) : stdlibFetch(input, init);
     };
+    const loading = loadPyodide({
+      indexURL: url("pyodide/"),
+      stdLibURL: stdlibUrl,
+      // Nothing is loaded by package name: an inline lock file saves fetching pyodide-lock.json.
+      lockFileContents: { info: manifest.lockInfo ?? {}, packages: {} },
+      ...(restore ? { _loadSnapshot: restore } : cache ? { _makeSnapshot: true } : {}),
+    });
+    loading.catch(() => {});
+    await stdlib; // a standard library that fails its pin is reported as that, not as Pyodide's failure
     try {
-      return await loadPyodide({
-        indexURL: url("pyodide/"),
-        stdLibURL: stdlibUrl,
-        // Nothing is loaded by package name: an inline lock file saves fetching pyodide-lock.json.
-        lockFileContents: { info: manifest.lockInfo ?? {}, packages: {} },
-        ...(restore ? { _loadSnapshot: restore } : cache ? { _makeSnapshot: true } : {}),
-      });
+      return await loading;
     } catch (e) {
       throw fail("load", `Pyodide failed to start: ${e?.message ?? e}`);
     }
@@ -240,6 +257,7 @@ async function boot(msg) {
   let restored = false;
   let tPython;
   let tWheel;
+  const { PY_GLUE, installGlue, installWheel } = await Promise.race([glueLoaded, failed]);
   if (snapshot) {
     try {
       py = await Promise.race([start(snapshot), failed]);

@@ -2,7 +2,7 @@
 // replies, progress, verdicts vs errors, the timeout that terminates and restarts the worker.
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { configure, getInfo, getSteps, init, terminate, toJsResult, verify, workerStarts } from "../src/client.js";
+import { DEFAULT_RELEASE_AFTER_MS, configure, getInfo, getSteps, init, terminate, toJsResult, verify, workerStarts } from "../src/client.js";
 import { MANIFEST } from "../src/manifest.js";
 
 class FakeWorker {
@@ -121,6 +121,44 @@ describe("client protocol", () => {
     assert.equal(r.success, true);
     assert.equal(workerStarts(), starts + 2);
     assert.equal(FakeWorker.all.length, 2);
+  });
+
+  it("an idle worker is released releaseAfterMs after its last verdict (its memory back), never while a request is pending", async () => {
+    assert.equal(DEFAULT_RELEASE_AFTER_MS, 60_000);
+    let hold = null;
+    useScript((w, msg) => {
+      if (msg.type === "boot") return w.reply(READY);
+      const answer = () => w.reply({ id: msg.id, type: "result", result: { success: true } });
+      if (msg.proof.byteLength === 2) hold = answer; // a slow verification, answered later
+      else answer();
+    });
+    configure({ releaseAfterMs: 40 });
+    try {
+      const starts = workerStarts();
+      const slow = verify(new Uint8Array(2), new Uint8Array(1));
+      assert.equal((await verify(new Uint8Array(1), new Uint8Array(1))).success, true);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(FakeWorker.all[0].terminated, false, "released while a verification was pending");
+      hold();
+      assert.equal((await slow).success, true);
+      assert.notEqual(getInfo(), null);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(FakeWorker.all[0].terminated, true, "kept after its last verdict");
+      assert.equal(getInfo(), null);
+      // a call within the delay keeps it; the next call after a release starts a new worker
+      assert.equal((await verify(new Uint8Array(1), new Uint8Array(1))).success, true);
+      assert.equal(workerStarts(), starts + 2);
+      await new Promise((r) => setTimeout(r, 20));
+      await init();
+      await new Promise((r) => setTimeout(r, 30));
+      assert.equal(FakeWorker.all[1].terminated, false, "init() within the delay keeps the worker");
+      configure({ releaseAfterMs: 0 });
+      assert.equal((await verify(new Uint8Array(1), new Uint8Array(1))).success, true);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(FakeWorker.all[1].terminated, false, "releaseAfterMs 0 keeps the worker");
+    } finally {
+      configure({ releaseAfterMs: DEFAULT_RELEASE_AFTER_MS });
+    }
   });
 
   it("an AbortSignal cancels and restarts the worker", async () => {
