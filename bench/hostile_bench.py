@@ -420,6 +420,20 @@ def many_index_inputs_graph(n: int) -> tuple[bytes, list[list[int]]]:
     return graph_settings(nodes, [(f"i{k}", k) for k in range(n)], [("y", 2 * n + 1, ())]), [[0]] * (n + 1)
 
 
+def symbolic_gather_graph(seq: int, width: int = 16) -> tuple[bytes, list[list[int]]]:
+    """gather_graph with the number of ids a symbol (declared up to 2^20): 1.3 KB of settings.bin
+    whose Gather has seq * width values at the proof's seq."""
+    from luminair.verifier.graph.symbols import Symbol, ref
+
+    n = ref(0)
+    nodes = [_table(16, width), NodeSpec("Input", (n,), name="ids", index=True),
+             NodeSpec("Gather", (n, width), [(0, (16, width), ()), (1, (n,), ())]),
+             add_of(2, (n, width), first_element((n, width)), (1, 1))]
+    spec = GraphSpec(10, nodes, [InputSpec("ids", 1)], [OutputSpec("y", 3, ())], symbols=[Symbol("seq", 1, 1 << 20)],
+                     exprs=[((1, (1,)),)])
+    return encode_settings(KIND_GRAPH, HOSTILE, spec), [[seq], [(7 * t) % 16 for t in range(seq)], [0]]
+
+
 def bad_ids_graph(bad: int) -> tuple[bytes, list[list[int]]]:
     """An honest-looking embedding whose third token id is `bad` (16 and more: past the table; P - 1
     is -1)."""
@@ -666,6 +680,9 @@ def cases() -> list[Case]:
              OPENINGS, fast=True),
         Case(f"{(MAX_NODES - 2) // 2} index inputs, each read by its own Gather, forged",
              lambda: forged(*many_index_inputs_graph((MAX_NODES - 2) // 2)), OPENINGS, fast=True),
+        Case("symbolic: 2^19 ids of 16-wide rows (1.3 KB of settings)", lambda: _pair(symbolic_gather_graph(1 << 19)), BUDGET,
+             fast=True),
+        Case("symbolic: ids at the budget, forged", _at_budget(symbolic_gather_graph, 1, 1 << 19), OPENINGS),
         Case("a token id past the table (16 of 16 rows)", lambda: _pair(bad_ids_graph(16)), frozenset({"statement mismatch"}),
              fast=True),
         Case("a negative token id (P - 1)", lambda: _pair(bad_ids_graph(P_1)), frozenset({"statement mismatch"}), fast=True),

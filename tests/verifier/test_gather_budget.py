@@ -124,3 +124,11 @@ def test_gathers_past_the_budget_are_not_checked_before_anything_is_computed(mad
     monkeypatch.setattr(graph_statement_module, "gather_rows", never)
     r = verify(proof, settings, min_security_bits=0)
     assert r.kind == "not checked" and r.check == "work budget" and f"({part}: " in r.error_message, r.error_message
+
+
+@pytest.mark.parametrize("seq", [8, 1 << 12])
+def test_a_symbolic_number_of_ids_is_charged_at_the_proof_s_value(seq: int) -> None:
+    """A template's ids count is a symbol: its Gather is charged once instantiated at the proof's seq,
+    before its statement is built (1.3 KB of settings.bin declare up to 2^20 ids of 16 values)."""
+    units = _logup_units(hb.symbolic_gather_graph(seq))
+    assert units == KNOWN_ROW_UNITS * (-(-seq // 4) + seq * 16 // 4) + 9
