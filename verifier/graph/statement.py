@@ -179,9 +179,10 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
     expected = len(pub_inputs) + len(spec.outputs)
     if len(public) != expected:
         raise StatementError(f"the proof carries {len(public)} public tensors, the model has {expected}")
-    inputs, outputs, rows = {}, {}, {}  # rows: the fewest rows of the tables read at each index input, in one pass
-    for g in [g for g in spec.nodes if g.op == "Gather"]:
-        rows[g.srcs[1][0]] = min(spec.nodes[g.srcs[0][0]].shape[0], rows.get(g.srcs[1][0], 1 << 31))
+    inputs, outputs = {}, {}
+    # the fewest rows of the tables read at each index input, in one pass (largest tables first: the last wins)
+    gathers = sorted((g for g in spec.nodes if g.op == "Gather"), key=lambda g: -spec.nodes[g.srcs[0][0]].shape[0])
+    rows = {g.srcs[1][0]: spec.nodes[g.srcs[0][0]].shape[0] for g in gathers}
     for inp, vals in zip(pub_inputs, public):
         node = spec.nodes[inp.node]
         if len(vals) != node.numel:
