@@ -381,6 +381,67 @@ def range8_blowup_graph(log_blowup: int) -> tuple[bytes, list[list[int]]]:
 # --- raw proof bodies -----------------------------------------------------------------------------
 
 
+# format 11: index inputs and Gather, whose rows the verifier computes itself (known rows)
+
+
+def _table(rows: int, width: int) -> NodeSpec:
+    return NodeSpec("Constant", (rows, width), values=[(7 * i) % 2000 - 1000 for i in range(rows * width)], name="wte")
+
+
+def gather_graph(n_ids: int, width: int = 64, rows: int = 16, reader: bool = False) -> tuple[bytes, list[list[int]]]:
+    """n_ids token ids, one Gather of a (rows, width) table (n_ids * width values the verifier
+    computes), an Add of its first element; `reader`: an Add reads the table too (so the table
+    holds known rows as well)."""
+    nodes = [_table(rows, width), NodeSpec("Input", (n_ids,), name="ids", index=True),
+             NodeSpec("Gather", (n_ids, width), [(0, (rows, width), ()), (1, (n_ids,), ())]),
+             add_of(2, (n_ids, width), first_element((n_ids, width)), (1, 1))]
+    outputs = [("y", 3, ())]
+    if reader:
+        nodes.append(add_of(0, (rows, width), first_element((rows, width)), (1, 1)))
+        outputs.append(("z", 4, ()))
+    ids = [(7 * t) % rows for t in range(n_ids)]
+    return graph_settings(nodes, [("ids", 1)], outputs), [ids] + [[0]] * len(outputs)
+
+
+def many_gathers_graph(n: int, width: int = 16) -> tuple[bytes, list[list[int]]]:
+    """n Gathers of one (16, width) table at one index input of one id."""
+    nodes = [_table(16, width), NodeSpec("Input", (1,), name="ids", index=True)]
+    nodes += [NodeSpec("Gather", (1, width), [(0, (16, width), ()), (1, (1,), ())]) for _ in range(n)]
+    nodes.append(add_of(n + 1, (1, width), first_element((1, width)), (1, 1)))
+    return graph_settings(nodes, [("ids", 1)], [("y", n + 2, ())]), [[3], [0]]
+
+
+def many_index_inputs_graph(n: int) -> tuple[bytes, list[list[int]]]:
+    """n index inputs of one id, each read by a Gather of one (1, 1) table: before issue 32's
+    format 11 round, each input's table size was found by a pass over all nodes (n^2 steps)."""
+    nodes = [NodeSpec("Input", (1,), name=f"i{k}", index=True) for k in range(n)] + [_table(1, 1)]
+    nodes += [NodeSpec("Gather", (1, 1), [(n, (1, 1), ()), (k, (1,), ())]) for k in range(n)]
+    nodes.append(add_of(2 * n, (1, 1), (), (1, 1)))
+    return graph_settings(nodes, [(f"i{k}", k) for k in range(n)], [("y", 2 * n + 1, ())]), [[0]] * (n + 1)
+
+
+def symbolic_gather_graph(seq: int, width: int = 16) -> tuple[bytes, list[list[int]]]:
+    """gather_graph with the number of ids a symbol (declared up to 2^20): 1.3 KB of settings.bin
+    whose Gather has seq * width values at the proof's seq."""
+    from luminair.verifier.graph.symbols import Symbol, ref
+
+    n = ref(0)
+    nodes = [_table(16, width), NodeSpec("Input", (n,), name="ids", index=True),
+             NodeSpec("Gather", (n, width), [(0, (16, width), ()), (1, (n,), ())]),
+             add_of(2, (n, width), first_element((n, width)), (1, 1))]
+    spec = GraphSpec(10, nodes, [InputSpec("ids", 1)], [OutputSpec("y", 3, ())], symbols=[Symbol("seq", 1, 1 << 20)],
+                     exprs=[((1, (1,)),)])
+    return encode_settings(KIND_GRAPH, HOSTILE, spec), [[seq], [(7 * t) % 16 for t in range(seq)], [0]]
+
+
+def bad_ids_graph(bad: int) -> tuple[bytes, list[list[int]]]:
+    """An honest-looking embedding whose third token id is `bad` (16 and more: past the table; P - 1
+    is -1)."""
+    settings, public = gather_graph(8)
+    public[0][2] = bad
+    return settings, public
+
+
 def raw_proof(settings: bytes, body: Callable[[Writer], None]) -> bytes:
     w = Writer()
     w.raw(PROOF_MAGIC)
@@ -601,6 +662,30 @@ def cases() -> list[Case]:
         Case("boundary rows at the budget, lifted by public inputs, forged", _at_budget(sparse_padded_graph, 16, 1 << 23),
              OPENINGS),
         Case("nodes at the budget, forged", _at_budget(many_nodes_graph, 1, MAX_NODES - 1), OPENINGS, fast=True),
+        # format 11: index inputs and Gather (the verifier computes every gathered row itself)
+        Case("Gather at the budget: 64-wide rows of a 16-row table, forged", _at_budget(gather_graph, 1, 1 << 18), OPENINGS,
+             fast=True),
+        Case("Gather of a table an Add reads too, table rows at the budget, forged",
+             _at_budget(lambda n: gather_graph(16, 64, n, reader=True), 16, max_weights // 64), OPENINGS),
+        Case("Gather of 2^24 elements: 2^14 ids of 1024-wide rows of a 1-row table", lambda: _pair(gather_graph(1 << 14, 1024, 1)),
+             BUDGET, fast=True),
+        Case("index input at the 2^24-element cap, one id in proof.bin", lambda: _pair((gather_graph(1 << 24, 1, 1)[0], [[0], [0]])),
+             BUDGET, fast=True),
+        Case("index input of 2^21 - 2 deflated ids in 24 KB", lambda: _pair_raw(gather_graph(MAX_PUBLIC_TOTAL - 2, 1, 1)[0],
+             struct.pack("<I", 2) + deflated_tensor(deflate_bomb_values(MAX_PUBLIC_TOTAL - 2)) + word_tensor(1, PUBLIC_M31)),
+             BUDGET, fast=True),
+        Case("Gather of one row of a table at the settings cap (1M values), forged",
+             lambda: forged(*gather_graph(1, 1000, max_weights // 1000)), OPENINGS),
+        Case(f"{MAX_NODES - 3} Gathers of one table, at the budget, forged", _at_budget(many_gathers_graph, 1, MAX_NODES - 3),
+             OPENINGS, fast=True),
+        Case(f"{(MAX_NODES - 2) // 2} index inputs, each read by its own Gather, forged",
+             lambda: forged(*many_index_inputs_graph((MAX_NODES - 2) // 2)), OPENINGS, fast=True),
+        Case("symbolic: 2^19 ids of 16-wide rows (1.3 KB of settings)", lambda: _pair(symbolic_gather_graph(1 << 19)), BUDGET,
+             fast=True),
+        Case("symbolic: ids at the budget, forged", _at_budget(symbolic_gather_graph, 1, 1 << 19), OPENINGS),
+        Case("a token id past the table (16 of 16 rows)", lambda: _pair(bad_ids_graph(16)), frozenset({"statement mismatch"}),
+             fast=True),
+        Case("a negative token id (P - 1)", lambda: _pair(bad_ids_graph(P_1)), frozenset({"statement mismatch"}), fast=True),
         # honest proofs (the prover is needed to build them)
         Case("honest: the demo MLP 64-64-10 (public/)", _demo_pair, frozenset({""}), fast=True),
         Case("honest: every op, 256 queries, log blowup 3", _every_op_pair, frozenset({""}), floor=0),

@@ -35,6 +35,10 @@ DECODERS: dict[str, Callable[[], hb.Pair]] = {
     "proof: a deflated public tensor at its bound": lambda: hb._pair_raw(
         hb.public_input_graph(1)[0], struct.pack("<I", 1) + hb.deflated_tensor(hb.deflate_bomb_values(MAX_PUBLIC_TOTAL))),
     **{f"proof: {fill} at the cap": (lambda fill=fill: hb._filled((fill,))) for fill in hb.FILLS},
+    # format 11: the ids of an index input, deflated at their bound, become integers for the statement
+    "proof: deflated token ids at their bound": lambda: hb._pair_raw(
+        hb.gather_graph(MAX_PUBLIC_TOTAL - 1, 1, 1)[0],
+        struct.pack("<I", 2) + hb.deflated_tensor([0] * (MAX_PUBLIC_TOTAL - 1)) + hb.word_tensor(1, PUBLIC_M31)),
 }
 
 CHILD = r"""

@@ -3,6 +3,7 @@ derived from it (how it becomes AIR components) is the planner's: verifier/graph
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import prod
@@ -177,6 +178,7 @@ def gather_tables(spec: GraphSpec) -> set[int]:
     return got
 
 
-def gather_rows(table: Sequence[int], width: int, ids: Sequence[int]) -> list[int]:
-    """A Gather's values: row ids[t] of a (V, width) table for every t, row-major (ids in [0, V))."""
-    return [v for i in ids for v in table[i * width : (i + 1) * width]]
+def gather_rows(table: Sequence[int], width: int, ids: Sequence[int]) -> array:
+    """A Gather's values: row ids[t] of a (V, width) table for every t, row-major (ids in [0, V)), in
+    a compact array (4 bytes a value: many rows may come from a few ids and a small table)."""
+    return array("i", (v for i in ids for v in table[i * width : (i + 1) * width]))

@@ -151,10 +151,8 @@ def _decode(vals: Sequence[int], what: str, scale: int) -> list[float]:
     return out
 
 
-def _indices(spec: GraphSpec, node: int, vals: Sequence[int], name: str) -> list[int]:
-    """An index input's integers, each a row of every table a Gather reads at it (below 2^31)."""
-    rows = min((spec.nodes[g.srcs[0][0]].shape[0] for g in spec.nodes if g.op == "Gather" and g.srcs[1][0] == node),
-               default=1 << 31)
+def _indices(rows: int, vals: Sequence[int], name: str) -> list[int]:
+    """An index input's integers, each a row of every table a Gather reads at it (`rows`: the fewest)."""
     out = [from_field(v) for v in vals]
     for i, v in enumerate(out):
         if not 0 <= v < rows:
@@ -188,11 +186,14 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
     if len(public) != expected:
         raise StatementError(f"the proof carries {len(public)} public tensors, the model has {expected}")
     inputs, outputs = {}, {}
+    # the fewest rows of the tables read at each index input, in one pass (largest tables first: the last wins)
+    gathers = sorted((g for g in spec.nodes if g.op == "Gather"), key=lambda g: -spec.nodes[g.srcs[0][0]].shape[0])
+    rows = {g.srcs[1][0]: spec.nodes[g.srcs[0][0]].shape[0] for g in gathers}
     for inp, vals in zip(pub_inputs, public):
         node = spec.nodes[inp.node]
         if len(vals) != node.numel:
             raise StatementError(f"public input {inp.name!r}: {len(vals)} values for shape {node.shape}")
-        decoded = _indices(spec, inp.node, vals, inp.name) if node.index else _decode(vals, f"input {inp.name!r}", spec.scale_bits)
+        decoded = _indices(rows.get(inp.node, 1 << 31), vals, inp.name) if node.index else _decode(vals, f"input {inp.name!r}", spec.scale_bits)
         inputs[inp.name] = {"shape": list(node.shape), "values": decoded}
     for out, vals in zip(spec.outputs, public[len(pub_inputs) :]):
         if len(vals) != len(out.src_indices):
