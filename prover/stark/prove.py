@@ -195,7 +195,7 @@ def prove_stark(
             main_cols.append(to_storage(cols[name], comp.log_size, f"{comp.name}.{name}"))
         if consume_main:  # the caller hands the row-order trace over: free it as soon as it is copied
             cols.clear()  # type: ignore[attr-defined]
-    main_only = commit_columns(main_cols, b)
+    main_only = commit_columns(main_cols, b, merkle=False)  # hashed once, inside the main tree below
     coeffs = [c for ct in preprocessed for c in ct.coeffs] + main_only.coeffs
     evals = [e for ct in preprocessed for e in ct.evals] + main_only.evals
     main_tree = CommittedTree(coeffs, evals, MerkleTree(evals))
