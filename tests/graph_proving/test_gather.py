@@ -16,7 +16,7 @@ from luminair.prover.graph.errors import InputError
 from luminair.verifier.errors import FormatError
 from luminair.verifier.fields import P
 from luminair.verifier.formats import read_proof_file
-from luminair.verifier.graph.spec import NodeSpec
+from luminair.verifier.graph.spec import InputSpec, NodeSpec
 from luminair.verifier.statement import KIND_GRAPH, encode_settings, read_settings
 
 from proving_helpers import check, forge, prove_exact
@@ -159,6 +159,17 @@ def test_an_output_that_reads_the_ids_is_refused(case):
     with pytest.raises(FormatError, match=f"node {i} is an index input"):
         read_settings(_resettle(settings, edit))
 
+
+
+def test_an_index_input_that_no_gather_reads_is_refused(case):
+    _, settings, _ = case
+
+    def edit(b):
+        b.nodes.append(NodeSpec("Input", (1, 8), name="stray", index=True))
+        b.inputs.append(InputSpec("stray", len(b.nodes) - 1))
+
+    with pytest.raises(FormatError, match="an index input that no Gather reads"):
+        read_settings(_resettle(settings, edit))
 
 
 def test_an_unknown_node_flag_is_refused(case):

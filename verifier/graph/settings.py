@@ -212,6 +212,9 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
         inputs.append(InputSpec(name, idx))
     if len(seen_inputs) != sum(1 for n in nodes if n.op == "Input"):
         raise r.fail("graph inputs", "every Input node must be listed exactly once")
+    unread = {i for i, n in enumerate(nodes) if n.index} - {n.srcs[1][0] for n in nodes if n.op == "Gather"}
+    if unread:
+        raise r.fail(f"node {min(unread)}", "an index input that no Gather reads (its ids would index nothing)")
     outputs = []
     total = passes = 0
     for i in range(r.count("graph outputs", MAX_NODES, 12)):

@@ -193,7 +193,7 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
         node = spec.nodes[inp.node]
         if len(vals) != node.numel:
             raise StatementError(f"public input {inp.name!r}: {len(vals)} values for shape {node.shape}")
-        decoded = _indices(rows.get(inp.node, 1 << 31), vals, inp.name) if node.index else _decode(vals, f"input {inp.name!r}", spec.scale_bits)
+        decoded = _indices(rows[inp.node], vals, inp.name) if node.index else _decode(vals, f"input {inp.name!r}", spec.scale_bits)
         inputs[inp.name] = {"shape": list(node.shape), "values": decoded}
     for out, vals in zip(spec.outputs, public[len(pub_inputs) :]):
         if len(vals) != len(out.src_indices):
