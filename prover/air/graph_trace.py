@@ -555,11 +555,12 @@ def main_columns(
     """Main trace of every AIR component (topology and op columns, then the lookup tables)."""
     spec = spec if spec is not None else build_spec(graph)
     fan = fanouts(graph, spec)
+    known_fan = gather_reads(graph, values, fan)  # (counted once: every known component reads it)
     s = graph.numeric_format.scale_bits
     out: list[dict[str, np.ndarray]] = []
     for plan in plans:
         if plan.kind in KNOWN_KINDS:
-            cols = _known_columns(spec, plan, gather_reads(graph, values, fan), values)
+            cols = _known_columns(spec, plan, known_fan, values)
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
         if plan.kind in _MAT_KINDS:
