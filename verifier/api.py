@@ -18,6 +18,7 @@ before the result is built, so that building it cannot fail for want of memory."
 
 from __future__ import annotations
 
+import gc
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -82,8 +83,9 @@ def verify(
     name it only to check models larger than that."""
     try:
         return _verify(proof_bytes, settings_bytes, progress, min_security_bits, max_work)
-    except MemoryError:  # raised again while _verify built a result: answered once the handler has
-        pass  # released the traceback and the decoded data its frames hold
+    except MemoryError:  # raised again while a handler of _verify built its result: answered once
+        pass  # the traceback is released, and with it the decoded data its frames hold
+    gc.collect()  # a handler that failed keeps its exception in its frame: a cycle only gc frees
     return VerifyResult(False, OUT_OF_MEMORY, "malformed file")
 
 

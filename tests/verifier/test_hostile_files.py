@@ -10,6 +10,7 @@ decoder at its cap under address-space limits)."""
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import struct
@@ -216,6 +217,47 @@ def test_a_memory_error_while_a_verdict_is_built_is_still_a_verdict(monkeypatch:
         calls.clear()
         r = verify(proof, settings, **bad)
         assert not r.success and r.error_message == verifier_api.OUT_OF_MEMORY and len(calls) == 2
+
+
+def test_an_out_of_memory_handler_that_fails_is_answered_once_its_cycle_is_collected(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The MemoryError handler fails before it has released the failed frames (clearing them needs
+    a frame of its own): its frame keeps the exception chain, whose tracebacks hold that frame, a
+    cycle over the decoded files that only gc frees. The verdict is built once it is collected (a
+    CI run at 16 MiB above import: the MemoryError escaped verify())."""
+    proof, settings = hb._demo_pair()
+    decoded: list[weakref.ref] = []
+    real_read = verifier_api.read_proof_file
+
+    def read(*a: object, **k: object) -> object:
+        pf = real_read(*a, **k)
+        decoded.append(weakref.ref(pf))
+        return pf
+
+    def failing(*_a: object, **_k: object) -> None:
+        raise MemoryError
+
+    def clear_frames(_tb: object) -> None:
+        raise MemoryError
+
+    alive_when_built: list[bool] = []
+    real_result = verifier_api.VerifyResult
+
+    def result(*a: object, **k: object) -> verifier_api.VerifyResult:
+        alive_when_built.append(decoded[0]() is not None)
+        return real_result(*a, **k)
+
+    monkeypatch.setattr(verifier_api, "read_proof_file", read)
+    monkeypatch.setattr(verifier_api, "build_statement", failing)
+    monkeypatch.setattr(verifier_api.traceback, "clear_frames", clear_frames)
+    monkeypatch.setattr(verifier_api, "VerifyResult", result)
+    gc.disable()  # only the verifier's own collection may free the cycle
+    try:
+        r = verify(proof, settings)
+    finally:
+        gc.enable()
+    assert r.error_message == verifier_api.OUT_OF_MEMORY and alive_when_built == [False]
 
 
 def test_a_deflated_tensor_is_charged_before_it_is_inflated(monkeypatch: pytest.MonkeyPatch) -> None:
