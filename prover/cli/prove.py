@@ -163,8 +163,10 @@ def _input_shapes(model_bytes: bytes, path: str, input_data: dict[str, Any]) -> 
     or None where it does not say them."""
     import numpy as np
 
+    from luminair.prover.onnx import shape_inputs
+
     model = _read_onnx(model_bytes, path)
-    inits = {i.name for i in model.graph.initializer}
+    inits = {i.name for i in model.graph.initializer} | set(shape_inputs(model))  # shapes: constants
     inputs = [vi for vi in model.graph.input if vi.name not in inits]
     rows = input_data.get("input_data")
     if not isinstance(rows, list) or len(rows) != len(inputs):
@@ -179,6 +181,29 @@ def _input_shapes(model_bytes: bytes, path: str, input_data: dict[str, Any]) -> 
             return None
         shapes[vi.name] = tuple(int(d) for d in shape)
     return shapes
+
+
+def _split_shape_values(model_bytes: bytes, path: str, input_data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The values the input file gives the ONNX inputs read as shapes (a static graph's shapes are
+    constants: those values become part of the model), and the input file without them."""
+    from luminair.prover.onnx import shape_inputs
+
+    model = _read_onnx(model_bytes, path)
+    names = shape_inputs(model)
+    if not names:
+        return {}, input_data
+    inits = {i.name for i in model.graph.initializer}
+    order = [vi.name for vi in model.graph.input if vi.name not in inits]
+    rows = input_data.get("input_data")
+    if not isinstance(rows, list) or len(rows) != len(order):
+        got = len(rows) if isinstance(rows, list) else type(rows).__name__
+        raise UsageError(f"model {path!r} reads input(s) {names} as shapes: the input file's input_data must hold one list "
+                         f"per ONNX input, those included ({len(order)}: {', '.join(order)}), got {got}")
+    values = {n: row for n, row in zip(order, rows) if n in names}
+    print(f"note: input(s) {names} set shapes of the graph: their values from the input file "
+          f"({'; '.join(f'{n}={str(values[n])[:60]}' for n in names)}) are constants of this model, part of its digest",
+          file=sys.stderr)
+    return values, {**input_data, "input_data": [row for n, row in zip(order, rows) if n not in names]}
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
@@ -208,6 +233,10 @@ def cmd_prove(args: argparse.Namespace) -> int:
         options["scale_bits"] = args.scale_bits
     if args.private:
         options["private_inputs"] = tuple(args.private)
+    if model_bytes is not None:
+        shapes, input_data = _split_shape_values(model_bytes, args.model, input_data)
+        if shapes:
+            options["shape_values"] = shapes
     if not symbols and model_bytes is not None:
         from luminair.prover.symbolic import onnx_dynamic_axes
 

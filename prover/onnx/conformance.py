@@ -6,9 +6,9 @@ A case either matches (the float64 run equals the reference to float32 precision
 fixed-point run of the compiled graph, the values a proof attests, is within the derived error
 bound of it), or is refused for a reason that belongs to the model: a value outside the numeric
 range (the bounds pass names node, element, value and remedy), a non-tensor type (sequences,
-strings), a shape given at run time (an integer input that sets a static graph's shape), or a
-tensor or view larger than
-the proof format holds (StwoCompiler names the node). Anything else is a failure of the importer. ``python -m luminair.prover.onnx.conformance`` prints the counts as JSON.
+strings), a shape given at run time that is not in the case's inputs (an integer input that sets
+a static graph's shape: its value is taken at import, as `luminair prove` takes it from the input
+file), or a tensor or view larger than the proof format holds (StwoCompiler names the node). Anything else is a failure of the importer. ``python -m luminair.prover.onnx.conformance`` prints the counts as JSON.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from luminair.prover.compile.stwo import FormatCapError
 from luminair.verifier.numeric import NumericError
 
 from .errors import OnnxImportError, UnsupportedOnnxError
-from .importer import NON_TENSOR_REASON, load_onnx
+from .importer import NON_TENSOR_REASON, load_onnx, shape_inputs
 
 SUITES = ("pytorch-converted", "pytorch-operator", "simple")
 RTOL, ATOL = 1e-4, 1e-5  # float64 against the float32 reference
@@ -102,7 +102,16 @@ def _refusal(e: Exception) -> str | None:
 def feeds(case: Case, model: onnx.ModelProto) -> dict[str, np.ndarray]:
     inits = {i.name for i in model.graph.initializer}
     names = [vi.name for vi in model.graph.input if vi.name not in inits]
-    return {n: a if a.dtype.kind in "iu" else a.astype(np.float64) for n, a in zip(names, case.tensors("input"))}
+    return {n: a.astype(np.float64) if a.dtype.kind in "fb" else a for n, a in zip(names, case.tensors("input"))}  # ids stay integers
+
+
+def imported(case: Case, model: onnx.ModelProto):  # noqa: ANN201 - (a compiled Graph, its inputs)
+    """The case's model compiled as `luminair prove` compiles it, with the values of its inputs read
+    as shapes taken at import (constants of the model, as the CLI takes them from the input file),
+    and the feeds of the graph's inputs."""
+    inputs = feeds(case, model)
+    shapes = {name: inputs.pop(name) for name in shape_inputs(model)}
+    return compiled(load_onnx(model, shape_values=shapes)), inputs
 
 
 def compiled(graph):  # noqa: ANN001, ANN201 - a Graph, compiled as `luminair prove --no-search` compiles it
@@ -118,8 +127,7 @@ def run_case(case: Case) -> Result:
     model = case.model()
     ops = sorted({n.op_type for n in model.graph.node})
     try:
-        graph = compiled(load_onnx(model))
-        inputs = feeds(case, model)
+        graph, inputs = imported(case, model)
         exact = graph.run(inputs, exact=True)
     except Exception as e:  # noqa: BLE001 - every error is classified, the unexpected ones as failures
         why = _refusal(e)

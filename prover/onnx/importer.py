@@ -164,7 +164,9 @@ class Importer:
         v = self.value(name)
         if isinstance(v, GraphTensor) and v.node.index:
             raise OnnxImportError(f"{node.describe()}: input {what} ({name!r}) is an integer graph input: a value "
-                                  f"given at run time cannot set a static graph's {what} (it must be a constant)")
+                                  f"given at run time cannot set a static graph's {what}; give its value at import "
+                                  f"(load_onnx(..., shape_values={{{name!r}: ...}}); `luminair prove` reads it from "
+                                  f"the input file) and it becomes a constant of the model")
         if not isinstance(v, np.ndarray):
             raise OnnxImportError(f"{node.describe()}: input {what} ({name!r}) must be a constant")
         return v
@@ -177,13 +179,21 @@ class Importer:
             op in ("Expand", "Reshape", "Tile", "ConstantOfShape", "Range", "Slice") for op, _ in readers)
 
     def add_inputs(self, input_shapes: Mapping[str, Sequence[int]] | None, private: Sequence[str],
-                   resize: bool = False) -> None:
+                   resize: bool = False, shape_values: Mapping[str, Any] | None = None) -> None:
         inits = {i.name for i in self.model.graph.initializer}
         given = dict(input_shapes or {})
+        fixed = dict(shape_values or {})
+        bad_fixed = set(fixed) - set(shape_inputs(self.model))
+        if bad_fixed:
+            raise OnnxImportError(f"shape_values names {sorted(bad_fixed)}, not integer inputs read as a shape; "
+                                  f"those of this model: {shape_inputs(self.model) or 'none'}")
         names = []
         for vi in self.model.graph.input:
             if vi.name in inits:
                 continue  # old exporters list initializers as inputs too
+            if vi.name in fixed:  # a shape given with the model: a constant, part of the model digest
+                self.values[vi.name] = _shape_value(vi, fixed[vi.name])
+                continue
             names.append(vi.name)
             if not vi.type.HasField("tensor_type"):
                 kind = vi.type.WhichOneof("value") or "unknown"
@@ -272,6 +282,37 @@ class Importer:
         self.current = None
 
 
+_SHAPE_OPERANDS = {"Expand": {1}, "Reshape": {1}, "Tile": {1}, "ConstantOfShape": {0}, "Range": {0, 1, 2},
+                   "Slice": {1, 2, 3, 4}}
+
+
+def shape_inputs(model: onnx.ModelProto) -> list[str]:
+    """The integer graph inputs that some node reads as a shape or shape argument (Expand's shape,
+    Reshape's, Tile's repeats, Slice's starts...): a static graph takes their values at import
+    (`load_onnx(..., shape_values=...)`), where they become constants of the model."""
+    inits = {i.name for i in model.graph.initializer}
+    ints = [vi.name for vi in model.graph.input if vi.name not in inits and vi.type.HasField("tensor_type")
+            and vi.type.tensor_type.elem_type in _INDEX_TYPES]
+    read = {x for n in model.graph.node for k, x in enumerate(n.input) if k in _SHAPE_OPERANDS.get(n.op_type, ())}
+    return [name for name in ints if name in read]
+
+
+def _shape_value(vi: onnx.ValueInfoProto, value: Any) -> np.ndarray:
+    """A shape input's given value, checked against its declared element type and shape."""
+    try:
+        arr = np.asarray(value)
+    except ValueError:  # ragged lists
+        raise OnnxImportError(f"shape value of input {vi.name!r} is not a rectangular list of integers") from None
+    whole = arr.dtype.kind == "f" and bool(np.all(np.isfinite(arr) & (arr == np.round(arr))) & np.all(np.abs(arr) < 2**62))
+    if arr.dtype.kind not in "iu" and not whole:  # JSON may write integers as floats
+        raise OnnxImportError(f"shape value of input {vi.name!r} must be integers, got {arr.dtype} values")
+    arr = arr.astype(np.int64)
+    dims = [d.dim_value if d.HasField("dim_value") else None for d in vi.type.tensor_type.shape.dim]
+    if arr.ndim != len(dims) or any(d is not None and d != s for d, s in zip(dims, arr.shape)):
+        raise OnnxImportError(f"shape value of input {vi.name!r} has shape {arr.shape}; the model declares {dims}")
+    return arr
+
+
 def load_onnx(
     model: str | os.PathLike | bytes | onnx.ModelProto,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
@@ -281,13 +322,16 @@ def load_onnx(
     private_inputs: Sequence[str] = (),
     resize_inputs: bool = False,
     outputs: Sequence[str] | None = None,
+    shape_values: Mapping[str, Any] | None = None,
 ) -> Graph:
     """Import an ONNX model as a Graph whose inputs and outputs keep their ONNX names.
 
     ``input_shapes`` fixes symbolic dimensions (by default each symbolic dimension is 1), and with
     ``resize_inputs`` static ones too (a fully convolutional model at another image size);
     ``private_inputs`` names inputs to mark private; ``outputs`` names the ONNX tensors to output
-    instead of the graph's outputs (a model cut before its last ops, e.g. at its logits). Raises
+    instead of the graph's outputs (a model cut before its last ops, e.g. at its logits);
+    ``shape_values`` gives the values of integer inputs read as shapes (`shape_inputs(model)`), which
+    become constants of the model instead of inputs (a static graph's shapes are constants). Raises
     UnsupportedOnnxError listing every unsupported node at once, or OnnxImportError naming the node
     that cannot be converted."""
     m = _load(model)
@@ -298,7 +342,7 @@ def load_onnx(
     im = Importer(m, graph)
     for init in m.graph.initializer:
         im.values[init.name] = im.to_numpy(init)
-    im.add_inputs(input_shapes, private_inputs, resize_inputs)
+    im.add_inputs(input_shapes, private_inputs, resize_inputs, shape_values)
     names = [o.name for o in m.graph.output] if outputs is None else list(outputs)
     produced = {o for n in m.graph.node for o in n.output} | set(im.values)
     unknown = [n for n in names if n not in produced]
