@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # verifier 5850 -> 5913, prover 11400 -> 11440: Gathers at private ids (the gather, private_index and
 # known_table components, their topology and witness), integer ONNX inputs read as values and
 # index inputs no Gather reads refused (issue 26)
-BUDGET = {"verifier": 5913, "prover": 11440}
+# verifier 5913 -> 5915: the out-of-memory verdict built after gc.collect(); prover 11440 -> 11505:
+# ONNX inputs read as shapes given at import (importer, CLI), view-only graphs' outputs copied
+BUDGET = {"verifier": 5915, "prover": 11505}
 
 
 def code_lines(source: str) -> int:

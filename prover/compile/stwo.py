@@ -71,6 +71,17 @@ def materialize_views(graph: Graph) -> bool:
     return graph.transform(rewrite)
 
 
+def copy_view_outputs(graph: Graph) -> None:
+    """A graph that only rearranges its inputs (an Expand, a Transpose, an embedding lookup) has
+    nothing for a proof to attest: each output becomes a Contiguous copy of its view, which the
+    proof attests like any computation."""
+    if any(n.op not in (Op.INPUT, Op.CONSTANT, Op.GATHER) for n in graph.nodes()):
+        return
+    for name, (node, view) in graph.outputs().items():
+        copy = graph.add_node(Op.CONTIGUOUS, [(node, view)], view.shape, origin=node.origin)
+        graph.set_output(name, copy, ShapeTracker(copy.shape), replace=True)
+
+
 class FormatCapError(CompileError):
     """A node whose tensor, or the view it reads, is larger than the proof format holds."""
 
@@ -126,6 +137,7 @@ class StwoCompiler:
                 self.fused[kind] = self.fused.get(kind, 0) + n
         if not graph.outputs():
             raise CompileError("the graph has no outputs: mark at least one tensor with .output(name)")
+        copy_view_outputs(graph)
         for node in graph.nodes():
             if node.op not in COMPONENT_OF:
                 raise CompileError(f"node {node.id} ({node.label()}): no AIR component proves {node.op.value}")

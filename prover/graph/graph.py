@@ -203,7 +203,7 @@ class Graph:
                 t._node = named
         return named
 
-    def set_output(self, name: str | None, node: Node, view: ShapeTracker) -> str:
+    def set_output(self, name: str | None, node: Node, view: ShapeTracker, replace: bool = False) -> str:
         if name is None:
             k = len(self._outputs)
             while f"output_{k}" in self._outputs:
@@ -211,7 +211,7 @@ class Graph:
             name = f"output_{k}"
         if not isinstance(name, str) or not name:
             raise GraphError(f"output name must be a non-empty string, got {name!r}")
-        if name in self._outputs:
+        if name in self._outputs and not replace:
             raise GraphError(f"an output named {name!r} already exists")
         self._outputs[name] = (node, view)
         return name

@@ -302,10 +302,9 @@ def _shape_value(vi: onnx.ValueInfoProto, value: Any) -> np.ndarray:
     try:
         arr = np.asarray(value)
     except ValueError:  # ragged lists
-        raise OnnxImportError(f"shape value of input {vi.name!r} is not a rectangular list of integers") from None
-    whole = arr.dtype.kind == "f" and bool(np.all(np.isfinite(arr) & (arr == np.round(arr))) & np.all(np.abs(arr) < 2**62))
-    if arr.dtype.kind not in "iu" and not whole:  # JSON may write integers as floats
-        raise OnnxImportError(f"shape value of input {vi.name!r} must be integers, got {arr.dtype} values")
+        arr = np.asarray(None)
+    if arr.dtype.kind not in "iu":  # as index inputs: floats are refused, even whole ones
+        raise OnnxImportError(f"shape value of input {vi.name!r} must be a rectangular list of integers, got {value!r:.60}")
     arr = arr.astype(np.int64)
     dims = [d.dim_value if d.HasField("dim_value") else None for d in vi.type.tensor_type.shape.dim]
     if arr.ndim != len(dims) or any(d is not None and d != s for d, s in zip(dims, arr.shape)):

@@ -65,7 +65,8 @@ def test_a_sample_of_matching_cases_is_proven_and_verified(suite):
     from luminair.verifier import verify
 
     sample = ["test_Conv1d_pad1", "test_ConvTranspose2d_no_bias", "test_MaxPool3d_stride_padding",
-              "test_ReflectionPad2d", "test_PReLU_2d_multiparam", "test_shrink", "test_gradient_of_add_and_mul"]
+              "test_ReflectionPad2d", "test_PReLU_2d_multiparam", "test_shrink", "test_gradient_of_add_and_mul",
+              "test_expand_shape_model3"]  # the last only rearranges its input: its copy is proven
     for name in sample:
         assert suite[name].status == C.MATCHED, name
         case = next(c for c in CASES if c.name == name)

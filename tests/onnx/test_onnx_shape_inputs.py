@@ -46,9 +46,9 @@ def test_without_its_value_a_shape_input_is_refused_in_one_line_naming_the_remed
 
 @pytest.mark.parametrize("value, needle", [
     ([2, 3, 4, 5], "has shape (4,)"),
-    ([2.5, 3, 4], "must be integers"),
-    (["a", "b", "c"], "must be integers"),
-    ([[1], [2, 3]], "not a rectangular list"),
+    ([2.0, 3, 4], "must be a rectangular list of integers, got [2.0, 3, 4]"),
+    (["a", "b", "c"], "must be a rectangular list of integers"),
+    ([[1], [2, 3]], "must be a rectangular list of integers"),
 ])
 def test_a_wrong_shape_value_is_refused_by_name(value, needle):
     with pytest.raises(OnnxImportError, match="input 'shape'") as e:
