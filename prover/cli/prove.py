@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .accuracy import error_report, onnxruntime_report
 from .common import EXIT_OK, IDENTITY_NOTE, LABEL_NOTE, UsageError, check_out_dir, check_regular_file, component_title, label_text, printable, read_file, read_input_file, say
 
 
@@ -45,19 +46,6 @@ PROVE_STAGES = [
     "trace columns", "commit main trace", "interaction trace", "composition", "out-of-domain sampling",
     "DEEP quotients", "FRI commit", "proof of work", "openings",
 ]  # fmt: skip
-
-
-def quantization_report(float_out: dict[str, Any], exact_out: dict[str, Any]) -> dict[str, dict[str, float]]:
-    import numpy as np
-
-    out = {}
-    for name, ref in float_out.items():
-        err = np.abs(np.asarray(exact_out[name], dtype=np.float64) - np.asarray(ref, dtype=np.float64))
-        out[name] = {
-            "max_abs_error": float(err.max(initial=0.0)),
-            "mean_abs_error": float(err.mean()) if err.size else 0.0,
-        }
-    return out
 
 
 def _load_onnx_bytes(data: bytes, path: str, options: dict[str, Any]) -> Any:
@@ -334,7 +322,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "settings_bytes": len(settings.data),
         "verifier_work": work,
         "outputs": {k: v.tolist() for k, v in trace.outputs.items()},
-        "quantization_error": quantization_report(float_out, trace.outputs),
+        "quantization_error": error_report(float_out, trace.outputs),
+        "onnxruntime_error": onnxruntime_report(model_bytes, {**inputs, **options.get("shape_values", {})},
+                                                trace.outputs) if model_bytes is not None else None,
         "files": [str(proof_path), str(settings_path)],
     }
     if args.json:
@@ -432,4 +422,11 @@ def print_prove_summary(s: dict[str, Any]) -> None:
         say(
             f"output {label:<8} max |fixed - float64| = {q['max_abs_error']:.3g}, mean {q['mean_abs_error']:.3g}"
         )
+    ort = s.get("onnxruntime_error") or {}
+    if "error" in ort:
+        say(f"onnxruntime    cannot run the model: {ort['error']}")
+    for name, q in ({} if "error" in ort else ort).items():
+        top1 = f", top-1 agreement {q['top1_agreement']:.0%}" if "top1_agreement" in q else ""
+        say(f"output {repr(printable(name)):<8} max |fixed - onnxruntime| = {q['max_abs_error']:.3g}, "
+            f"mean {q['mean_abs_error']:.3g}{top1}")
     say("wrote          " + ", ".join(s["files"]))

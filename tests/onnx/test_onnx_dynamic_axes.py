@@ -56,6 +56,9 @@ def test_prove_with_no_flag_takes_the_batch_from_the_input_and_matches_onnxrunti
     bound = error_bound(load_onnx(dyn_mlp(), {"x": (7, 8)}), {"x": x})["y"]
     for row in range(7):  # each row within the derived fixed-point bound of onnxruntime's row
         assert np.all(np.abs(y[row] - ref[row]) <= bound[row] + 1e-5), row
+    ort = summary["onnxruntime_error"]["y"]  # the accuracy report: against onnxruntime, top-1 per row
+    assert ort["max_abs_error"] == pytest.approx(float(np.abs(y - ref).max()), abs=1e-6)
+    assert ort["top1_agreement"] == float(np.mean(y.argmax(-1) == ref.argmax(-1)))
     assert cli(["verify", str(files / "out" / "proof.bin"), str(files / "out" / "settings.bin"),
                 "--min-security-bits", "0"]) == 0
     assert "symbols (fixed by this proof): batch=7" in capsys.readouterr().out

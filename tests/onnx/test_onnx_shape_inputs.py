@@ -79,6 +79,8 @@ def test_prove_takes_the_shape_from_the_input_file_and_matches_onnxruntime(tmp_p
     y = np.array(json.loads(captured.out)["outputs"]["y"])
     ref = ort_run(expand_model(), {"x": X, "shape": np.array([2, 3, 4])})["y"]
     assert y.shape == ref.shape == (2, 3, 4) and np.allclose(y, ref, atol=1e-3)
+    ort = json.loads(captured.out)["onnxruntime_error"]["y"]  # onnxruntime ran with the shape input too
+    assert ort["max_abs_error"] <= 1e-3 and ort["top1_agreement"] == 1.0
     r = verify((tmp_path / "o" / "proof.bin").read_bytes(), (tmp_path / "o" / "settings.bin").read_bytes(),
                min_security_bits=0)
     assert r.success and len(r.outputs["y"]["values"]) == 24
