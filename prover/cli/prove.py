@@ -194,6 +194,33 @@ def _split_shape_values(model_bytes: bytes, path: str, input_data: dict[str, Any
     return values, {**input_data, "input_data": [row for n, row in zip(order, rows) if n not in names]}
 
 
+def _calibrate(args: argparse.Namespace, graph: Any, input_data: dict[str, Any]) -> Any:
+    """--calibrate SAMPLES: the proving input and the samples choose the graph's scale (before it is
+    compiled: compiling folds constants at the scale). SAMPLES is a .npy stack of one input's
+    samples (first axis), or a JSON list of input objects ({"input_data": ...} each)."""
+    from luminair.prover.graph.calibrate import calibrate
+    from luminair.prover.graph.model_file import read_input_json
+
+    if args.scale_bits is not None:
+        raise UsageError("--calibrate chooses the scale: drop --scale-bits")
+    raw = read_input_file(args.calibrate)["input_data"] if args.calibrate.lower().endswith(".npy") else None
+    if raw is not None:
+        objects = [{"input_data": [row]} for row in raw[0]]
+    else:
+        try:
+            objects = json.loads(read_file(args.calibrate, "input"))
+        except (ValueError, RecursionError):
+            objects = None
+        if not isinstance(objects, list) or not all(isinstance(o, dict) for o in objects):
+            raise UsageError(f"calibration file {args.calibrate!r} must hold a JSON list of input objects "
+                             f'({{"input_data": [...]}} each) or be a .npy stack of samples')
+    samples = [read_input_json(o, graph) for o in [input_data, *objects]]
+    cal = calibrate(graph, samples)
+    print(f"note: calibrated over the input and {len(objects)} sample(s): scale 2^{cal.scale_bits} "
+          f"(largest |raw| {cal.peak_raw}, at {cal.peak_node}; {cal.headroom_bits} bit of headroom)", file=sys.stderr)
+    return cal
+
+
 def cmd_prove(args: argparse.Namespace) -> int:
     from luminair.prover import GenericCompiler, StwoCompiler
     from luminair.prover.graph.model_file import load_model, read_input_json
@@ -247,6 +274,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 raise e from None
             print(f"note: {e}; proving at the input's shapes {fixed} (this settings.bin holds for them alone)",
                   file=sys.stderr)
+    calibration = None
+    if args.calibrate and (symbols or (dynamic and fixed is None)):
+        raise UsageError("--calibrate applies to a model of fixed shapes, not to symbolic dimensions")
     if symbols or (dynamic and fixed is None):
         graph, settings, inputs, float_out, load_s, settings_s, search = (
             sym if not symbols else _symbolic_instance(args, symbols, model_bytes, input_data, options, title, description)
@@ -265,6 +295,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 from luminair.verifier.numeric import NumericFormat
 
                 graph.numeric_format = NumericFormat(args.scale_bits)
+        calibration = _calibrate(args, graph, input_data) if args.calibrate else None
         stwo = StwoCompiler(search=not args.no_search)
         graph.compile(GenericCompiler(), stwo)
         search = stwo.search_report
@@ -301,6 +332,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "security": settings.describe_security(),
         "security_bits": settings.security_bits,
         "numeric_format": graph.numeric_format.describe(),
+        "calibration": calibration.as_dict() if calibration is not None else None,
         "components": [
             {
                 "component": p.component.name,

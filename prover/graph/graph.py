@@ -95,6 +95,13 @@ class Graph:
             raise GraphError(f"numeric_format must be a NumericFormat, got {type(fmt).__name__}")
         self._fmt = fmt
 
+    def calibrate(self, samples: Any, headroom_bits: int = 1) -> Any:
+        """Set numeric_format to the largest scale at which every value of these sample inputs fits
+        with headroom_bits to spare (prover/graph/calibrate.py); before compiling. A Calibration."""
+        from .calibrate import calibrate
+
+        return calibrate(self, samples, headroom_bits)
+
     # -- building --------------------------------------------------------------------------------
 
     def add_node(
