@@ -165,11 +165,8 @@ def test_memory_and_recursion_errors_are_typed_rejections(monkeypatch: pytest.Mo
         assert r.model_digest is not None
 
 
-def test_the_out_of_memory_verdict_is_built_once_the_decoded_data_is_released(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A MemoryError deep in the checks: the decoded proof (held by verify's frame) and what the
-    failed frames held are released before the verdict is built (issue 32: it was built while the
-    traceback still held them, and under about 250 MiB a second MemoryError escaped)."""
-    proof, settings = hb._demo_pair()
+def _watch_decoded_proofs(monkeypatch: pytest.MonkeyPatch) -> list[weakref.ref]:
+    """Weak references to every proof file verify decodes, appended as it decodes them."""
     decoded: list[weakref.ref] = []
     real_read = verifier_api.read_proof_file
 
@@ -177,6 +174,17 @@ def test_the_out_of_memory_verdict_is_built_once_the_decoded_data_is_released(mo
         pf = real_read(*a, **k)
         decoded.append(weakref.ref(pf))
         return pf
+
+    monkeypatch.setattr(verifier_api, "read_proof_file", read)
+    return decoded
+
+
+def test_the_out_of_memory_verdict_is_built_once_the_decoded_data_is_released(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A MemoryError deep in the checks: the decoded proof (held by verify's frame) and what the
+    failed frames held are released before the verdict is built (issue 32: it was built while the
+    traceback still held them, and under about 250 MiB a second MemoryError escaped)."""
+    proof, settings = hb._demo_pair()
+    decoded = _watch_decoded_proofs(monkeypatch)
 
     class Held:
         pass
@@ -193,7 +201,6 @@ def test_the_out_of_memory_verdict_is_built_once_the_decoded_data_is_released(mo
         alive_when_built.append(any(ref() is not None for ref in decoded))
         return real_result(*a, **k)
 
-    monkeypatch.setattr(verifier_api, "read_proof_file", read)
     monkeypatch.setattr(verifier_api, "build_statement", failing)
     monkeypatch.setattr(verifier_api, "VerifyResult", result)
     r = verify(proof, settings)
@@ -227,13 +234,7 @@ def test_an_out_of_memory_handler_that_fails_is_answered_once_its_cycle_is_colle
     cycle over the decoded files that only gc frees. The verdict is built once it is collected (a
     CI run at 16 MiB above import: the MemoryError escaped verify())."""
     proof, settings = hb._demo_pair()
-    decoded: list[weakref.ref] = []
-    real_read = verifier_api.read_proof_file
-
-    def read(*a: object, **k: object) -> object:
-        pf = real_read(*a, **k)
-        decoded.append(weakref.ref(pf))
-        return pf
+    decoded = _watch_decoded_proofs(monkeypatch)
 
     def failing(*_a: object, **_k: object) -> None:
         raise MemoryError
@@ -248,7 +249,6 @@ def test_an_out_of_memory_handler_that_fails_is_answered_once_its_cycle_is_colle
         alive_when_built.append(decoded[0]() is not None)
         return real_result(*a, **k)
 
-    monkeypatch.setattr(verifier_api, "read_proof_file", read)
     monkeypatch.setattr(verifier_api, "build_statement", failing)
     monkeypatch.setattr(verifier_api.traceback, "clear_frames", clear_frames)
     monkeypatch.setattr(verifier_api, "VerifyResult", result)
