@@ -19,6 +19,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from .stark.backend import steady_heap, trim_heap
+
 from ..verifier.air.framework import check_entry_bound
 from ..verifier.config import DEFAULT_MIN_SECURITY_BITS, MAX_QUERIES, PRESETS, SIZED_PRESETS, PcsConfig
 from ..verifier.errors import EntryBoundError
@@ -359,6 +361,7 @@ def prove(
     """Prove `trace` against `settings`. The prover never checks its own trace: a wrong trace
     still gives a complete proof that the verifier rejects."""
     stats = ProveStats()
+    steady_heap()
     t = time.perf_counter()
     # a graph instantiated from symbolic dimensions: the symbols' values lead the public values
     bound = settings.spec.bound
@@ -382,17 +385,7 @@ def release_view_indices(graph: Any) -> None:
     views = [view for node in graph.nodes() for _, view in node.srcs] + [view for _, view in graph.outputs().values()]
     for view in views:
         view._indices = None
-    _trim_heap()
-
-
-def _trim_heap() -> None:
-    """Give freed heap memory back to the system (glibc keeps small and medium blocks otherwise)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
+    trim_heap()
 
 
 class Graph(GraphFrontend):
