@@ -19,6 +19,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from .stark.backend import steady_heap, trim_heap
+
 from ..verifier.air.framework import check_entry_bound
 from ..verifier.config import DEFAULT_MIN_SECURITY_BITS, MAX_QUERIES, PRESETS, SIZED_PRESETS, PcsConfig
 from ..verifier.errors import EntryBoundError
@@ -359,12 +361,14 @@ def prove(
     """Prove `trace` against `settings`. The prover never checks its own trace: a wrong trace
     still gives a complete proof that the verifier rejects."""
     stats = ProveStats()
+    steady_heap()
     t = time.perf_counter()
     # a graph instantiated from symbolic dimensions: the symbols' values lead the public values
     bound = settings.spec.bound
     public = ([list(bound.values())] if bound else []) + trace.public
     st = build_statement(settings.parsed, public)
     main = main_columns(graph, settings.plans, trace.values, st.air, preprocessed_values(settings, st.air), settings.spec)
+    release_view_indices(graph)  # the columns are built: the views' index maps (100+ MB) are not read again
     stats.stages["trace columns"] = time.perf_counter() - t
     if on_stage:
         on_stage("trace columns")
@@ -373,6 +377,15 @@ def prove(
     stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage, consume_main=True)
     data = ProofFile(settings.parsed.digest, public, stark).to_bytes()
     return Proof(data, trace.outputs, stats)
+
+
+def release_view_indices(graph: Any) -> None:
+    """Drop every view's cached index map (ShapeTracker.src_indices); the next reader rebuilds it.
+    On the transformer they hold 125 MB through the whole proof otherwise."""
+    views = [view for node in graph.nodes() for _, view in node.srcs] + [view for _, view in graph.outputs().values()]
+    for view in views:
+        view._indices = None
+    trim_heap()
 
 
 class Graph(GraphFrontend):

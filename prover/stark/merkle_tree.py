@@ -22,6 +22,10 @@ _FORK_MIN_LEAVES = 1 << 14
 _HASHLIB_NS = 800  # about one hashlib digest with the Python around it (kernels.use_compiled)
 _CHILD_WORDS = 2 * DIGEST_BYTES // 4  # a node's two children: 13 u32 words
 _BLOCK_VALUES = 1 << 16  # column values per block of rows handed to the compiled kernel
+# The lowest layers of a large tree are dropped once it is built (the leaf layer alone is half of a
+# tree's digests): decommit hashes the few nodes it needs there again from the columns, which stay.
+_DROP_LAYERS = 4  # layers height .. height - 3: 15/16 of the digests; a node there is <= 15 hashes
+_DROP_MIN_HEIGHT = 12  # smaller trees keep every layer
 
 
 _ROW_BLOCK = 2048  # rows per block of the transpose below (a block stays in cache)
@@ -91,8 +95,11 @@ class MerkleTree:
         self.by_size: dict[int, list[int]] = {}
         for i, k in enumerate(self.log_sizes):
             self.by_size.setdefault(k, []).append(i)
-        self.layers: list[bytes | Array] = [b""] * (self.height + 1)  # bytes, or uint8 arrays (compiled)
+        self.layers: list[bytes | Array | None] = [b""] * (self.height + 1)  # bytes, uint8 arrays, None: dropped
         self._build()
+        if self.height >= _DROP_MIN_HEIGHT:
+            for k in range(self.height - _DROP_LAYERS + 1, self.height + 1):
+                self.layers[k] = None
 
     def _build(self) -> None:
         h = self.height
@@ -149,11 +156,21 @@ class MerkleTree:
         return layers
 
     def node(self, layer: int, index: int) -> bytes:
-        return bytes(self.layers[layer][DIGEST_BYTES * index : DIGEST_BYTES * (index + 1)])
+        kept = self.layers[layer]
+        if kept is not None:
+            return bytes(kept[DIGEST_BYTES * index : DIGEST_BYTES * (index + 1)])
+        # a dropped layer: hashed again from the columns (verifier.merkle's leaf and node hashes)
+        words = b"".join(int(self.columns[c][index]).to_bytes(4, "little") for c in self.by_size.get(layer, []))
+        s = (_LEAF_STATE if layer == self.height else _NODE_STATE).copy()
+        if layer < self.height:
+            s.update(self.node(layer + 1, 2 * index))
+            s.update(self.node(layer + 1, 2 * index + 1))
+        s.update(words)
+        return s.digest()
 
     @property
     def root(self) -> bytes:
-        return bytes(self.layers[0])
+        return bytes(self.layers[0])  # type: ignore[arg-type]
 
     def decommit(self, queries: dict[int, list[int]]) -> tuple[list[list[int]], Decommitment]:
         """Opened values per column at `queries[log size]`, and the witnesses to recompute the root."""

@@ -23,7 +23,7 @@ from ...verifier.verify import check_sample_points, draw_challenges, draw_elemen
 from . import circle_fft as cf
 from . import field_vec as fv
 from . import kernels
-from .backend import U32, U64, Array, xp
+from .backend import U32, U64, Array, steady_heap, xp
 from .aux_columns import aux_trace, periodic_trace
 from .constraints import SV, DomainEvaluator, as_secure, combine_values
 from .fri_prover import FriProver, grind
@@ -170,6 +170,7 @@ def prove_stark(
     The prover does not check the constraints: a trace that breaks them still yields a complete
     proof, which the verifier rejects (that is how forgery tests are built). With `consume_main`, each component's column dict is emptied once it is copied (less memory)."""
     stats = stats if stats is not None else ProveStats()
+    steady_heap()
     timer = _Timer(stats, on_stage)
     lay = air.layout
     b = config.log_blowup

@@ -283,3 +283,24 @@ def test_out_of_domain_evaluations_agree_with_numpy_and_the_verifier(monkeypatch
     compiled, twin = _both(monkeypatch, lambda: pp.eval_at_point(coeffs, z))
     assert compiled == twin
     assert compiled[:2] == [eval_circle_poly_m31([int(v) for v in c], z) for c in coeffs[:2]]
+
+
+@pytest.mark.parametrize("log_sizes", [[12, 12, 11, 9, 3], [13, 10, 10, 0]])
+def test_a_large_tree_drops_its_lowest_layers_and_still_opens(monkeypatch, log_sizes):
+    """Trees of height >= merkle_tree._DROP_MIN_HEIGHT keep no digests in their lowest layers:
+    decommit hashes the nodes it needs there again, and the witnesses are those of a tree that
+    kept every layer (the twin, rebuilt with the drop disabled)."""
+    cols = [RNG.integers(0, P, size=1 << k, dtype=np.uint64).astype(np.uint32) for k in log_sizes]
+    tree = mt.MerkleTree(cols)
+    h = tree.height
+    assert all(tree.layers[k] is None for k in range(h - mt._DROP_LAYERS + 1, h + 1))
+    monkeypatch.setattr(mt, "_DROP_MIN_HEIGHT", 99)
+    full = mt.MerkleTree(cols)
+    assert full.root == tree.root and all(layer is not None for layer in full.layers)
+    queries = {k: sorted(random.Random(k).sample(range(1 << k), min(5, 1 << k))) for k in set(log_sizes)}
+    values, dec = tree.decommit(queries)
+    assert (values, dec) == full.decommit(queries)
+    verify_decommitment("t", tree.root, log_sizes, queries, values, dec.hash_witness, dec.column_witness)
+    dec.hash_witness[0] = bytes(DIGEST_BYTES)
+    with pytest.raises(Exception):
+        verify_decommitment("t", tree.root, log_sizes, queries, values, dec.hash_witness, dec.column_witness)
