@@ -356,7 +356,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "outputs": {k: v.tolist() for k, v in trace.outputs.items()},
         "quantization_error": error_report(float_out, trace.outputs),
         "onnxruntime_error": onnxruntime_report(model_bytes, {**inputs, **options.get("shape_values", {})},
-                                                trace.outputs) if model_bytes is not None else None,
+                                                trace.outputs) if model_bytes is not None and args.onnxruntime else None,
         "files": [str(proof_path), str(settings_path)],
     }
     if args.json:

@@ -47,7 +47,7 @@ def test_prove_with_no_flag_takes_the_batch_from_the_input_and_matches_onnxrunti
     x = RNG.uniform(-1, 1, (7, 8)).astype(np.float32).astype(np.float64)
     np.save(files / "batch7.npy", x)
     assert cli(["prove", str(files / "dyn.onnx"), "--input", str(files / "batch7.npy"), "--out", str(files / "out"),
-                "--preset", "fast", "--quiet", "--json"]) == 0
+                "--preset", "fast", "--quiet", "--json", "--onnxruntime"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["symbols"] == {"batch": 7}
     y = np.array(summary["outputs"]["y"])

@@ -73,7 +73,7 @@ def test_prove_takes_the_shape_from_the_input_file_and_matches_onnxruntime(tmp_p
     onnx.save(expand_model(), tmp_path / "m.onnx")
     (tmp_path / "in.json").write_text(json.dumps({"input_data": [X.tolist(), [2, 3, 4]]}))
     assert cli(["prove", str(tmp_path / "m.onnx"), "--input", str(tmp_path / "in.json"), "--out", str(tmp_path / "o"),
-                "--preset", "fast", "--quiet", "--json"]) == 0
+                "--preset", "fast", "--quiet", "--json", "--onnxruntime"]) == 0
     captured = capsys.readouterr()
     assert "shape=[2, 3, 4]" in captured.err and "constants of this model" in captured.err
     y = np.array(json.loads(captured.out)["outputs"]["y"])
@@ -81,6 +81,9 @@ def test_prove_takes_the_shape_from_the_input_file_and_matches_onnxruntime(tmp_p
     assert y.shape == ref.shape == (2, 3, 4) and np.allclose(y, ref, atol=1e-3)
     ort = json.loads(captured.out)["onnxruntime_error"]["y"]  # onnxruntime ran with the shape input too
     assert ort["max_abs_error"] <= 1e-3 and ort["top1_agreement"] == 1.0
+    assert cli(["prove", str(tmp_path / "m.onnx"), "--input", str(tmp_path / "in.json"), "--out", str(tmp_path / "o2"),
+                "--preset", "fast", "--quiet", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["onnxruntime_error"] is None  # onnxruntime only when asked
     r = verify((tmp_path / "o" / "proof.bin").read_bytes(), (tmp_path / "o" / "settings.bin").read_bytes(),
                min_security_bits=0)
     assert r.success and len(r.outputs["y"]["values"]) == 24
