@@ -25,9 +25,10 @@ from ..verifier.air.framework import check_entry_bound
 from ..verifier.config import DEFAULT_MIN_SECURITY_BITS, MAX_QUERIES, PRESETS, SIZED_PRESETS, PcsConfig
 from ..verifier.errors import EntryBoundError
 from ..verifier.fields import P
-from ..verifier.formats import ProofFile
+from ..verifier.formats import ProofFile, Writer
 from ..verifier.graph.plan import ComponentPlan, air_cells
 from ..verifier.graph.planner import GraphPlan, plan_graph
+from ..verifier.graph.settings import write_graph
 from ..verifier.graph.spec import GraphSpec
 from ..verifier.graph.statement import build_graph_air
 from ..verifier.security import security_bits as union_security_bits
@@ -290,9 +291,17 @@ def gen_settings(
     publisher's labels (`title`, `description`: bound by every proof, not part of the model digest)."""
     _ensure_compiled(graph)
     spec = build_spec(graph, title, description)
-    cfg = choose_config(spec, preset, config, security_bits)
+    # The config is chosen on the verifier's own reading of the graph body, and that reading's AIR
+    # (built once, cached on the body) is the one proven: settings.bin ends with the same body bytes
+    # whatever its config.
+    draft = encode_settings(KIND_GRAPH, resolve_config(preset, config, security_bits), spec)
+    body = read_settings(draft).body
+    cfg = choose_config(body, preset, config, security_bits)
     data = encode_settings(KIND_GRAPH, cfg, spec)
     parsed = read_settings(data)
+    n = len(_graph_bytes(spec))
+    assert data[-n:] == draft[-n:], "settings.bin: the graph body's bytes depend on the config"
+    parsed.body = body
     air, plans = build_graph_air(parsed.body, cfg.log_blowup)
     try:
         check_entry_bound(air, plan_graph(parsed.body).public_terms())
@@ -302,6 +311,12 @@ def gen_settings(
     tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
     prepare_sparse_columns(air, cfg.log_blowup)
     return Settings(data, parsed, plans, air, topology, tree)
+
+
+def _graph_bytes(spec: GraphSpec) -> bytes:
+    w = Writer()
+    write_graph(w, spec)
+    return w.bytes()
 
 
 def _field(raw: np.ndarray) -> list[int]:
