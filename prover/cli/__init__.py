@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale-bits", type=int, default=None, help="fixed-point fractional bits (default 10)")
     p.add_argument("--onnxruntime", action="store_true",
                    help="for an ONNX model: also report the outputs' error against onnxruntime and its top-1 agreement")
+    p.add_argument("--error-bound", action="store_true",
+                   help="also report each output's bound on |fixed - float64|: the worst case per element and the "
+                        "first-order bound that keeps the errors' correlations (seconds on a small transformer)")
     p.add_argument("--calibrate", metavar="SAMPLES", default=None,
                    help="choose the scale from the input and these samples (.npy stack or JSON list of inputs): "
                         "the largest that keeps every value in range with 1 bit of headroom")

@@ -23,6 +23,16 @@ def error_report(reference: dict[str, Any], exact_out: dict[str, Any]) -> dict[s
     return out
 
 
+def bound_report(graph: Any, inputs: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """{output: the largest element of its worst-case and first-order bounds on |attested - float64|}."""
+    from luminair.prover.graph.error_bound import error_bound
+    from luminair.prover.graph.first_order import first_order_bound
+
+    worst, first = error_bound(graph, inputs), first_order_bound(graph, inputs)
+    return {name: {"worst_case": float(np.max(worst[name], initial=0.0)),
+                   "first_order": float(np.max(first[name], initial=0.0))} for name in worst}
+
+
 def onnxruntime_report(model_bytes: bytes, feeds: dict[str, Any], exact_out: dict[str, Any]) -> dict[str, Any] | None:
     """error_report against onnxruntime's outputs, each with "top1_agreement" (the fraction of rows
     whose argmax over the last axis agrees) where that axis holds at least 2 classes; None without

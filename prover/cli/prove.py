@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .accuracy import error_report, onnxruntime_report
+from .accuracy import bound_report, error_report, onnxruntime_report
 from .common import EXIT_OK, IDENTITY_NOTE, LABEL_NOTE, UsageError, check_out_dir, check_regular_file, component_title, label_text, printable, read_file, read_input_file, say
 
 
@@ -355,6 +355,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "verifier_work": work,
         "outputs": {k: v.tolist() for k, v in trace.outputs.items()},
         "quantization_error": error_report(float_out, trace.outputs),
+        "error_bound": bound_report(graph, inputs) if args.error_bound else None,
         "onnxruntime_error": onnxruntime_report(model_bytes, {**inputs, **options.get("shape_values", {})},
                                                 trace.outputs) if model_bytes is not None and args.onnxruntime else None,
         "files": [str(proof_path), str(settings_path)],
@@ -454,6 +455,9 @@ def print_prove_summary(s: dict[str, Any]) -> None:
         say(
             f"output {label:<8} max |fixed - float64| = {q['max_abs_error']:.3g}, mean {q['mean_abs_error']:.3g}"
         )
+    for name, b in (s.get("error_bound") or {}).items():
+        say(f"output {repr(printable(name)):<8} error bound: worst case {b['worst_case']:.3g}, "
+            f"first order {b['first_order']:.3g} (an estimate: docs/onnx.md \"Error bounds\")")
     ort = s.get("onnxruntime_error") or {}
     if "error" in ort:
         say(f"onnxruntime    cannot run the model: {ort['error']}")

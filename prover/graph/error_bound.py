@@ -28,7 +28,9 @@ import numpy as np
 
 from .execute import constant_raw, quantize_checked
 from .graph import Graph
-from .ops import Op
+from .node import Node
+from .ops import GroupOp, Op
+from ...verifier.numeric import NumericFormat
 
 
 def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
@@ -41,16 +43,8 @@ def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int
     err: dict[int, np.ndarray] = {}
     with np.errstate(all="ignore"):
         for n in graph.nodes():
-            v = vals[n.id]
-            if n.op is Op.INPUT and n.index:  # integers, exact
-                err[n.id] = np.zeros(n.numel)
-                continue
-            if n.op is Op.INPUT:
-                raw = quantize_checked(n.where(), n.shape, feed[n.id], fmt)
-                err[n.id] = np.abs(raw / fmt.one - v)
-                continue
-            if n.op is Op.CONSTANT:
-                err[n.id] = np.abs(constant_raw(n, fmt) / fmt.one - v)
+            if n.op in GroupOp.SOURCE:
+                err[n.id] = input_quantization_error(n, feed, fmt, vals[n.id])
                 continue
             xs = [view.gather(vals[src.id]) for src, view in n.srcs]
             es = [view.gather(err[src.id]) for src, view in n.srcs]
@@ -104,6 +98,14 @@ def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int
                 raise AssertionError(op)
             err[n.id] = np.where(np.isnan(e), np.inf, e)
     return vals, err
+
+
+def input_quantization_error(n: Node, feed: Mapping[int, np.ndarray], fmt: NumericFormat, value: np.ndarray) -> np.ndarray:
+    """|raw / 2^s - value| of an input or constant node (index inputs are integers: exact)."""
+    if n.op is Op.INPUT and n.index:
+        return np.zeros(n.numel)
+    raw = quantize_checked(n.where(), n.shape, feed[n.id], fmt) if n.op is Op.INPUT else constant_raw(n, fmt)
+    return np.abs(raw / fmt.one - value)
 
 
 def error_bound(graph: Graph, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:

@@ -42,3 +42,19 @@ def test_a_model_onnxruntime_cannot_run_is_named_not_raised():
 def test_without_onnxruntime_there_is_no_report(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import raises ImportError
     assert onnxruntime_report(_identity_model(), {"x": X}, {"y": X}) is None
+
+
+def test_prove_reports_the_worst_case_and_first_order_bounds_on_request(tmp_path, capsys):
+    import json
+
+    from cli_helpers import TINY
+    from luminair.prover.cli import main as cli
+
+    assert cli(["prove", *TINY, "--out", str(tmp_path), "--preset", "fast", "--quiet", "--json", "--error-bound"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    (b,) = s["error_bound"].values()
+    assert 0 < b["first_order"] <= b["worst_case"] < 1
+    for name, q in s["quantization_error"].items():  # the measured error lies within both
+        assert q["max_abs_error"] <= b["first_order"]
+    assert cli(["prove", *TINY, "--out", str(tmp_path), "--preset", "fast", "--quiet", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["error_bound"] is None

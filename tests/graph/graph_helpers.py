@@ -8,6 +8,7 @@ import numpy as np
 
 from luminair.prover import Graph, Op
 from luminair.prover.graph.error_bound import error_bound
+from luminair.prover.graph.first_order import first_order_bound
 from luminair.verifier import numeric as num
 
 _SCALAR_OPS = {
@@ -75,12 +76,19 @@ def assert_within_bound(cx: Graph, inputs: Mapping[str, Any], reference: Mapping
     exact = cx.run(inputs, exact=True)
     ref = cx.run(inputs) if reference is None else reference
     bound = error_bound(cx, inputs)
+    first = first_order_bound(cx, inputs)
     worst = {}
     for name in exact:
         err = np.abs(exact[name] - ref[name])
         assert np.all(np.isfinite(bound[name])), f"{name}: unbounded error"
         assert np.all(err <= bound[name] + slack), (
             f"{name}: error {err.max()} exceeds bound at {np.unravel_index(np.argmax(err - bound[name]), err.shape)}"
+        )
+        # the first-order bound: within the worst case (it drops only its second-order terms), and
+        # above the error up to those terms
+        assert np.all(first[name] <= bound[name] * (1 + 1e-9) + 1e-12), f"{name}: first order above the worst case"
+        assert np.all(err <= first[name] * 1.01 + slack), (
+            f"{name}: error {err.max()} exceeds the first-order bound {first[name].reshape(-1)[np.argmax(err - first[name])]}"
         )
         worst[name] = float(err.max())
     return worst
