@@ -336,6 +336,19 @@ def non_affine_output_graph(side: int) -> tuple[bytes, list[list[int]]]:
     return graph_settings(nodes, [("x", 0)], [("y", 1, steps)]), [[0] * n]
 
 
+def symbolic_non_affine_output_graph(side: int) -> tuple[bytes, list[list[int]]]:
+    """non_affine_output_graph with its side a symbol (declared up to 2^10): a 204-byte template whose
+    output index map has side^2 elements, mapped in two passes, known only once instantiated."""
+    from luminair.verifier.graph.symbols import Symbol, ref
+
+    x = (0, (1, 1), (("expand", (ref(0), ref(0))),))
+    nodes = [NodeSpec("Input", (1, 1), name="x", private=True), NodeSpec("Add", (ref(0), ref(0)), [x, x])]
+    steps: tuple[Step, ...] = (("permute", (1, 0)), ("reshape", (ref(1),)))
+    spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 1, steps)], symbols=[Symbol("side", 1, 1 << 10)],
+                     exprs=[((1, (1,)),), ((1, (2,)),)])
+    return encode_settings(KIND_GRAPH, HOSTILE, spec), [[side], [0] * (side * side)]
+
+
 def two_files_graph(n_public: int, n_weights: int) -> tuple[bytes, list[list[int]]]:
     """The issue's pair: n_public public input values (proof.bin) and n_weights weights
     (settings.bin), one Add of the first of each."""
@@ -633,6 +646,8 @@ def cases() -> list[Case]:
              fast=True, floor=0),
         Case("one output element of a 2^24-element node", lambda: _pair(huge_output_source_graph()), MALFORMED, fast=True),
         Case("non-affine output of 2^18 elements", lambda: _pair(non_affine_output_graph(512)), BUDGET, fast=True),
+        Case("symbolic: a non-affine output of 2^18 elements (204-byte template)",
+             lambda: _pair(symbolic_non_affine_output_graph(512)), BUDGET, fast=True),
         Case("topology of 2^23 boundary rows", lambda: _pair(sparse_graph(1 << 23)), BUDGET, fast=True),
         Case(f"{MAX_NODES} nodes", lambda: _pair(many_nodes_graph(MAX_NODES - 1)), BUDGET, fast=True),
         Case(f"{MAX_NODES + 1} nodes", lambda: _pair(many_nodes_graph(MAX_NODES)), MALFORMED, fast=True),

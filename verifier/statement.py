@@ -88,7 +88,7 @@ def bind_symbols(settings: Settings, public: Sequence[Sequence[int]], meter: Wor
     if meter is not None:  # before instantiating: the substitution, then the concrete graph's view checks
         n_terms, n_references, steps = template_parts(body)
         meter.charge_all({"symbol substitution": substitution_work(n_terms, n_references), "view checks": view_work(steps)})
-    concrete = instantiate(body, values)
+    concrete = instantiate(body, values, meter)
     return Settings(settings.kind, settings.config, concrete, settings.raw, template=body)
 
 

@@ -320,6 +320,31 @@ def test_an_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.M
     assert f"(output index maps: {units})" in e.value.message and "at least max_work=" in e.value.message
 
 
+def test_a_templates_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A symbolic side: the 2^18-element map's size is known only once instantiated, and the graph read
+    back was read with no meter (its index maps were built uncharged: 0.2 s and ~20 MiB from 204 bytes)."""
+    from luminair.verifier.budget import INDEX_MAP_UNITS, MAP_BACK_UNITS, BudgetError, WorkMeter
+    from luminair.verifier.graph import settings as graph_settings
+    from luminair.verifier.statement import bind_symbols, read_settings
+
+    settings, public = hb.symbolic_non_affine_output_graph(512)
+    assert len(settings) < 256
+
+    def never(*_a: object) -> None:
+        raise AssertionError("built before the budget was charged")
+
+    monkeypatch.setattr(graph_settings, "pieces_indices", never)
+    meter = WorkMeter(100_000)
+    meter.decode_limit = 100_000  # (decoding may otherwise spend MAX_WORK whatever the budget)
+    with pytest.raises(BudgetError) as e:
+        bind_symbols(read_settings(settings, meter), public, meter)
+    units = int((INDEX_MAP_UNITS + MAP_BACK_UNITS) * (1 << 18))
+    assert f"(output index maps: {units})" in e.value.message, e.value.message
+    monkeypatch.undo()
+    r = verify(hb.proof_file(settings, public), settings)  # the map counted once, with the view checks
+    assert r.check == "work budget" and r.work_needed == math.ceil(hb.estimate(hb.proof_file(settings, public), settings)[0])
+
+
 def test_symbol_substitution_is_charged_before_the_template_is_instantiated(monkeypatch: pytest.MonkeyPatch) -> None:
     from luminair.verifier.budget import (
         EXPRESSION_TERM_UNITS,
