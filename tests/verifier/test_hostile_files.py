@@ -474,3 +474,33 @@ def test_the_file_caps_grow_only_with_a_callers_max_work() -> None:
         check_file_sizes(1000, 2 * MAX_SETTINGS_BYTES + 1, max_work=2 * MAX_WORK)
     assert file_caps(10**12) == file_caps(16 * MAX_WORK)
     assert file_caps(1) == file_caps(None)  # a lower budget never lowers the caps below the defaults
+
+
+STARK_USAGE = [
+    ("air", "x", "air must be of type Air, not str 'x'"),
+    ("config", None, "config must be of type PcsConfig, not NoneType"),
+    ("statement", "s", "statement must be bytes, not str 's'"),
+    ("proof", b"", "proof must be of type StarkProof, not bytes"),
+    ("public_sum", 3, "public_sum must be a function or None, not int 3"),
+    ("progress", "p", "progress must be a function or None, not str 'p'"),
+]
+
+
+@pytest.mark.parametrize("name, value, needle", STARK_USAGE, ids=[n for n, _, _ in STARK_USAGE])
+def test_verify_stark_checks_its_arguments(name: str, value: object, needle: str) -> None:
+    """The protocol's entry point (docs/protocol.md): a wrong-type argument is a one-line usage error
+    (check "usage"), not an AttributeError from deep inside."""
+    from luminair.verifier.formats import read_proof_file
+    from luminair.verifier.statement import build_statement, read_settings
+    from luminair.verifier.usage import UsageError
+    from luminair.verifier.verify import verify_stark
+
+    proof, settings = hb._demo_pair()
+    s, p = read_settings(settings), read_proof_file(proof)
+    st = build_statement(s, p.public_values)
+    args = {"air": st.air, "config": s.config, "statement": st.statement_bytes, "proof": p.stark,
+            "public_sum": st.public_sum, "progress": None}
+    verify_stark(**args)  # the honest call passes
+    with pytest.raises(UsageError) as e:
+        verify_stark(**{**args, name: value})
+    assert e.value.check == "usage" and e.value.message == f"usage: verify_stark(): {needle}", e.value.message
