@@ -504,3 +504,34 @@ def test_verify_stark_checks_its_arguments(name: str, value: object, needle: str
     with pytest.raises(UsageError) as e:
         verify_stark(**{**args, name: value})
     assert e.value.check == "usage" and e.value.message == f"usage: verify_stark(): {needle}", e.value.message
+
+
+def test_the_summaries_spend_what_verify_would_on_one_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """settings_summary / proof_summary read files from anywhere (the web widget's inspect and
+    readSettingsSummary): the symbol bomb was instantiated with no budget (2.3 s, 111 MiB in CPython),
+    a deflate bomb inflated, any size read. Now: verify's caps and budget, charged before each cost."""
+    import zlib
+
+    from luminair.verifier.budget import MAX_SETTINGS_BYTES, BudgetError
+    from luminair.verifier.graph import summary as graph_summary
+    from luminair.verifier.summary import proof_summary, settings_summary
+
+    def never(*_a: object, **_k: object) -> None:
+        raise AssertionError("paid before the budget was charged")
+
+    _, bomb = hb._pair(hb.symbol_bomb_graph(True))
+    monkeypatch.setattr(graph_summary, "instantiate", never)
+    with pytest.raises(BudgetError, match=r"\(view checks: 979200\)"):
+        settings_summary(bomb)
+    deflated, _ = hb._pair_raw(hb.public_input_graph(1)[0], struct.pack("<I", 1) + hb.deflated_tensor(
+        hb.deflate_bomb_values(MAX_PUBLIC_TOTAL - 2)))
+    monkeypatch.setattr(zlib, "decompressobj", never)
+    with pytest.raises(BudgetError, match=r"\(public values: 2097150\)"):
+        proof_summary(deflated)
+    with pytest.raises(BudgetError, match="settings.bin is 4194305 bytes"):
+        settings_summary(b"\0" * (MAX_SETTINGS_BYTES + 1))
+    monkeypatch.undo()
+    # an honest pair reads as before; a caller's max_work lifts the budget as it does verify's
+    proof, settings = hb._demo_pair()
+    assert settings_summary(settings)["graph"]["nodes"] and proof_summary(proof)["public_tensors"]
+    assert proof_summary(deflated, max_work=10 * MAX_WORK)["public_tensors"] == [MAX_PUBLIC_TOTAL - 2]

@@ -10,7 +10,7 @@ from itertools import chain
 from math import prod
 
 from ..errors import FormatError
-from ..budget import WorkMeter, index_map_work, view_work
+from ..budget import WorkMeter, index_map_work, substitution_work, view_work
 from ..formats import Reader, Writer
 from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
 from ..packed import INT, from_le, to_le
@@ -260,6 +260,12 @@ def template_parts(template: GraphSpec) -> tuple[int, int, list]:
     refs = sum(count_refs(n.shape) for n in template.nodes)
     refs += sum(count_refs(chain.from_iterable(arg) if kind in ("slice", "pad") else arg) for kind, arg in steps)
     return sum(len(p) for p in template.exprs), refs, steps
+
+
+def charge_template(meter: WorkMeter, template: GraphSpec) -> None:
+    """Before instantiating: the substitution, then the concrete graph's view checks (template_parts)."""
+    n_terms, n_references, steps = template_parts(template)
+    meter.charge_all({"symbol substitution": substitution_work(n_terms, n_references), "view checks": view_work(steps)})
 
 
 def instantiate(template: GraphSpec, values: tuple[int, ...], meter: WorkMeter | None = None) -> GraphSpec:
