@@ -336,6 +336,19 @@ def non_affine_output_graph(side: int) -> tuple[bytes, list[list[int]]]:
     return graph_settings(nodes, [("x", 0)], [("y", 1, steps)]), [[0] * n]
 
 
+def symbolic_non_affine_output_graph(side: int) -> tuple[bytes, list[list[int]]]:
+    """non_affine_output_graph with its side a symbol (declared up to 2^10): a 204-byte template whose
+    output index map has side^2 elements, mapped in two passes, known only once instantiated."""
+    from luminair.verifier.graph.symbols import Symbol, ref
+
+    x = (0, (1, 1), (("expand", (ref(0), ref(0))),))
+    nodes = [NodeSpec("Input", (1, 1), name="x", private=True), NodeSpec("Add", (ref(0), ref(0)), [x, x])]
+    steps: tuple[Step, ...] = (("permute", (1, 0)), ("reshape", (ref(1),)))
+    spec = GraphSpec(10, nodes, [InputSpec("x", 0)], [OutputSpec("y", 1, steps)], symbols=[Symbol("side", 1, 1 << 10)],
+                     exprs=[((1, (1,)),), ((1, (2,)),)])
+    return encode_settings(KIND_GRAPH, HOSTILE, spec), [[side], [0] * (side * side)]
+
+
 def two_files_graph(n_public: int, n_weights: int) -> tuple[bytes, list[list[int]]]:
     """The issue's pair: n_public public input values (proof.bin) and n_weights weights
     (settings.bin), one Add of the first of each."""
@@ -388,11 +401,13 @@ def _table(rows: int, width: int) -> NodeSpec:
     return NodeSpec("Constant", (rows, width), values=[(7 * i) % 2000 - 1000 for i in range(rows * width)], name="wte")
 
 
-def gather_graph(n_ids: int, width: int = 64, rows: int = 16, reader: bool = False) -> tuple[bytes, list[list[int]]]:
+def gather_graph(n_ids: int, width: int = 64, rows: int = 16, reader: bool = False,
+                 private: bool = False) -> tuple[bytes, list[list[int]]]:
     """n_ids token ids, one Gather of a (rows, width) table (n_ids * width values the verifier
     computes), an Add of its first element; `reader`: an Add reads the table too (so the table
-    holds known rows as well)."""
-    nodes = [_table(rows, width), NodeSpec("Input", (n_ids,), name="ids", index=True),
+    holds known rows as well); `private`: the ids are private (a gather component proves each read,
+    the table is held in known rows)."""
+    nodes = [_table(rows, width), NodeSpec("Input", (n_ids,), name="ids", index=True, private=private),
              NodeSpec("Gather", (n_ids, width), [(0, (rows, width), ()), (1, (n_ids,), ())]),
              add_of(2, (n_ids, width), first_element((n_ids, width)), (1, 1))]
     outputs = [("y", 3, ())]
@@ -400,7 +415,7 @@ def gather_graph(n_ids: int, width: int = 64, rows: int = 16, reader: bool = Fal
         nodes.append(add_of(0, (rows, width), first_element((rows, width)), (1, 1)))
         outputs.append(("z", 4, ()))
     ids = [(7 * t) % rows for t in range(n_ids)]
-    return graph_settings(nodes, [("ids", 1)], outputs), [ids] + [[0]] * len(outputs)
+    return graph_settings(nodes, [("ids", 1)], outputs), ([] if private else [ids]) + [[0]] * len(outputs)
 
 
 def many_gathers_graph(n: int, width: int = 16) -> tuple[bytes, list[list[int]]]:
@@ -633,6 +648,8 @@ def cases() -> list[Case]:
              fast=True, floor=0),
         Case("one output element of a 2^24-element node", lambda: _pair(huge_output_source_graph()), MALFORMED, fast=True),
         Case("non-affine output of 2^18 elements", lambda: _pair(non_affine_output_graph(512)), BUDGET, fast=True),
+        Case("symbolic: a non-affine output of 2^18 elements (204-byte template)",
+             lambda: _pair(symbolic_non_affine_output_graph(512)), BUDGET, fast=True),
         Case("topology of 2^23 boundary rows", lambda: _pair(sparse_graph(1 << 23)), BUDGET, fast=True),
         Case(f"{MAX_NODES} nodes", lambda: _pair(many_nodes_graph(MAX_NODES - 1)), BUDGET, fast=True),
         Case(f"{MAX_NODES + 1} nodes", lambda: _pair(many_nodes_graph(MAX_NODES)), MALFORMED, fast=True),
@@ -680,6 +697,10 @@ def cases() -> list[Case]:
              OPENINGS, fast=True),
         Case(f"{(MAX_NODES - 2) // 2} index inputs, each read by its own Gather, forged",
              lambda: forged(*many_index_inputs_graph((MAX_NODES - 2) // 2)), OPENINGS, fast=True),
+        Case("Gather at private ids at the budget: 64-wide rows of a 16-row table, forged",
+             _at_budget(lambda n: gather_graph(n, private=True), 1, 1 << 18), OPENINGS, fast=True),
+        Case("Gather at private ids of a table at the settings cap (1M values), forged",
+             lambda: forged(*gather_graph(1, 1000, max_weights // 1000, private=True)), BUDGET),
         Case("symbolic: 2^19 ids of 16-wide rows (1.3 KB of settings)", lambda: _pair(symbolic_gather_graph(1 << 19)), BUDGET,
              fast=True),
         Case("symbolic: ids at the budget, forged", _at_budget(symbolic_gather_graph, 1, 1 << 19), OPENINGS),

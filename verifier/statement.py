@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .air.framework import check_entry_bound
-from .budget import WorkMeter, substitution_work, view_work
+from .budget import WorkMeter
 from .claim import Statement
 from .config import PcsConfig
 from .formats import SETTINGS_MAGIC, FORMAT_VERSION, Reader, Writer, read_config, read_header, write_config
-from .graph.settings import instantiate, model_digest, read_graph, template_parts, write_graph
+from .graph.settings import charge_template, instantiate, model_digest, read_graph, write_graph
 from .graph.statement import graph_statement
 from .graph.symbols import symbol_values
 
@@ -86,9 +86,8 @@ def bind_symbols(settings: Settings, public: Sequence[Sequence[int]], meter: Wor
         return settings
     values = symbol_values(body.symbols, public)
     if meter is not None:  # before instantiating: the substitution, then the concrete graph's view checks
-        n_terms, n_references, steps = template_parts(body)
-        meter.charge_all({"symbol substitution": substitution_work(n_terms, n_references), "view checks": view_work(steps)})
-    concrete = instantiate(body, values)
+        charge_template(meter, body)
+    concrete = instantiate(body, values, meter)
     return Settings(settings.kind, settings.config, concrete, settings.raw, template=body)
 
 

@@ -1,12 +1,15 @@
 """Readable summaries of settings.bin and proof.bin without verifying (for `luminair inspect` and
-the web widget's graph view). They use the same codecs as the verifier and raise FormatError on
-malformed input."""
+the web widget's graph view, which reads files from anywhere). They use the same codecs as the
+verifier and raise FormatError on malformed input, and spend what `verify` would on one file: its
+size cap and the work budget its bytes back (verifier/budget.py), charged as `verify` charges
+them, or a BudgetError (check "work budget"); `max_work` raises both as it does for `verify`."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 from typing import Any
 
+from .budget import WorkMeter, budget_for, check_file_sizes
 from .config import preset_label
 from .formats import read_proof_file
 from .graph.summary import graph_summary
@@ -14,8 +17,14 @@ from .numeric import from_field
 from .statement import KIND_NAMES, read_settings
 
 
-def settings_summary(data: bytes) -> dict[str, Any]:
-    s = read_settings(data)
+def _meter(proof_size: int, settings_size: int, max_work: int | None) -> WorkMeter:
+    check_file_sizes(proof_size, settings_size, max_work)
+    return WorkMeter(budget_for(proof_size, settings_size, max_work))
+
+
+def settings_summary(data: bytes, max_work: int | None = None) -> dict[str, Any]:
+    meter = _meter(0, len(data), max_work)
+    s = read_settings(data, meter)
     out: dict[str, Any] = {
         "file": "settings",
         "kind": KIND_NAMES[s.kind],
@@ -27,12 +36,12 @@ def settings_summary(data: bytes) -> dict[str, Any]:
             "label": preset_label(s.config).strip(" []"),
         },
     }
-    out.update(graph_summary(s.body))
+    out.update(graph_summary(s.body, meter))
     return out
 
 
-def proof_summary(data: bytes) -> dict[str, Any]:
-    p = read_proof_file(data)
+def proof_summary(data: bytes, max_work: int | None = None) -> dict[str, Any]:
+    p = read_proof_file(data, _meter(len(data), 0, max_work))
     st = p.stark
     regions = p.encode().regions()
     return {

@@ -1,4 +1,4 @@
-"""Checks of the public entry points' arguments (`verify`, `verify_chain`): an argument of the wrong
+"""Checks of the public entry points' arguments (`verify`, `verify_chain`, `verify_stark`): an argument of the wrong
 type or out of range is a one-line usage error (check "usage"), returned as the result like any
 rejection, never a TypeError from deep inside nor a value silently read as another (True as 1)."""
 
@@ -50,6 +50,11 @@ def check_int(fn: str, name: str, value: Any, lo: int, hi: int, optional: bool =
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         what = f"an int in [{lo}, {_number(hi)}]" + (" or None" if optional else "")
         raise UsageError(f"{fn}(): {name} must be {what}, not {shown(value)}")
+
+
+def check_type(fn: str, name: str, value: Any, kind: type) -> None:
+    if not isinstance(value, kind):
+        raise UsageError(f"{fn}(): {name} must be of type {kind.__name__}, not {shown(value)}")
 
 
 def check_callable(fn: str, name: str, value: Any) -> None:

@@ -30,6 +30,7 @@ from .formats import StarkProof
 from .fri import FriVerifier
 from .pcs import Sample, open_trace_tree, quotient_values
 from .poly import dense_columns_at
+from .usage import check_bytes, check_callable, check_type
 
 PROTOCOL_TAG = b"luminair circle-stark v1"
 
@@ -158,7 +159,13 @@ def verify_stark(
     progress: Progress | None = None,
 ) -> None:
     """Check `proof` of `air` under `config` for `statement` (bytes that identify the statement:
-    settings digest and public values). Raises a VerificationError subclass on rejection."""
+    settings digest and public values). Raises a VerificationError subclass on rejection (an argument
+    of the wrong type: UsageError, check "usage")."""
+    for name, value, kind in (("air", air, Air), ("config", config, PcsConfig), ("proof", proof, StarkProof)):
+        check_type("verify_stark", name, value, kind)
+    check_bytes("verify_stark", "statement", statement)
+    check_callable("verify_stark", "public_sum", public_sum)
+    check_callable("verify_stark", "progress", progress)
     lay = air.layout
     blowup = config.log_blowup
     check_shape(air, proof)

@@ -125,8 +125,9 @@ def inspect_model(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from luminair.verifier import summary
-    from luminair.verifier.errors import FormatError
+    from luminair.verifier.errors import VerificationError
     from luminair.verifier.formats import sniff
+    from luminair.verifier.usage import MAX_MAX_WORK
 
     if Path(args.file).suffix.lower() in (".onnx", ".py"):
         info = inspect_model(args)
@@ -139,8 +140,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     data = read_file(args.file, "proof or settings")
     try:
         kind = sniff(data)["kind"]
-        info = summary.settings_summary(data) if kind == "settings" else summary.proof_summary(data)
-    except FormatError as e:
+        # a file of your own: read at the largest caps and with no work budget (the web's reads keep the defaults)
+        read = summary.settings_summary if kind == "settings" else summary.proof_summary
+        info = read(data, max_work=MAX_MAX_WORK)
+    except VerificationError as e:
         say(f"not readable: {e.detail}")
         return EXIT_REJECTED
     if kind == "settings" and "title" in info:

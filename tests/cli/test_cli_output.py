@@ -84,8 +84,8 @@ def test_a_rejection_quoting_a_hostile_name_is_escaped(dev_pair: Path, monkeypat
 def test_inspect_prints_hostile_names_escaped(dev_pair: Path, monkeypatch, stdio):
     real = luminair.verifier.summary.settings_summary
 
-    def hostile(data: bytes):
-        info = real(data)
+    def hostile(data: bytes, **kwargs):
+        info = real(data, **kwargs)
         info["title"] = SPOOF
         info["inputs"][0]["name"] = SPOOF
         info["outputs"][0]["name"] = SPOOF

@@ -320,6 +320,31 @@ def test_an_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.M
     assert f"(output index maps: {units})" in e.value.message and "at least max_work=" in e.value.message
 
 
+def test_a_templates_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A symbolic side: the 2^18-element map's size is known only once instantiated, and the graph read
+    back was read with no meter (its index maps were built uncharged: 0.2 s and ~20 MiB from 204 bytes)."""
+    from luminair.verifier.budget import INDEX_MAP_UNITS, MAP_BACK_UNITS, BudgetError, WorkMeter
+    from luminair.verifier.graph import settings as graph_settings
+    from luminair.verifier.statement import bind_symbols, read_settings
+
+    settings, public = hb.symbolic_non_affine_output_graph(512)
+    assert len(settings) < 256
+
+    def never(*_a: object) -> None:
+        raise AssertionError("built before the budget was charged")
+
+    monkeypatch.setattr(graph_settings, "pieces_indices", never)
+    meter = WorkMeter(100_000)
+    meter.decode_limit = 100_000  # (decoding may otherwise spend MAX_WORK whatever the budget)
+    with pytest.raises(BudgetError) as e:
+        bind_symbols(read_settings(settings, meter), public, meter)
+    units = int((INDEX_MAP_UNITS + MAP_BACK_UNITS) * (1 << 18))
+    assert f"(output index maps: {units})" in e.value.message, e.value.message
+    monkeypatch.undo()
+    r = verify(hb.proof_file(settings, public), settings)  # the map counted once, with the view checks
+    assert r.check == "work budget" and r.work_needed == math.ceil(hb.estimate(hb.proof_file(settings, public), settings)[0])
+
+
 def test_symbol_substitution_is_charged_before_the_template_is_instantiated(monkeypatch: pytest.MonkeyPatch) -> None:
     from luminair.verifier.budget import (
         EXPRESSION_TERM_UNITS,
@@ -449,3 +474,64 @@ def test_the_file_caps_grow_only_with_a_callers_max_work() -> None:
         check_file_sizes(1000, 2 * MAX_SETTINGS_BYTES + 1, max_work=2 * MAX_WORK)
     assert file_caps(10**12) == file_caps(16 * MAX_WORK)
     assert file_caps(1) == file_caps(None)  # a lower budget never lowers the caps below the defaults
+
+
+STARK_USAGE = [
+    ("air", "x", "air must be of type Air, not str 'x'"),
+    ("config", None, "config must be of type PcsConfig, not NoneType"),
+    ("statement", "s", "statement must be bytes, not str 's'"),
+    ("proof", b"", "proof must be of type StarkProof, not bytes"),
+    ("public_sum", 3, "public_sum must be a function or None, not int 3"),
+    ("progress", "p", "progress must be a function or None, not str 'p'"),
+]
+
+
+@pytest.mark.parametrize("name, value, needle", STARK_USAGE, ids=[n for n, _, _ in STARK_USAGE])
+def test_verify_stark_checks_its_arguments(name: str, value: object, needle: str) -> None:
+    """The protocol's entry point (docs/protocol.md): a wrong-type argument is a one-line usage error
+    (check "usage"), not an AttributeError from deep inside."""
+    from luminair.verifier.formats import read_proof_file
+    from luminair.verifier.statement import build_statement, read_settings
+    from luminair.verifier.usage import UsageError
+    from luminair.verifier.verify import verify_stark
+
+    proof, settings = hb._demo_pair()
+    s, p = read_settings(settings), read_proof_file(proof)
+    st = build_statement(s, p.public_values)
+    args = {"air": st.air, "config": s.config, "statement": st.statement_bytes, "proof": p.stark,
+            "public_sum": st.public_sum, "progress": None}
+    verify_stark(**args)  # the honest call passes
+    with pytest.raises(UsageError) as e:
+        verify_stark(**{**args, name: value})
+    assert e.value.check == "usage" and e.value.message == f"usage: verify_stark(): {needle}", e.value.message
+
+
+def test_the_summaries_spend_what_verify_would_on_one_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """settings_summary / proof_summary read files from anywhere (the web widget's inspect and
+    readSettingsSummary): the symbol bomb was instantiated with no budget (2.3 s, 111 MiB in CPython),
+    a deflate bomb inflated, any size read. Now: verify's caps and budget, charged before each cost."""
+    import zlib
+
+    from luminair.verifier.budget import MAX_SETTINGS_BYTES, BudgetError
+    from luminair.verifier.graph import summary as graph_summary
+    from luminair.verifier.summary import proof_summary, settings_summary
+
+    def never(*_a: object, **_k: object) -> None:
+        raise AssertionError("paid before the budget was charged")
+
+    _, bomb = hb._pair(hb.symbol_bomb_graph(True))
+    monkeypatch.setattr(graph_summary, "instantiate", never)
+    with pytest.raises(BudgetError, match=r"\(view checks: 979200\)"):
+        settings_summary(bomb)
+    deflated, _ = hb._pair_raw(hb.public_input_graph(1)[0], struct.pack("<I", 1) + hb.deflated_tensor(
+        hb.deflate_bomb_values(MAX_PUBLIC_TOTAL - 2)))
+    monkeypatch.setattr(zlib, "decompressobj", never)
+    with pytest.raises(BudgetError, match=r"\(public values: 2097150\)"):
+        proof_summary(deflated)
+    with pytest.raises(BudgetError, match="settings.bin is 4194305 bytes"):
+        settings_summary(b"\0" * (MAX_SETTINGS_BYTES + 1))
+    monkeypatch.undo()
+    # an honest pair reads as before; a caller's max_work lifts the budget as it does verify's
+    proof, settings = hb._demo_pair()
+    assert settings_summary(settings)["graph"]["nodes"] and proof_summary(proof)["public_tensors"]
+    assert proof_summary(deflated, max_work=10 * MAX_WORK)["public_tensors"] == [MAX_PUBLIC_TOTAL - 2]

@@ -10,7 +10,7 @@ from itertools import chain
 from math import prod
 
 from ..errors import FormatError
-from ..budget import WorkMeter, index_map_work, view_work
+from ..budget import WorkMeter, index_map_work, substitution_work, view_work
 from ..formats import Reader, Writer
 from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
 from ..packed import INT, from_le, to_le
@@ -142,10 +142,12 @@ def _read_steps(r: Reader, where: str, budget: list[int] | None = None) -> tuple
     return tuple(steps)
 
 
-def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
+def read_graph(r: Reader, meter: WorkMeter | None = None, views_charged: bool = False) -> GraphSpec:
     """The graph body. A graph with symbols is read as a template: its structure is checked here,
     its shapes and views when it is instantiated for a proof's symbol values (`instantiate`).
-    `meter` (verify's work budget) is charged for each node's and output's view checks first."""
+    `meter` (verify's work budget) is charged for each node's and output's view checks first
+    (unless `views_charged`: an instantiated template's, charged before it was instantiated) and
+    for each output's index map before it is built."""
     title = _read_label(r, "graph title", MAX_TITLE)
     description = _read_label(r, "graph description", MAX_DESCRIPTION)
     scale = r.u8("numeric format scale_bits")
@@ -190,7 +192,7 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
         elif any(nodes[s].index for s, _, _ in srcs):
             raise r.fail(where, f"{op} reads an index input; only a Gather's second input may")
         if not template:
-            if meter is not None:
+            if meter is not None and not views_charged:
                 meter.charge("view checks", view_work([s for _, _, steps in srcs for s in steps]))
             _check_node_shapes(node, where, r)
         if op == "Constant":
@@ -227,7 +229,7 @@ def read_graph(r: Reader, meter: WorkMeter | None = None) -> GraphSpec:
         if template:
             outputs.append(OutputSpec(name, idx, steps))
             continue
-        if meter is not None:
+        if meter is not None and not views_charged:
             meter.charge("view checks", view_work(steps))
         try:
             shape = view_shape(nodes[idx].shape, steps)
@@ -260,11 +262,19 @@ def template_parts(template: GraphSpec) -> tuple[int, int, list]:
     return sum(len(p) for p in template.exprs), refs, steps
 
 
-def instantiate(template: GraphSpec, values: tuple[int, ...]) -> GraphSpec:
+def charge_template(meter: WorkMeter, template: GraphSpec) -> None:
+    """Before instantiating: the substitution, then the concrete graph's view checks (template_parts)."""
+    n_terms, n_references, steps = template_parts(template)
+    meter.charge_all({"symbol substitution": substitution_work(n_terms, n_references), "view checks": view_work(steps)})
+
+
+def instantiate(template: GraphSpec, values: tuple[int, ...], meter: WorkMeter | None = None) -> GraphSpec:
     """The concrete graph a template gives for these symbol values (checked by the caller against
     the symbols' bounds). Each expression is evaluated once and every reference substituted, then
     the result is encoded and read back as a graph without symbols, so it passes every check a
-    concrete settings.bin passes (their cost: template_parts)."""
+    concrete settings.bin passes (their cost: template_parts, charged by the caller; `meter` is
+    charged for the output index maps as they are read back, before each is built: their sizes
+    are known only once substituted)."""
     evaluated = expression_values(template.exprs, values)
 
     def steps_of(steps: tuple, where: str) -> tuple:
@@ -285,7 +295,7 @@ def instantiate(template: GraphSpec, values: tuple[int, ...]) -> GraphSpec:
     write_graph(w, concrete)
     label = ", ".join(f"{s.name}={v}" for s, v in zip(template.symbols, values))
     r = Reader(w.bytes(), f"settings.bin at {label}")
-    spec = read_graph(r)
+    spec = read_graph(r, meter, views_charged=True)
     spec.bound = {s.name: v for s, v in zip(template.symbols, values)}
     return spec
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..budget import WorkMeter
+
 from ..numeric import NumericFormat
-from .settings import instantiate, model_digest
+from .settings import charge_template, instantiate, model_digest
 from .spec import GraphSpec, is_identity_map
 from .symbols import describe_dims
 
@@ -16,9 +18,10 @@ def describe_steps(steps: tuple) -> str:
     return " | ".join(f"{kind}{tuple(arg)}" for kind, arg in steps) or "identity"
 
 
-def graph_summary(spec: GraphSpec) -> dict[str, Any]:
+def graph_summary(spec: GraphSpec, meter: WorkMeter | None = None) -> dict[str, Any]:
+    """`meter` (the summary's work budget) is charged for a template's instantiation before it runs."""
     if spec.is_template:
-        return _template_summary(spec)
+        return _template_summary(spec, meter)
     nodes = []
     edges = []
     for i, node in enumerate(spec.nodes):
@@ -53,11 +56,13 @@ def graph_summary(spec: GraphSpec) -> dict[str, Any]:
     }
 
 
-def _template_summary(template: GraphSpec) -> dict[str, Any]:
+def _template_summary(template: GraphSpec, meter: WorkMeter | None) -> dict[str, Any]:
     """A graph with symbolic dimensions: its shapes as expressions, and its graph at the symbols'
     lower bounds (labelled so)."""
     at = tuple(s.lo for s in template.symbols)
-    out = graph_summary(instantiate(template, at))
+    if meter is not None:
+        charge_template(meter, template)
+    out = graph_summary(instantiate(template, at, meter))
     sym, exprs = template.symbols, template.exprs
     for node, entry in zip(template.nodes, out["graph"]["nodes"]):
         entry["shape"] = describe_dims(node.shape, exprs, sym)

@@ -88,7 +88,7 @@ def luminair_verify(proof, settings, progress=None, min_security_bits=None, max_
     if r["success"]:
         # The graph view is drawn from the settings this proof was just verified against.
         try:
-            r["summary"] = _settings_summary(settings_b)
+            r["summary"] = _settings_summary(settings_b, kwargs.get("max_work"))  # (the budget it was verified with)
         except Exception as e:  # a summary failure must not turn a valid proof into an error
             r["summary"] = None
             r["summary_error"] = f"{type(e).__name__}: {e}"
