@@ -163,7 +163,7 @@ def _reduce_order(view: Any, axis: int) -> np.ndarray:
 
 def _affine_rows(v: AffineView, count: int) -> tuple[np.ndarray, np.ndarray]:
     """(address offset by the view's affine formula, validity) for rows 0..count-1 (numpy twin of
-    topology._address / _valid)."""
+    tests/verifier/reference_topology.address and topology._valid)."""
     digits = np.unravel_index(np.arange(count, dtype=I64), tuple(v.sizes)) if v.sizes else ()
     addr = np.full(count, v.offset, dtype=I64)
     valid = np.ones(count, dtype=bool)

@@ -389,14 +389,6 @@ def dot_lane_stride(spec: GraphSpec, node_index: int, k: int) -> int:
     return affine_view(src_shape, steps).strides[node.axis if node.axis is not None else 0]
 
 
-def _address(v: AffineView, base: int, local: int) -> int:
-    a = base + v.offset
-    for j in range(len(v.sizes) - 1, -1, -1):  # the digits of `local`, innermost first
-        local, d = divmod(local, v.sizes[j])
-        a += d * v.strides[j]
-    return a
-
-
 def _valid(v: AffineView, local: int) -> int:
     for j in range(len(v.sizes) - 1, -1, -1):
         local, d = divmod(local, v.sizes[j])
@@ -421,8 +413,36 @@ def _run_length(v: AffineView) -> int:
     return length
 
 
-def _run_starts(numel: int, length: int) -> range:
-    return range(0, numel, length)
+class ViewRuns:
+    """Row l holds the address of element l // group of `view` over a source at `base` (its digits
+    wrapping past the view's last element). In closed form: runs of `length` rows, run k starting at
+    first[k mod len(first)] and stepping by `step`, one value a run instead of a digit loop a row.
+    (tests/verifier/reference_topology.py evaluates the definition row by row.)"""
+
+    def __init__(self, view: AffineView, base: int, group: int = 1) -> None:
+        self.view, self.base, self.group = view, base, group
+        if group > 1:  # a group's rows hold one element: constant runs, one a group
+            self.length, self.step = group, 0
+            self.first = [base + o for o in row_offsets(view)]
+            return
+        self.length = _run_length(view)
+        split, inner = len(view.sizes), 1  # the axes inside a run: a suffix whose sizes multiply to length
+        while inner != self.length and split > 0:
+            split -= 1
+            inner *= view.sizes[split]
+        unit = [s for d, s in zip(view.sizes, view.strides) if d != 1]
+        self.step = unit[-1] if unit else 0
+        outer = AffineView(view.sizes[:split], view.strides[:split], view.offset, view.masks[:split])
+        self.first = [base + o for o in row_offsets(outer)]
+
+    def __call__(self, local: int) -> int:
+        k, m = divmod(local, self.length)
+        return self.first[k % len(self.first)] + m * self.step
+
+    def run_firsts(self, rows: int) -> list[int]:
+        """first value of every run that starts in rows 0..rows-1 (repeated where the digits wrap)."""
+        n, first = -(-rows // self.length), self.first
+        return first[:n] if n <= len(first) else [first[k % len(first)] for k in range(n)]
 
 
 def _mask_change_count(v: AffineView) -> int:
@@ -502,10 +522,16 @@ class ColumnPattern:
         self.parts: list[tuple[int, int, object]] = []  # (start, rows, value(local) -> int), by start
         self.starts: list[int] = []
         self.candidates: set[int] = {0, 1}
+        self.runs: list[tuple[int, int, ViewRuns]] = []  # (start, rows, runs): interior boundaries in closed form
 
-    def add(self, start: int, rows: int, value, breaks) -> None:  # noqa: ANN001 - small callables
+    def add(self, start: int, rows: int, value, breaks=None) -> None:  # noqa: ANN001 - small callables
+        """Rows start..start+rows-1 hold value(local); the difference may be non-zero only at the
+        breaks (local rows; a ViewRuns' breaks are its run starts, listed by sparse)."""
         self.parts.append((start, rows, value))
         self.starts.append(start)
+        if isinstance(value, ViewRuns):
+            self.runs.append((start, rows, value))
+            breaks = [0]
         end = start + rows
         for b in breaks:
             self.candidates.add(start + b)
@@ -533,7 +559,16 @@ class ColumnPattern:
                 got = seen[row] = self.value(row)
             return got
 
-        for r in sorted(c for c in self.candidates if c < self.n_rows):
+        candidates = self.candidates
+        ends = [start + rows for start, rows, _ in self.parts]
+        disjoint = all(e <= s for e, s in zip(ends, self.starts[1:]))  # else bisect picks among overlaps
+        for start, rows, runs in self.runs:
+            if disjoint and (runs.length > 1 or self.kind == "step"):
+                self._interior(out, start, rows, runs)
+            else:
+                candidates = candidates | {start + b + j for b in range(0, rows, runs.length) for j in (0, 1)
+                                           if j == 0 or self.kind == "affine"}
+        for r in sorted(c for c in candidates if c < self.n_rows):
             if self.kind == "affine":
                 d = value(r) - 2 * value(r - 1) + value(r - 2)
             else:
@@ -541,6 +576,24 @@ class ColumnPattern:
             if d % P:
                 out[r] = d % P
         return out, value(0) % P
+
+    def _interior(self, out: dict[int, int], start: int, rows: int, runs: ViewRuns) -> None:
+        """The differences at the run starts k L (k >= 1) inside one part, and (affine) at k L + 1,
+        from the runs' first values F: the step column's F_k - F_(k-1) - (L-1) s; the affine one's
+        F_k - F_(k-1) - L s at k L and its negation at k L + 1 (where k L + 1 is still in the part;
+        L >= 2, so rows k L - 2 .. k L + 1 lie in runs k - 1 and k)."""
+        L, s, n = runs.length, runs.step, self.n_rows
+        first = runs.run_firsts(rows)
+        affine = self.kind == "affine"
+        gap = L * s if affine else (L - 1) * s
+        r = start
+        for a, b in zip(first, first[1:]):
+            r += L
+            d = (b - a - gap) % P
+            if d and r < n:
+                out[r] = d
+                if affine and r + 1 < start + rows and r + 1 < n:
+                    out[r + 1] = P - d
 
 
 def layout_segments(nodes: list[int], rows_of: Callable[[int], int]) -> list[Segment]:
@@ -581,13 +634,11 @@ def op_topology(
                 vb = bias_view(spec, seg.node)
                 bb = bases[node.srcs[2][0]]
                 pattern = cols.setdefault("in2_addr", ColumnPattern("step", n_rows))
-                pattern.add(
-                    seg.start, seg.rows, lambda l, v=vb, b=bb, L=length: _address(v, b, l // L),
-                    _run_starts(seg.rows, length),
-                )
+                pattern.add(seg.start, seg.rows, ViewRuns(vb, bb, length))
         if grouped:
             length = row_order_view(spec, seg.node, 0, n_lanes).sizes[-1]
-            cols["addr"].add(seg.start, seg.rows, lambda l, b=base, L=length: b + l // L, _run_starts(seg.rows, length))
+            groups = AffineView.contiguous((-(-seg.rows // length),))
+            cols["addr"].add(seg.start, seg.rows, ViewRuns(groups, base, length))
         else:
             cols["addr"].add(seg.start, seg.rows, lambda l, b=base: b + l, [0])
         for k in range(n_inputs):
@@ -605,7 +656,7 @@ def view_columns(
     and `real` where given: components that hold several nodes' rows)."""
     addr = addr if addr is not None else ColumnPattern("affine", n_rows)
     real = real if real is not None else ColumnPattern("step", n_rows)
-    addr.add(start, rows, lambda l, v=view, b=base: _address(v, b, l), _run_starts(rows, _run_length(view)))
+    addr.add(start, rows, ViewRuns(view, base))
     if view.masked():
         real.add(start, rows, lambda l, v=view: _valid(v, l), _mask_changes(view))
     else:
