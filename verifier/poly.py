@@ -10,6 +10,7 @@ Basis conventions (shared with the FFTs in tests/reference_fft.py and prover/sta
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import mul
 
 from .circle import LOG_ORDER, QPoint, coset_row_index, double_x, index_to_point, point_add, q_double_x
 from .fields import (
@@ -90,25 +91,29 @@ def _row_constants(row: int, log_size: int, point: tuple[int, int] | None = None
     return x0, y0, deriv * 2 * y0 % P
 
 
-def _row_points(rows: list[int], log_size: int) -> list[tuple[int, int]]:
-    """The points of sorted trace rows, each from the previous by one addition: boundary rows
-    come in runs of equal gaps, whose multiples of the row step are computed once."""
+def _row_points(rows: list[int], log_size: int) -> tuple[list[int], list[int]]:
+    """The points (xs, ys) of sorted trace rows, each from the previous by one addition (the group
+    law inline): boundary rows come in runs of equal gaps, whose multiples of the row step are
+    computed once."""
     step_shift = LOG_ORDER - log_size  # row r is the point (2r + 1) << (LOG_ORDER - 1 - n)
     steps: dict[int, tuple[int, int]] = {}
-    out: list[tuple[int, int]] = []
-    prev = -1
+    xs: list[int] = []
+    ys: list[int] = []
+    if not rows:
+        return xs, ys
+    x, y = index_to_point(coset_row_index(rows[0], log_size))
+    prev = rows[0]
     for r in rows:
-        if prev < 0:
-            pt = index_to_point(coset_row_index(r, log_size))
-        else:
-            gap = r - prev
-            d = steps.get(gap)
+        if r != prev:
+            d = steps.get(r - prev)
             if d is None:
-                d = steps[gap] = index_to_point(gap << step_shift)
-            pt = point_add(out[-1], d)
-        out.append(pt)
-        prev = r
-    return out
+                d = steps[r - prev] = index_to_point((r - prev) << step_shift)
+            dx, dy = d
+            x, y = (x * dx - y * dy) % P, (x * dy + y * dx) % P
+            prev = r
+        xs.append(x)
+        ys.append(y)
+    return xs, ys
 
 
 def sparse_columns_at(point: QPoint, columns: dict[str, dict[int, int]], log_size: int) -> dict[str, QM31]:
@@ -116,14 +121,19 @@ def sparse_columns_at(point: QPoint, columns: dict[str, dict[int, int]], log_siz
     form over the listed rows only, their points each from the previous by one addition
     (_row_points). ZeroDivisionError if the point lies on the trace domain."""
     rows = sorted({r for col in columns.values() for r in col})
-    points = _row_points(rows, log_size)
-    g, packed = _inverse_terms(point, [x for x, _ in points])
-    at = {}  # row -> its packed terms times (-1)^r / |D_r|, and times y_r (-1)^r / |D_r|
-    for r, gi, (_, y), t in zip(rows, g, points, packed):
-        gi = gi if r % 2 == 0 else P - gi
-        at[r] = (gi * t, gi * y % P * t)
+    xs, ys = _row_points(rows, log_size)
+    g, packed = _inverse_terms(point, xs)
+    # row -> its packed terms times (-1)^r / |D_r| (at1: also times y_r)
+    at1: dict[int, int] = {}
+    at2: dict[int, int] = {}
+    for r, gi, y, t in zip(rows, g, ys, packed):
+        if r & 1:
+            gi = P - gi
+        at1[r] = gi * t
+        at2[r] = gi * y % P * t
     scale = q_mul_m31(coset_vanishing(point, log_size), m31_inv(_row_constants(0, log_size)[2]))
-    return {key: _combine(point, scale, sum(c * at[r][0] for r, c in col.items()), sum(c * at[r][1] for r, c in col.items()))
+    return {key: _combine(point, scale, sum(map(mul, col.values(), map(at1.__getitem__, col))),
+                          sum(map(mul, col.values(), map(at2.__getitem__, col))))
             for key, col in columns.items()}
 
 
@@ -142,13 +152,15 @@ def _inverse_terms(point: QPoint, xs: list[int]) -> tuple[list[int], list[int]]:
     c0, c1 = (b0 * b0 - b1 * b1) % P, 2 * b0 * b1 % P  # B^2
     rb0, rb1 = (2 * c0 - c1) % P, (c0 + 2 * c1) % P  # (2 + i) B^2
     k0, k1 = a1 * a1 + rb0, 2 * a1
-    packed, norms = [], []
+    packed: list[int] = []
+    norms: list[int] = []
+    pack, norm, m, s1, s2, s3 = packed.append, norms.append, P, _SHIFT, 2 * _SHIFT, 3 * _SHIFT  # (locals: the hot loop)
     for x in xs:
         ax = a0 - x
-        p0 = (ax * ax - k0) % P  # D_r = p0 + p1 i
-        p1 = (k1 * ax - rb1) % P
-        norms.append((p0 * p0 + p1 * p1) % P)
-        packed.append((ax * p0 + a1 * p1) % P | (a1 * p0 - ax * p1) % P << _SHIFT | p0 << 2 * _SHIFT | -p1 % P << 3 * _SHIFT)
+        p0 = (ax * ax - k0) % m  # D_r = p0 + p1 i
+        p1 = (k1 * ax - rb1) % m
+        norm((p0 * p0 + p1 * p1) % m)
+        pack((ax * p0 + a1 * p1) % m | (a1 * p0 - ax * p1) % m << s1 | p0 << s2 | (m - p1) << s3)  # (-p1: P - p1)
     if 0 in norms:
         raise ZeroDivisionError("sample point on the trace domain")
     return batch_inverse(norms), packed

@@ -112,6 +112,7 @@ def test_sparse_columns_are_sums_of_the_closed_form_selectors(n):
                 acc = q_add(acc, q_mul_m31(row_selector(z, r, n), c))
             want[key] = acc
         assert sparse_columns_at(z, cols, n) == want
+        assert sparse_columns_at(z, {"e": {}}, n) == {"e": (0, 0, 0, 0)}  # no rows at all
 
 
 def test_sparse_columns_refuse_a_point_on_the_trace_domain():
