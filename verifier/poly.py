@@ -99,10 +99,8 @@ def _row_points(rows: list[int], log_size: int) -> tuple[list[int], list[int]]:
     steps: dict[int, tuple[int, int]] = {}
     xs: list[int] = []
     ys: list[int] = []
-    if not rows:
-        return xs, ys
-    x, y = index_to_point(coset_row_index(rows[0], log_size))
-    prev = rows[0]
+    prev = rows[0] if rows else 0
+    x, y = index_to_point(coset_row_index(prev, log_size))
     for r in rows:
         if r != prev:
             d = steps.get(r - prev)
