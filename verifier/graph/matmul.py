@@ -263,7 +263,12 @@ def weight_rows(spec: GraphSpec, plan: MatPlan, values: list[int]) -> list[list[
     n_offsets = [wv.offset]
     for d in plan.n_axes:
         n_offsets = [b + i * wv.strides[d] for b in n_offsets for i in range(wv.sizes[d])]
-    return [[values[k * wv.strides[axis] + o] for o in n_offsets] for k in range(plan.k)]
+    ks = [k * wv.strides[axis] for k in range(plan.k)]
+    step = n_offsets[1] - n_offsets[0] if len(n_offsets) > 1 else 1
+    inside = bool(ks) and min(ks) + n_offsets[0] >= 0 and max(ks) + n_offsets[-1] < len(values)
+    if inside and step > 0 and n_offsets == list(range(n_offsets[0], n_offsets[-1] + 1, step)):  # a slice a row
+        return [values[b + n_offsets[0] : b + n_offsets[-1] + 1 : step] for b in ks]
+    return [[values[b + o] for o in n_offsets] for b in ks]
 
 
 def weight_vector(rows: list[list[int]], n: int, rho: QM31, lam2: QM31 | None = None) -> list[QM31]:
@@ -278,7 +283,7 @@ def weight_vector(rows: list[list[int]], n: int, rho: QM31, lam2: QM31 | None = 
         cur = q_mul(cur, rho)
 
     def combine(ws: list[int]) -> QM31:
-        t = sum(map(mul, (w % P for w in ws), packed))
+        t = sum(map(mul, map(P.__rmod__, ws), packed))  # (P.__rmod__(w) = w mod P)
         return ((t & mask) % P, ((t >> shift) & mask) % P, ((t >> 2 * shift) & mask) % P, (t >> 3 * shift) % P)
 
     if lam2 is None:
