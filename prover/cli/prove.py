@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .accuracy import bound_report, error_report, onnxruntime_report
 from .common import EXIT_OK, IDENTITY_NOTE, LABEL_NOTE, UsageError, check_out_dir, check_regular_file, component_title, label_text, printable, read_file, read_input_file, say
 
 
@@ -323,6 +322,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
             f"cannot write the proof files into {args.out!r}: {e.strerror or e} (any previous pair there is unchanged)"
         ) from None
     work = verifier_work(proof.data, settings.data)
+    from .accuracy import bound_report, error_report, onnxruntime_report  # (numpy: loaded only by a command that proves)
+
     summary = {
         "model": str(args.model),
         "model_digest": settings.model_digest,

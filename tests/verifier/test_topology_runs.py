@@ -4,7 +4,6 @@ topology column of the AIRs of many settings files, entry by entry."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
