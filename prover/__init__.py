@@ -13,8 +13,7 @@ _HOMES = {  # name -> the module that defines it (relative to this package)
     **dict.fromkeys(("BoundsError", "CompileError", "GraphError", "GraphTensor", "GroupOp", "InputError", "Node", "Op",
                      "ShapeError", "ShapeTracker", "concat", "where"), ".graph"),
     **dict.fromkeys(("load_model", "load_python_model", "read_input_json"), ".graph.model_file"),
-    "Graph": ".proving",
-    "NumericFormat": "luminair.verifier.numeric",
+    "Graph": ".proving", "NumericFormat": "luminair.verifier.numeric",
 }
 
 __all__ = sorted(_HOMES)

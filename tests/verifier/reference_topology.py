@@ -8,7 +8,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from luminair.verifier.fields import P
-from luminair.verifier.graph.topology import AffineView, ColumnPattern, ViewRuns
+from luminair.verifier.graph.topology import AffineView, ColumnPattern, ViewRuns, _run_length
 
 
 def address(v: AffineView, base: int, local: int) -> int:
@@ -25,17 +25,22 @@ def part_value(fn: object, local: int) -> int:
     """A part's value at one of its rows: a ViewRuns by its definition (the address of element
     local // group of its view), anything else by calling it."""
     if isinstance(fn, ViewRuns):
-        return address(fn.view, fn.base, local // fn.group)
+        return address(fn.view, fn.base, local // (fn.group or 1))
     return fn(local)  # type: ignore[operator]
 
 
 def reference_candidates(pattern: ColumnPattern) -> set[int]:
     """Every row where the difference may be non-zero: the pattern's listed candidates and every
-    run start of its ViewRuns parts (and the row after it, for an affine column)."""
+    run start of its ViewRuns parts (and the row after it, for an affine column; every row of a
+    step column's part whose runs step)."""
     out = set(pattern.candidates)
     for start, rows, fn in pattern.parts:
         if isinstance(fn, ViewRuns):
-            for b in range(0, rows, fn.length):
+            length = fn.group if fn.group is not None else _run_length(fn.view)  # (not the fast object's own)
+            if pattern.kind == "step" and fn.group is None and len(fn.view.sizes) and any(
+                    d > 1 and s for d, s in zip(fn.view.sizes, fn.view.strides)):
+                length = 1
+            for b in range(0, rows, length):
                 out.add(start + b)
                 if pattern.kind == "affine":
                     out.add(start + b + 1)

@@ -41,10 +41,10 @@ def test_view_runs_give_every_rows_address_as_the_digit_loop(seed):
     rng = random.Random(seed)
     for _ in range(400):
         v = _random_view(rng)
-        base, group = rng.randrange(0, 100), rng.choice((1, 1, 2, 3))
+        base, group = rng.randrange(0, 100), rng.choice((None, None, 1, 2, 3))
         runs = ViewRuns(v, base, group)
-        rows = 2 * group * _numel(v) + 3  # past the view: the digits wrap
-        assert [runs(l) for l in range(rows)] == [address(v, base, l // group) for l in range(rows)], (v, base, group)
+        rows = 2 * (group or 1) * _numel(v) + 3  # past the view: the digits wrap
+        assert [runs(l) for l in range(rows)] == [address(v, base, l // (group or 1)) for l in range(rows)], (v, base, group)
 
 
 def _random_pattern(rng: random.Random, kind: str, overlap: bool = False) -> ColumnPattern:
@@ -52,8 +52,8 @@ def _random_pattern(rng: random.Random, kind: str, overlap: bool = False) -> Col
     r = rng.randrange(0, 3)
     while True:
         v = _random_view(rng)
-        group = rng.choice((1, 1, 2)) if kind == "affine" else rng.choice((1, 2, 3))
-        rows = group * _numel(v) * rng.choice((1, 1, 2)) - rng.choice((0, 0, 1))  # sometimes wrapped or cut short
+        group = rng.choice((None, None, 1, 2)) if kind == "affine" else rng.choice((None, 1, 1, 2, 3))
+        rows = (group or 1) * _numel(v) * rng.choice((1, 1, 2)) - rng.choice((0, 0, 1))  # sometimes wrapped or cut short
         if rows <= 0:
             continue
         if r + rows > pat.n_rows:
@@ -77,8 +77,7 @@ def test_sparse_columns_equal_the_per_row_reference_and_the_dense_difference(kin
         pat = _random_pattern(rng, kind)
         got = pat.sparse()
         assert got == reference_sparse(pat)
-        if kind == "affine" or all(not isinstance(fn, ViewRuns) or fn.step == 0 or fn.length == 1 for *_, fn in pat.parts):
-            assert got[0] == dense_difference(pat)  # (a step column of stepping runs is not a step column)
+        assert got[0] == dense_difference(pat)
 
 
 @pytest.mark.parametrize("kind", ["affine", "step"])
@@ -147,17 +146,19 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_every_topology_column_of_a_settings_file_equals_the_per_row_reference(name, monkeypatch):
-    settings = read_settings(CASES[name]())
+def _check_every_column(name: str, data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = read_settings(data)
     spec = settings.body
     assert not spec.is_template  # (a template's AIR is built per symbol values)
     fast = ColumnPattern.sparse
-    seen = {"patterns": 0, "runs": 0}
+    seen = {"patterns": 0, "runs": 0, "dense": 0}
 
     def checked(self: ColumnPattern) -> tuple[dict[int, int], int]:
         got = fast(self)
         assert got == reference_sparse(self), (name, self.kind, self.n_rows)
+        if self.n_rows <= 1 << 12:  # and every row's difference, where that is cheap
+            assert got[0] == dense_difference(self), (name, self.kind, self.n_rows)
+            seen["dense"] += 1
         seen["patterns"] += 1
         seen["runs"] += len(self.runs)
         return got
@@ -166,3 +167,29 @@ def test_every_topology_column_of_a_settings_file_equals_the_per_row_reference(n
     spec.__dict__.pop("_air", None)
     build_graph_air(spec, settings.config.log_blowup)
     assert seen["patterns"] > 0 and seen["runs"] > 0
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_every_topology_column_of_a_settings_file_equals_the_per_row_reference(name, monkeypatch):
+    _check_every_column(name, CASES[name](), monkeypatch)
+
+
+def _padded_dot(cx) -> None:  # noqa: ANN001 - tests/graph_proving/test_fused_forgery.py's padded Dot
+    x = cx.input("x", (3, 16))
+    (x.pad(((0, 1), (0, 0))) @ cx.constant(np.linspace(-0.5, 0.5, 16 * 8).reshape(16, 8), "w")).output("y")
+
+
+@pytest.mark.parametrize("build", [_padded_dot, _views_graph])
+def test_dot_components_without_the_freivalds_check_equal_the_per_row_reference(build, monkeypatch):
+    """Dots proven by the Dot component (the check switched off, as test_fused_forgery does): one
+    row a group where the lanes cover the reduced axis, so the output address steps every row."""
+    from luminair.prover import GenericCompiler, Graph, StwoCompiler
+    from luminair.prover.compile import fuse
+    from luminair.verifier.graph import matmul
+
+    monkeypatch.setattr(matmul, "mat_plan", lambda spec, index, lanes: None)
+    monkeypatch.setattr(fuse, "_freivalds_serves", lambda graph, dot, k: False)
+    cx = Graph()
+    build(cx)
+    cx.compile(GenericCompiler(), StwoCompiler())
+    _check_every_column(build.__name__, cx.gen_settings(preset="fast").data, monkeypatch)

@@ -338,11 +338,15 @@ def direct_weight_rows(spec: GraphSpec, node_index: int, rows: int, bases: list[
         yield base + off, values[off : off + span : step]
 
 
-def row_offsets(v: AffineView) -> list[int]:
-    """offset + sum digit_j stride_j of every element of an unmasked view, in row-major order,
-    axis by axis with ranges (no per-element digit loop)."""
-    cur = [v.offset]
-    for d, s in zip(v.sizes, v.strides):
+def row_offsets(v: AffineView, base: int = 0) -> list[int]:
+    """base + offset + sum digit_j stride_j of every element of an unmasked view, in row-major
+    order, axis by axis with ranges (no per-element digit loop)."""
+    return _offsets(base + v.offset, v.sizes, v.strides)
+
+
+def _offsets(offset: int, sizes: list[int], strides: list[int]) -> list[int]:
+    cur = [offset]
+    for d, s in zip(sizes, strides):
         cur = [b + i * s for b in cur for i in range(d)] if s else [b for b in cur for _ in range(d)]
     return cur
 
@@ -414,26 +418,31 @@ def _run_length(v: AffineView) -> int:
 
 
 class ViewRuns:
-    """Row l holds the address of element l // group of `view` over a source at `base` (its digits
-    wrapping past the view's last element). In closed form: runs of `length` rows, run k starting at
-    first[k mod len(first)] and stepping by `step`, one value a run instead of a digit loop a row.
+    """Row l holds the address of element l of `view` over a source at `base` or, with `group`, of
+    element l // group (its digits wrapping past the view's last element). In closed form: runs of
+    `length` rows, run k starting at first[k mod len(first)] and stepping by `step` (0 with a group),
+    one value a run instead of a digit loop a row.
     (tests/verifier/reference_topology.py evaluates the definition row by row.)"""
 
-    def __init__(self, view: AffineView, base: int, group: int = 1) -> None:
+    def __init__(self, view: AffineView, base: int, group: int | None = None) -> None:
         self.view, self.base, self.group = view, base, group
-        if group > 1:  # a group's rows hold one element: constant runs, one a group
+        if group is not None:  # a group's rows hold one element: constant runs, one a group
             self.length, self.step = group, 0
-            self.first = [base + o for o in row_offsets(view)]
+            self.first = row_offsets(view, base)
             return
-        self.length = _run_length(view)
-        split, inner = len(view.sizes), 1  # the axes inside a run: a suffix whose sizes multiply to length
-        while inner != self.length and split > 0:
+        # _run_length's run, innermost axes first: size-1 axes join it, a larger one while it
+        # continues the run's stride; `split` axes stay outside (their digits number the runs)
+        sizes, strides = view.sizes, view.strides
+        split, self.length, self.step, expect = len(sizes), 1, 0, None
+        while split > 0:
+            d, st = sizes[split - 1], strides[split - 1]
+            if d != 1:
+                if expect is not None and st != expect:
+                    break
+                self.step = st if expect is None else self.step
+                expect, self.length = st * d, self.length * d
             split -= 1
-            inner *= view.sizes[split]
-        unit = [s for d, s in zip(view.sizes, view.strides) if d != 1]
-        self.step = unit[-1] if unit else 0
-        outer = AffineView(view.sizes[:split], view.strides[:split], view.offset, view.masks[:split])
-        self.first = [base + o for o in row_offsets(outer)]
+        self.first = _offsets(base + view.offset, sizes[:split], strides[:split])
 
     def __call__(self, local: int) -> int:
         k, m = divmod(local, self.length)
@@ -529,9 +538,11 @@ class ColumnPattern:
         breaks (local rows; a ViewRuns' breaks are its run starts, listed by sparse)."""
         self.parts.append((start, rows, value))
         self.starts.append(start)
-        if isinstance(value, ViewRuns):
-            self.runs.append((start, rows, value))
+        if isinstance(value, ViewRuns) and (value.length > 1 if self.kind == "affine" else value.step == 0):
+            self.runs.append((start, rows, value))  # its other run starts: sparse, in closed form
             breaks = [0]
+        elif isinstance(value, ViewRuns):  # runs of one row (affine), or not constant (step): every row
+            breaks = range(rows)
         end = start + rows
         for b in breaks:
             self.candidates.add(start + b)
@@ -560,14 +571,15 @@ class ColumnPattern:
             return got
 
         candidates = self.candidates
-        ends = [start + rows for start, rows, _ in self.parts]
+        ends = [start + rows for start, rows, _ in self.parts] if self.runs else []
         disjoint = all(e <= s for e, s in zip(ends, self.starts[1:]))  # else bisect picks among overlaps
         for start, rows, runs in self.runs:
-            if disjoint and (runs.length > 1 or self.kind == "step"):
+            if disjoint:
                 self._interior(out, start, rows, runs)
-            else:
-                candidates = candidates | {start + b + j for b in range(0, rows, runs.length) for j in (0, 1)
-                                           if j == 0 or self.kind == "affine"}
+            else:  # every run start (and the row after it) read row by row
+                candidates.update(range(start, start + rows, runs.length))
+                if self.kind == "affine":
+                    candidates.update(range(start + 1, start + rows + 1, runs.length))
         for r in sorted(c for c in candidates if c < self.n_rows):
             if self.kind == "affine":
                 d = value(r) - 2 * value(r - 1) + value(r - 2)
@@ -634,11 +646,11 @@ def op_topology(
                 vb = bias_view(spec, seg.node)
                 bb = bases[node.srcs[2][0]]
                 pattern = cols.setdefault("in2_addr", ColumnPattern("step", n_rows))
-                pattern.add(seg.start, seg.rows, ViewRuns(vb, bb, length))
+                pattern.add(seg.start, seg.rows, ViewRuns(vb, bb, group=length))
         if grouped:
             length = row_order_view(spec, seg.node, 0, n_lanes).sizes[-1]
             groups = AffineView.contiguous((-(-seg.rows // length),))
-            cols["addr"].add(seg.start, seg.rows, ViewRuns(groups, base, length))
+            cols["addr"].add(seg.start, seg.rows, ViewRuns(groups, base, group=length))
         else:
             cols["addr"].add(seg.start, seg.rows, lambda l, b=base: b + l, [0])
         for k in range(n_inputs):
