@@ -33,7 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # closed form a run, and ColumnPattern._interior's differences at the run starts, with the per-row
 # reading kept for overlapping parts) instead of a digit loop a row; the sparse selectors' hot loops
 # (poly._row_points, _inverse_terms) written out; a weight row read as one slice (matmul.weight_rows)
-BUDGET = {"verifier": 5992, "prover": 11857}
+# prover 11857 -> 11860: `luminair verify` without numpy (luminair.prover's names loaded on first
+# use, numpy imported where prove and train-step use it)
+BUDGET = {"verifier": 5992, "prover": 11860}
 
 
 def code_lines(source: str) -> int:

@@ -19,9 +19,10 @@ import argparse
 import json
 import runpy
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from .common import EXIT_OK, EXIT_REJECTED, UsageError, check_out_dir, read_file, say
 
@@ -129,12 +130,15 @@ def _program(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _batch_len(args: argparse.Namespace) -> int:
+    import numpy as np  # (numpy only for the training commands: `luminair verify` starts without it)
+
     with np.load(args.batch, allow_pickle=False) as z:
         x = z["x"] if "x" in z.files else z[z.files[0]]
         return int(x.shape[1] if x.ndim == 3 else x.shape[0])
 
 
 def _batches(args: argparse.Namespace, prog: Any) -> list[dict[str, np.ndarray]]:
+    import numpy as np  # (as in _batch_len)
 
     with np.load(args.batch, allow_pickle=False) as z:
         arrays = {k: np.array(z[k]) for k in z.files}
