@@ -60,6 +60,11 @@ def test_prove_calibrate_chooses_the_scale_and_the_proof_verifies(tmp_path, caps
     assert plain["calibration"] is None and cal["model_digest"] != plain["model_digest"]  # the scale is in the digest
     err = cal["quantization_error"]["y"]["max_abs_error"]
     assert err <= plain["quantization_error"]["y"]["max_abs_error"]
+    # the accuracy over the calibration set: the proving input is one of its samples
+    acc = cal["calibration"]["accuracy"]["y"]
+    assert err <= acc["max_abs_error"] < 0.01 and 0 <= acc["mean_abs_error"] <= acc["max_abs_error"]
+    if "top1_agreement" in acc:
+        assert 0.0 <= acc["top1_agreement"] <= 1.0
     r = verify((tmp_path / "cal" / "proof.bin").read_bytes(), (tmp_path / "cal" / "settings.bin").read_bytes(),
                min_security_bits=0)
     assert r.success, r.error_message
