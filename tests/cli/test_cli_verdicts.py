@@ -37,10 +37,30 @@ def test_a_proof_for_another_settings_of_the_same_model_says_so(tmp_path, dev_pa
     assert code == EXIT_REJECTED
     out = stdio.readouterr().out
     assert out.startswith("rejected: statement mismatch")
-    assert "hint: the proof's public inputs and outputs fit this model" in out and "another --preset" in out
+    assert "hint: the proof's public inputs and outputs fit this model" in out and "--title/--description" in out
     # a proof of another model gets no such hint
     assert cli(["verify", str(PUBLIC / "proof.bin"), str(other / "settings.bin"), "--min-security-bits", "0"]) == 1
     assert "hint:" not in stdio.readouterr().out
+
+
+def test_a_proof_from_another_preset_of_the_same_model_names_the_configurations(tmp_path, dev_pair, stdio):
+    other = tmp_path / "default"
+    assert cli(["prove", *TINY, "--out", str(other), "--quiet", "--json"]) == 0
+    stdio.readouterr()
+    pairs = ((dev_pair / "proof.bin", other / "settings.bin", "20 bits [fast preset", "[default preset]"),
+             (other / "proof.bin", dev_pair / "settings.bin", "[default preset]", "20 bits [fast preset"))
+    for proof, settings, made_with, these in pairs:
+        assert cli(["verify", str(proof), str(settings), "--min-security-bits", "0"]) == EXIT_REJECTED
+        first, hint = stdio.readouterr().out.splitlines()[:2]
+        assert first.startswith("rejected: statement mismatch") and "wrong model or tampered" not in first
+        assert made_with in first.split("another configuration: the proof's is ")[1].split(", these")[0]
+        assert these in first.split("these settings' ")[1]
+        assert hint.startswith("hint: verify it with the settings.bin written next to it")
+    assert cli(["verify", str(dev_pair / "proof.bin"), str(other / "settings.bin"), "--min-security-bits", "0", "--json"]) == 1
+    got = json.loads(stdio.readouterr().out)
+    assert got["extra"]["proof_config"] == {"pow_bits": 8, "log_blowup": 1, "n_queries": 12, "log_last_layer": 0,
+                                            "interaction_pow_bits": 0}
+    assert "another configuration" in got["error_message"]
 
 
 def test_prove_prints_the_budget_its_proof_needs(dev_pair, tmp_path, stdio):
@@ -95,6 +115,14 @@ def test_preset_has_help_text(stdio):
     text = " ".join(stdio.readouterr().out.split())
     assert "--preset {fast,default,secure,small}" in text and "development proof" in text and "96 bits" in text
     assert "the smallest proof" in text
+    with pytest.raises(SystemExit):  # train-step's --preset too, and verify-chain's floor and budget
+        cli_module.build_parser().parse_args(["train-step", "--help"])
+    text = " ".join(stdio.readouterr().out.split())
+    assert "--preset {fast,default,secure}" in text and "development proof" in text and "96 bits" in text
+    with pytest.raises(SystemExit):
+        cli_module.build_parser().parse_args(["verify-chain", "--help"])
+    text = " ".join(stdio.readouterr().out.split())
+    assert "--min-security-bits BITS the floor" in text and "--max-work UNITS each step" in text
 
 
 def test_inspect_names_components_in_words(stdio):
