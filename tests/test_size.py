@@ -24,7 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # -> 11535: prove's accuracy report against onnxruntime with top-1 agreement (cli/accuracy.py);
 # -> 11615: the global scale calibrated from samples (graph/calibrate.py, prove --calibrate);
 # -> 11655: Merkle layers rebuilt on demand and the heap helpers (issue 29 round three)
-BUDGET = {"verifier": 5915, "prover": 11655}
+# -> 11725: main was already at 11664 (prove --onnxruntime, gen_settings' AIR built once); +57 for the
+# configuration a proof from another preset was made with, found by its digest (cli/mismatch.py), and
+# help texts for train-step --preset and verify-chain's flags (issue 31)
+BUDGET = {"verifier": 5915, "prover": 11725}
 
 
 def code_lines(source: str) -> int:
