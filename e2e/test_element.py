@@ -637,6 +637,31 @@ def test_check_anyway_spends_the_budget_the_files_declare(page):
     assert page.locator("#small-budget").get_attribute("max-work") == "1000"  # the page's own setting is unchanged
 
 
+def test_a_badge_over_its_budget_is_not_checked_never_rejected(page):
+    """The badge (mode="badge", which verifies by itself) over its work budget: grey "not checked"
+    on the badge and in its modal, naming the budget to grant, never the red of a rejection."""
+    needed = verify(PROOF, SETTINGS, max_work=1000).work_needed
+    page.evaluate("""() => {
+      const el = document.createElement("luminair-verify");
+      for (const [k, v] of Object.entries({ id: "badge-budget", mode: "badge", proof: "../proof.bin",
+                                            settings: "../settings.bin", "max-work": "1000" })) el.setAttribute(k, v);
+      document.querySelector("#badge").after(el);
+    }""")
+    try:
+        badge = page.locator("#badge-budget")
+        expect(badge).to_have_attribute("status", "unavailable", timeout=PYODIDE_TIMEOUT_MS)
+        expect(badge.locator("button.trigger")).to_have_text("⊘NOT CHECKED")
+        badge.locator("button.trigger").click()
+        expect(badge.locator(".result .verdict-text")).to_have_text("Not checked: over the verifier's work budget")
+        assert badge.locator(".result").get_attribute("data-kind") == "budget"
+        for grant in (f'max-work="{needed}"', f"maxWork: {needed}", f"--max-work {needed}"):
+            expect(badge.locator(".result .note")).to_contain_text(grant)
+        assert page.evaluate("document.getElementById('badge-budget').result.kind") == "not checked"
+    finally:
+        page.keyboard.press("Escape")
+        page.evaluate("document.getElementById('badge-budget').remove()")
+
+
 def test_transformer_graph_is_grouped_and_legible_at_fit(page, artifacts):
     """The transformer's 233 primitives read as LayerNorm, Attention, GELU and Linear boxes; at Fit
     in the 1280x800 modal the boxes keep their natural size (the pane scrolls)."""
