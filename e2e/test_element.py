@@ -618,11 +618,20 @@ def test_cnn_verifies_at_the_default_budget_and_a_smaller_one_is_not_checked(pag
     page.locator("#cnn").evaluate("e => e.removeAttribute('max-work')")
     assert run(page, "cnn") == "verified"
     expect(page.locator("#cnn dl.facts")).to_contain_text(verify(proof, settings).model_digest)
-    # the graph at Fit: Conv, MaxPool, ReLU and Linear boxes, no constant boxes, legible
-    labels = [t.text_content() for t in page.locator("#cnn .graph svg g.node text.label").all()]
-    assert sum(t.startswith("Conv") for t in labels) == 3 and sum(t.startswith("MaxPool") for t in labels) == 3, labels
-    assert page.locator("#cnn .graph svg g.node.op-constant").count() == 0
-    page.locator("#cnn .graph").screenshot(path=str(artifacts / "graph-cnn-fit.png"))
+    # the graph at Fit in the 1280x800 modal: Conv, MaxPool, ReLU and Linear boxes, no constant boxes, legible
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        labels = [t.text_content() for t in page.locator("#cnn .graph svg g.node text.label").all()]
+        assert sum(t.startswith("Conv") for t in labels) == 3 and sum(t.startswith("MaxPool") for t in labels) == 3, labels
+        assert page.locator("#cnn .graph svg g.node.op-constant").count() == 0
+        page.locator("#cnn .graph button.fit").click()
+        pool = page.locator("#cnn .graph svg g.node text.label", has_text="MaxPool").first
+        assert pool.bounding_box()["height"] >= 11, pool.bounding_box()  # 12 px type at Fit: legible
+        pane = page.locator("#cnn .graph .graph-pane").bounding_box()
+        assert page.locator("#cnn .graph svg").bounding_box()["width"] <= pane["width"] + 1
+        page.locator("#cnn .graph").screenshot(path=str(artifacts / "graph-cnn-fit.png"))
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
 
 
 def test_check_anyway_spends_the_budget_the_files_declare(page):
