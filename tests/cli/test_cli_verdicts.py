@@ -136,6 +136,17 @@ def test_inspect_names_components_in_words(stdio):
     assert component_title("dotw4b") == "Dot products (4 lanes, weights read directly, bias)"
     assert component_title("table.exp2") == "lookup table exp2"
     assert component_title("sum_reduce") == "SumReduce"
+    assert component_title("mul.1") == "Mul (part 1)"  # the transformer's elementwise Mul, split in two parts
+    assert component_title("matoutb.2") == "matrix products, checked by Freivalds (with bias, part 2)"
+    # every component the planner can name, whole or split in parts ("<name>.1"), reads in words
+    from luminair.verifier.graph.components import make_component
+    from luminair.verifier.graph.planner import COMPONENT_ORDER
+
+    for kind in COMPONENT_ORDER:
+        name = make_component(kind, 4, 10).name
+        for shown in (name, f"{name}.1", f"{name}.12"):
+            title = component_title(shown)
+            assert title != shown and "." not in title and "_" not in title, (shown, title)
     # --json keeps the internal names
     assert cli(["inspect", str(PUBLIC / "settings.bin"), "--json"]) == 0
     names = [c["component"] for c in json.loads(stdio.readouterr().out)["components"]]
