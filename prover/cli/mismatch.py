@@ -8,9 +8,9 @@ exactly (a digest match), or shows that the difference lies elsewhere (labels, a
 
 from __future__ import annotations
 
-from dataclasses import replace
 import hashlib
-from typing import Iterator
+from collections.abc import Iterator
+from dataclasses import replace
 
 from luminair.verifier.config import (
     LIGHT_POW_BITS, MAX_LOG_BLOWUP, MIN_LOG_BLOWUP, PRESETS, PcsConfig, at_blowup, with_pow_bits,
@@ -19,7 +19,7 @@ from luminair.verifier.formats import FORMAT_VERSION, SETTINGS_MAGIC, Writer, wr
 
 CONFIG_AT = len(SETTINGS_MAGIC) + 2 + 1  # magic, u16 format version, u8 statement kind
 MAX_TOPPED_QUERIES = 16  # queries the prover adds to reach the union bound (proving.reach_union_bound)
-MAX_HASHED_BYTES = 1 << 29  # the search hashes at most this much (about a second); a larger file gets fewer candidates
+MAX_HASHED_BYTES = 1 << 29  # the search hashes at most this much (about a second): a large file has fewer candidates tried
 
 
 def config_bytes(config: PcsConfig) -> bytes:
@@ -50,7 +50,7 @@ def candidate_configs() -> Iterator[PcsConfig]:
 def proof_config(settings: bytes, proof_digest: bytes) -> PcsConfig | None:
     """The configuration which, put into `settings`, gives the settings.bin `proof_digest` names; None
     when no candidate does (the files differ elsewhere) or the search would hash too much."""
-    if not settings.startswith(SETTINGS_MAGIC) or int.from_bytes(settings[8:10], "little") != FORMAT_VERSION:
+    if not settings.startswith(SETTINGS_MAGIC) or int.from_bytes(settings[len(SETTINGS_MAGIC):CONFIG_AT - 1], "little") != FORMAT_VERSION:
         return None
     head = hashlib.blake2s(settings[:CONFIG_AT])
     width = len(config_bytes(PRESETS["default"]))
