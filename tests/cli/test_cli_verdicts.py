@@ -17,6 +17,7 @@ from luminair.prover import cli as cli_module
 from luminair.prover.cli import EXIT_NOT_CHECKED, EXIT_REJECTED, EXIT_USAGE, component_title
 from luminair.prover.cli import main as cli
 from luminair.verifier import verify
+from luminair.verifier.formats import read_proof_file
 
 PUBLIC = REPO / "public"
 
@@ -61,6 +62,23 @@ def test_a_proof_from_another_preset_of_the_same_model_names_the_configurations(
     assert got["extra"]["proof_config"] == {"pow_bits": 8, "log_blowup": 1, "n_queries": 12, "log_last_layer": 0,
                                             "interaction_pow_bits": 0}
     assert "another configuration" in got["error_message"]
+
+
+def test_the_configuration_search_is_bounded(tmp_path, dev_pair, stdio, monkeypatch):
+    """A settings file too large for the search to hash every candidate: the hint, never unbounded work."""
+    from luminair.prover.cli import mismatch
+
+    other = tmp_path / "default"
+    assert cli(["prove", *TINY, "--out", str(other), "--quiet", "--json"]) == 0
+    stdio.readouterr()
+    settings = (other / "settings.bin").read_bytes()
+    digest = read_proof_file((dev_pair / "proof.bin").read_bytes()).settings_digest
+    assert mismatch.proof_config(settings, digest) is not None
+    monkeypatch.setattr(mismatch, "MAX_HASHED_BYTES", len(settings) - 1)  # not even the first candidate
+    assert mismatch.proof_config(settings, digest) is None
+    assert cli(["verify", str(dev_pair / "proof.bin"), str(other / "settings.bin"), "--min-security-bits", "0"]) == 1
+    out = stdio.readouterr().out
+    assert "wrong model or tampered settings" in out and "hint: the proof's public inputs and outputs fit" in out
 
 
 def test_prove_prints_the_budget_its_proof_needs(dev_pair, tmp_path, stdio):
