@@ -618,11 +618,20 @@ def test_cnn_verifies_at_the_default_budget_and_a_smaller_one_is_not_checked(pag
     page.locator("#cnn").evaluate("e => e.removeAttribute('max-work')")
     assert run(page, "cnn") == "verified"
     expect(page.locator("#cnn dl.facts")).to_contain_text(verify(proof, settings).model_digest)
-    # the graph at Fit: Conv, MaxPool, ReLU and Linear boxes, no constant boxes, legible
-    labels = [t.text_content() for t in page.locator("#cnn .graph svg g.node text.label").all()]
-    assert sum(t.startswith("Conv") for t in labels) == 3 and sum(t.startswith("MaxPool") for t in labels) == 3, labels
-    assert page.locator("#cnn .graph svg g.node.op-constant").count() == 0
-    page.locator("#cnn .graph").screenshot(path=str(artifacts / "graph-cnn-fit.png"))
+    # the graph at Fit in the 1280x800 modal: Conv, MaxPool, ReLU and Linear boxes, no constant boxes, legible
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        labels = [t.text_content() for t in page.locator("#cnn .graph svg g.node text.label").all()]
+        assert sum(t.startswith("Conv") for t in labels) == 3 and sum(t.startswith("MaxPool") for t in labels) == 3, labels
+        assert page.locator("#cnn .graph svg g.node.op-constant").count() == 0
+        page.locator("#cnn .graph button.fit").click()
+        pool = page.locator("#cnn .graph svg g.node text.label", has_text="MaxPool").first
+        assert pool.bounding_box()["height"] >= 11, pool.bounding_box()  # 12 px type at Fit: legible
+        pane = page.locator("#cnn .graph .graph-pane").bounding_box()
+        assert page.locator("#cnn .graph svg").bounding_box()["width"] <= pane["width"] + 1
+        page.locator("#cnn .graph").screenshot(path=str(artifacts / "graph-cnn-fit.png"))
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
 
 
 def test_check_anyway_spends_the_budget_the_files_declare(page):
@@ -635,6 +644,31 @@ def test_check_anyway_spends_the_budget_the_files_declare(page):
     page.locator(f"#small-budget{DONE}").wait_for(timeout=PYODIDE_TIMEOUT_MS)
     expect(page.locator("#small-budget")).to_have_attribute("status", "verified")
     assert page.locator("#small-budget").get_attribute("max-work") == "1000"  # the page's own setting is unchanged
+
+
+def test_a_badge_over_its_budget_is_not_checked_never_rejected(page):
+    """The badge (mode="badge", which verifies by itself) over its work budget: grey "not checked"
+    on the badge and in its modal, naming the budget to grant, never the red of a rejection."""
+    needed = verify(PROOF, SETTINGS, max_work=1000).work_needed
+    page.evaluate("""() => {
+      const el = document.createElement("luminair-verify");
+      for (const [k, v] of Object.entries({ id: "badge-budget", mode: "badge", proof: "../proof.bin",
+                                            settings: "../settings.bin", "max-work": "1000" })) el.setAttribute(k, v);
+      document.querySelector("#badge").after(el);
+    }""")
+    try:
+        badge = page.locator("#badge-budget")
+        expect(badge).to_have_attribute("status", "unavailable", timeout=PYODIDE_TIMEOUT_MS)
+        expect(badge.locator("button.trigger")).to_have_text("⊘NOT CHECKED")
+        badge.locator("button.trigger").click()
+        expect(badge.locator(".result .verdict-text")).to_have_text("Not checked: over the verifier's work budget")
+        assert badge.locator(".result").get_attribute("data-kind") == "budget"
+        for grant in (f'max-work="{needed}"', f"maxWork: {needed}", f"--max-work {needed}"):
+            expect(badge.locator(".result .note")).to_contain_text(grant)
+        assert page.evaluate("document.getElementById('badge-budget').result.kind") == "not checked"
+    finally:
+        page.keyboard.press("Escape")
+        page.evaluate("document.getElementById('badge-budget').remove()")
 
 
 def test_transformer_graph_is_grouped_and_legible_at_fit(page, artifacts):

@@ -124,7 +124,7 @@ def test_fresh_project_imports_and_server_renders(packed):
         init: typeof init, verify: typeof verify, element: typeof LuminairVerifyElement,
         valid: LuminairUtils.isValidProofBinary(proof), header: readHeader(proof), manifest: getManifest(),
         button: renderToString(createElement(VerifyButton, {{ proofPath: "/proof.bin", settingsPath: "/settings.bin", author: "me", className: "c", preload: "idle", cache: true }})),
-        badge: renderToString(createElement(VerifyBadge, {{ proofPath: "/proof.bin", settingsPath: "/settings.bin" }})),
+        badge: renderToString(createElement(VerifyBadge, {{ proofPath: "/proof.bin", settingsPath: "/settings.bin", maxWork: 5000000 }})),
       }}));"""
     (app / "use.mjs").write_text(script)
     out = json.loads(run(["node", "use.mjs"], app))
@@ -133,7 +133,7 @@ def test_fresh_project_imports_and_server_renders(packed):
     assert re.fullmatch(r"[0-9a-f]{64}", out["manifest"]["stdlib"]["sha256"])
     for part in ['proof="/proof.bin"', 'button-text="VERIFY"', 'author="me"', 'class="c"', 'preload="idle"', 'cache=""']:
         assert part in out["button"], (part, out["button"])
-    assert 'mode="badge"' in out["badge"]
+    assert 'mode="badge"' in out["badge"] and 'max-work="5000000"' in out["badge"]  # React's maxWork reaches the element
 
 
 @pytest.fixture(scope="module")

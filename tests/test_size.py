@@ -28,14 +28,17 @@ ROOT = Path(__file__).resolve().parent.parent
 # verifier 5915 -> 5934 (issue 32 round three): verify_stark's argument checks, the summaries under
 # verify's caps and budget (the web's inspect reads files from anywhere), an instantiated template's
 # output index maps charged; prover +2 for inspect reading the user's own files at the largest caps;
-# -> 11857: the first-order error bound (graph/first_order.py, prove --error-bound; issue 26)
+# -> 11857: the first-order error bound (graph/first_order.py, prove --error-bound; issue 26);
+# -> 11880: the accuracy over the calibration set (cli/accuracy.py samples_report; issue 27)
+# -> 11940: the configuration a proof from another preset was made with, found by its digest
+# (cli/mismatch.py), and help texts for train-step --preset and verify-chain's flags (issue 31)
 # verifier 5934 -> 5992 (issue 28, the CNN's verify time): topology addresses run by run (ViewRuns, one
 # closed form a run, and ColumnPattern._interior's differences at the run starts, with the per-row
 # reading kept for overlapping parts) instead of a digit loop a row; the sparse selectors' hot loops
 # (poly._row_points, _inverse_terms) written out; a weight row read as one slice (matmul.weight_rows)
-# prover 11857 -> 11860: `luminair verify` without numpy (luminair.prover's names loaded on first
+# prover 11940 -> 11942: `luminair verify` without numpy (luminair.prover's names loaded on first
 # use, numpy imported where prove and train-step use it)
-BUDGET = {"verifier": 5992, "prover": 11860}
+BUDGET = {"verifier": 5992, "prover": 11942}
 
 
 def code_lines(source: str) -> int:

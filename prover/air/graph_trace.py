@@ -26,7 +26,6 @@ from ...verifier.graph.tables import table_start
 from ...verifier.numeric import (
     DOT_ACC_BOUND,
 )
-from ..stark.circle_fft import row_to_storage
 from .witness import Rows, TraceError, range_value, op_columns, split_limbs
 from ..stark.constraints import BV, DomainEvaluator
 
@@ -646,9 +645,10 @@ def table_multiplicities(
     for plan, cols in zip(plans, mains):
         comp = plan.component
         n = comp.log_size
-        perm = row_to_storage(n)
 
-        def source(kind: str, key: str, offset: int, cols=cols, n=n, perm=perm, comp=comp) -> np.ndarray:
+        # Counting needs no domain order: every column in row order, a mask `offset` rows away
+        # as the column rotated (row r reads row r + offset, cyclically).
+        def source(kind: str, key: str, offset: int, cols=cols, n=n, comp=comp) -> np.ndarray:
             if kind == "main":
                 col = cols[key]
             elif kind == "pre":
@@ -659,13 +659,8 @@ def table_multiplicities(
                 col = _dense({int(key): 1}, 1 << n)
             else:
                 raise AssertionError(kind)
-            storage = np.empty(1 << n, dtype=np.uint64)
-            storage[perm] = np.asarray(col, dtype=I64) % P
-            if offset:
-                from ..stark.circle_fft import mask_permutation
-
-                storage = storage[mask_permutation(n, n, offset)]
-            return storage
+            rows = (np.asarray(col, dtype=I64) % P).astype(np.uint64)
+            return np.roll(rows, -offset) if offset else rows
 
         ev = DomainEvaluator(comp, 1 << n, source)
         comp.evaluate(ev)

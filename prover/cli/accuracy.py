@@ -23,6 +23,28 @@ def error_report(reference: dict[str, Any], exact_out: dict[str, Any]) -> dict[s
     return out
 
 
+def samples_report(graph: Any, samples: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """error_report of the attested outputs against the float64 run over every sample (a
+    calibration set), each with "top1_agreement" over all the samples' rows where the last axis
+    holds at least 2 classes."""
+    errs: dict[str, list[Any]] = {}
+    agree: dict[str, list[Any]] = {}
+    for sample in samples:
+        exact, ref = graph.run(sample, exact=True), graph.run(sample)
+        for name, out in exact.items():
+            ours, theirs = np.asarray(out, dtype=np.float64), np.asarray(ref[name], dtype=np.float64)
+            errs.setdefault(name, []).append(np.abs(ours - theirs).reshape(-1))
+            if ours.ndim and ours.shape[-1] >= 2:
+                agree.setdefault(name, []).append((ours.argmax(-1) == theirs.argmax(-1)).reshape(-1))
+    out: dict[str, dict[str, float]] = {}
+    for name, e in errs.items():
+        err = np.concatenate(e)
+        out[name] = {"max_abs_error": float(err.max(initial=0.0)), "mean_abs_error": float(err.mean()) if err.size else 0.0}
+        if name in agree:
+            out[name]["top1_agreement"] = float(np.concatenate(agree[name]).mean())
+    return out
+
+
 def bound_report(graph: Any, inputs: dict[str, Any]) -> dict[str, dict[str, float]]:
     """{output: the largest element of its worst-case and first-order bounds on |attested - float64|}."""
     from luminair.prover.graph.error_bound import error_bound

@@ -278,4 +278,8 @@ def component_title(name: str) -> str:
         return f"Dot products ({m[2]} lane{'s' if m[2] != '1' else ''}{''.join(', ' + t for t in notes)})"
     if name.startswith("table."):
         return f"lookup table {name[6:]}"
+    m = re.fullmatch(r"([a-z_0-9]+)\.(\d+)", name)  # a component split in parts (planner: "<name>", "<name>.1", ...)
+    if m and component_title(m[1]) != m[1]:
+        base = component_title(m[1])
+        return f"{base[:-1]}, part {m[2]})" if base.endswith(")") else f"{base} (part {m[2]})"
     return _OP_COMPONENTS.get(name, name)

@@ -193,7 +193,7 @@ def _split_shape_values(model_bytes: bytes, path: str, input_data: dict[str, Any
     return values, {**input_data, "input_data": [row for n, row in zip(order, rows) if n not in names]}
 
 
-def _calibrate(args: argparse.Namespace, graph: Any, input_data: dict[str, Any]) -> Any:
+def _calibrate(args: argparse.Namespace, graph: Any, input_data: dict[str, Any]) -> tuple[Any, list[dict[str, Any]]]:
     """--calibrate SAMPLES: the proving input and the samples choose the graph's scale (before it is
     compiled: compiling folds constants at the scale). SAMPLES is a .npy stack of one input's
     samples (first axis), or a JSON list of input objects ({"input_data": ...} each)."""
@@ -217,7 +217,7 @@ def _calibrate(args: argparse.Namespace, graph: Any, input_data: dict[str, Any])
     cal = calibrate(graph, samples)
     print(f"note: calibrated over the input and {len(objects)} sample(s): scale 2^{cal.scale_bits} "
           f"(largest |raw| {cal.peak_raw}, at {cal.peak_node}; {cal.headroom_bits} bit of headroom)", file=sys.stderr)
-    return cal
+    return cal, samples
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
@@ -273,7 +273,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 raise e from None
             print(f"note: {e}; proving at the input's shapes {fixed} (this settings.bin holds for them alone)",
                   file=sys.stderr)
-    calibration = None
+    calibration, samples = None, []
     if args.calibrate and (symbols or (dynamic and fixed is None)):
         raise UsageError("--calibrate applies to a model of fixed shapes, not to symbolic dimensions")
     if symbols or (dynamic and fixed is None):
@@ -294,7 +294,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 from luminair.verifier.numeric import NumericFormat
 
                 graph.numeric_format = NumericFormat(args.scale_bits)
-        calibration = _calibrate(args, graph, input_data) if args.calibrate else None
+        calibration, samples = _calibrate(args, graph, input_data) if args.calibrate else (None, [])
         stwo = StwoCompiler(search=not args.no_search)
         graph.compile(GenericCompiler(), stwo)
         search = stwo.search_report
@@ -322,7 +322,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
             f"cannot write the proof files into {args.out!r}: {e.strerror or e} (any previous pair there is unchanged)"
         ) from None
     work = verifier_work(proof.data, settings.data)
-    from .accuracy import bound_report, error_report, onnxruntime_report  # (numpy: loaded only by a command that proves)
+    from .accuracy import bound_report, error_report, onnxruntime_report, samples_report  # (numpy: only a command that proves)
 
     summary = {
         "model": str(args.model),
@@ -333,7 +333,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "security": settings.describe_security(),
         "security_bits": settings.security_bits,
         "numeric_format": graph.numeric_format.describe(),
-        "calibration": calibration.as_dict() if calibration is not None else None,
+        "calibration": {**calibration.as_dict(), "accuracy": samples_report(graph, samples)} if calibration is not None else None,
         "components": [
             {
                 "component": p.component.name,
@@ -456,6 +456,11 @@ def print_prove_summary(s: dict[str, Any]) -> None:
         say(
             f"output {label:<8} max |fixed - float64| = {q['max_abs_error']:.3g}, mean {q['mean_abs_error']:.3g}"
         )
+    cal = s.get("calibration") or {}
+    for name, q in cal.get("accuracy", {}).items():
+        top1 = f", top-1 agreement {q['top1_agreement']:.0%}" if "top1_agreement" in q else ""
+        say(f"output {repr(printable(name)):<8} over the {cal['samples']} calibration inputs: max |fixed - float64| = "
+            f"{q['max_abs_error']:.3g}, mean {q['mean_abs_error']:.3g}{top1}")
     for name, b in (s.get("error_bound") or {}).items():
         say(f"output {repr(printable(name)):<8} error bound: worst case {b['worst_case']:.3g}, "
             f"first order {b['first_order']:.3g} (an estimate: docs/onnx.md \"Error bounds\")")

@@ -67,7 +67,10 @@ def add_parsers(sub: Any) -> None:
         "--loss-scale", type=float, default=None, help="the optimizer sees the gradient of LOSS_SCALE * loss"
     )
     t.add_argument("--private-batch", action="store_true", help="keep the batch out of the proof files")
-    t.add_argument("--preset", choices=["fast", "default", "secure"], default="default")
+    t.add_argument("--preset", choices=["fast", "default", "secure"], default="default",
+                   help="the step proofs' configuration: default (96 bits, what verifiers accept), secure (more "
+                   "queries) or fast (a development proof of about 20 bits, accepted only with --min-security-bits; "
+                   "anyone could forge it); default: default")
     t.add_argument("--scale-bits", type=int, default=10)
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_train_step)
@@ -75,8 +78,10 @@ def add_parsers(sub: Any) -> None:
     v.add_argument("dir")
     v.add_argument("--start-digest", default=None, help="the state digest the chain must start from")
     v.add_argument("--program-digest", default=None, help="the model digest every step must have")
-    v.add_argument("--min-security-bits", type=int, default=None)
-    v.add_argument("--max-work", type=int, default=None)
+    v.add_argument("--min-security-bits", type=int, default=None, metavar="BITS",
+                   help="the floor every step's configuration must reach (default 96; e.g. 20 for --preset fast steps)")
+    v.add_argument("--max-work", type=int, default=None, metavar="UNITS",
+                   help="each step's verifier work budget (default: what its files' bytes back; docs/formats.md)")
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_verify_chain)
 

@@ -82,11 +82,15 @@ def check_not_swapped(args: argparse.Namespace, proof: bytes, settings: bytes) -
         )
 
 
-def _mismatch_hint(proof: bytes, settings: bytes) -> str | None:
-    """For a proof made for other settings: whether its public inputs and outputs fit this model
-    (then it is most likely a proof of the same model under another settings.bin)."""
+def _mismatch_hint(r: Any, proof: bytes, settings: bytes) -> str | None:
+    """For a proof made for other settings whose public inputs and outputs fit this model: the
+    configuration it was made with, when `luminair prove` could have chosen it (then r's message names
+    the difference instead of "wrong model or tampered settings"), else a hint that it is most likely
+    the same model under another settings.bin. None for a proof of another model."""
     from luminair.verifier.formats import read_proof_file
     from luminair.verifier.statement import bind_symbols, build_statement, read_settings
+
+    from .mismatch import proof_config
 
     try:
         pf = read_proof_file(proof)
@@ -94,12 +98,17 @@ def _mismatch_hint(proof: bytes, settings: bytes) -> str | None:
         build_statement(bind_symbols(parsed, pf.public_values), pf.public_values)
     except Exception:  # noqa: BLE001 - another model: the message already says so
         return None
-    opened = max((len(col) for tree in pf.stark.queried_values for col in tree), default=0)
-    config = (f"; it opens {opened} query positions where these settings ask for at most {parsed.config.n_queries}, "
-              "so it was made with another configuration" if opened > parsed.config.n_queries else "")
+    found = proof_config(settings, pf.settings_digest)
+    if found is not None:
+        head = r.error_message.split(": wrong model or tampered settings")[0]
+        r.error_message = (f"{head}: the same model with another configuration: the proof's is {found.describe()}, "
+                           f"these settings' {parsed.config.describe()}")
+        r.extra["proof_config"] = {"pow_bits": found.pow_bits, "log_blowup": found.log_blowup, "n_queries": found.n_queries,
+                                   "log_last_layer": found.log_last_layer, "interaction_pow_bits": found.interaction_pow_bits}
+        return "verify it with the settings.bin written next to it (the pair `luminair prove` wrote together)"
     return (
         "the proof's public inputs and outputs fit this model: it is most likely a proof of the same model made "
-        f"with another settings.bin (another --preset or --security, other --title/--description labels){config}. "
+        "with another settings.bin (other --title/--description labels, or a configuration of its own). "
         "Verify it with the settings.bin written next to it"
     )
 
@@ -117,7 +126,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     elif r.kind == "not checked":
         hint = _budget_hint(args, r.work_needed)
     elif r.check == "statement mismatch" and "wrong model or tampered settings" in (r.error_message or ""):
-        hint = _mismatch_hint(proof, settings)
+        hint = _mismatch_hint(r, proof, settings)
     if args.json:
         if hint:
             r.extra["hint"] = hint

@@ -1,8 +1,10 @@
 """Calibration of the global fixed-point scale from sample inputs (as EZKL's `calibrate_settings`
 chooses its scales): the largest scale 2^s, s in [MIN_SCALE_BITS, MAX_SCALE_BITS], at which every
 node's exact fixed-point value over every sample stays within the 16-bit range with `headroom_bits`
-to spare (|raw| < 2^(15 - headroom_bits): inputs a little past the samples still fit). A larger
-scale is a finer resolution: the most accurate format the samples allow."""
+to spare (|raw| < 2^(15 - headroom_bits): inputs a little past the samples still fit). A node that
+no input reaches (a constant, a mask folded from constants) is the same for every input: it needs
+only to fit, with no headroom. A larger scale is a finer resolution: the most accurate format the
+samples allow."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import numpy as np
 from luminair.verifier.numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_BITS, NumericError, NumericFormat
 
 from . import execute as ex
+from .ops import Op
 
 if TYPE_CHECKING:
     from .graph import Graph
@@ -35,15 +38,25 @@ class Calibration:
                 "peak_raw": self.peak_raw, "peak_node": self.peak_node}
 
 
+def _input_dependent(graph: Graph) -> set[int]:
+    """Ids of the nodes that some input reaches."""
+    reached: set[int] = set()
+    for node in graph.nodes():  # topological
+        if node.op is Op.INPUT or any(src.id in reached for src, _ in node.srcs):
+            reached.add(node.id)
+    return reached
+
+
 def _peak(graph: Graph, samples: Sequence[Mapping[str, Any]], fmt: NumericFormat) -> tuple[int, str]:
-    """The largest |raw| of any node over the samples at fmt, and the node; NumericError where a
-    value leaves the range or an op its domain."""
+    """The largest |raw| of any input-dependent node over the samples at fmt, and the node;
+    NumericError where a value leaves the range or an op its domain."""
     best, where = 0, ""
+    varying = _input_dependent(graph)
     for sample in samples:
         vals = ex.execute_exact(graph.nodes(), graph._check_inputs(sample), fmt)
         for node in graph.nodes():
             v = vals[node.id]
-            if v.size and not node.index:
+            if v.size and not node.index and node.id in varying:
                 m = int(np.abs(v).max())
                 if m > best:
                     best, where = m, node.where()

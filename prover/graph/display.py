@@ -4,14 +4,20 @@ layout, no graphviz binary needed)."""
 from __future__ import annotations
 
 from collections import Counter
+from html import escape as _html_escape
 from typing import TYPE_CHECKING
-from xml.sax.saxutils import escape
 
 from .ops import GroupOp, Op
 
 if TYPE_CHECKING:
     from .graph import Graph
     from .node import Node
+
+
+def escape(s: str) -> str:
+    """&, < and > as entities, for SVG text (xml.sax.saxutils.escape's meaning; its import pulls
+    urllib.request and http.client into every CLI start)."""
+    return _html_escape(s, quote=False)
 
 
 def _view_text(view) -> str:

@@ -38,14 +38,18 @@ def bit_reverse_permutation(log_size: int) -> Array:
     return out
 
 
-def coset_points(initial_index: int, step_index: int, log_size: int) -> tuple[Array, Array]:
-    """x and y of initial + k*step for k < 2^log_size (natural order), by repeated doubling of the
-    filled prefix: O(2^log_size) vector work."""
+def coset_points(initial_index: int, step_index: int, log_size: int, bit_reversed: bool = False) -> tuple[Array, Array]:
+    """x and y of initial + k*step for k < 2^log_size, in natural order (position k) or bit-reversed
+    (position q holds k = bitrev(q)), by repeated doubling of the filled prefix: the prefix moved by
+    step * 2^b for b = 0, 1, ... (natural) or b = log_size - 1, ... 0 (bit reversed: the first half
+    of a bit-reversed coset is the bit-reversed coset of step 2*step, the second half it moved by
+    step). O(2^log_size) vector work, no permutation."""
     x0, y0 = index_to_point(initial_index)
     xs = xp.array([x0], dtype=U64)
     ys = xp.array([y0], dtype=U64)
     for b in range(log_size):
-        sx, sy = index_to_point((step_index << b) % (1 << LOG_ORDER))
+        shift = log_size - 1 - b if bit_reversed else b
+        sx, sy = index_to_point((step_index << shift) % (1 << LOG_ORDER))
         nx = fv.sub(fv.mul_scalar(xs, sx), fv.mul_scalar(ys, sy))
         ny = fv.add(fv.mul_scalar(xs, sy), fv.mul_scalar(ys, sx))
         xs = xp.concatenate([xs, nx])
@@ -55,42 +59,34 @@ def coset_points(initial_index: int, step_index: int, log_size: int) -> tuple[Ar
 
 @lru_cache(maxsize=32)
 def half_coset(log_size: int) -> tuple[Array, Array]:
-    """Natural-order points of the half coset of the circle domain of log size n:
-    indices (4k+1) * 2^(30-n), k < 2^(n-1)."""
+    """Points of the half coset of the circle domain of log size n, indices (4k+1) * 2^(30-n) for
+    k < 2^(n-1), in bit-reversed order of k: storage position 2q of the domain holds its point
+    bitrev(q) and 2q + 1 that point's conjugate (natural positions i and i + 2^(n-1))."""
     shift = LOG_ORDER - 1 - log_size
-    return coset_points(1 << shift, 4 << shift, log_size - 1)
+    return coset_points(1 << shift, 4 << shift, log_size - 1, bit_reversed=True)
 
 
 @lru_cache(maxsize=32)
 def domain_points(log_size: int) -> tuple[Array, Array]:
     """x, y of every storage position of the circle domain of log size n (bit-reversed order)."""
     hx, hy = half_coset(log_size)
-    xs = xp.concatenate([hx, hx])
-    ys = xp.concatenate([hy, fv.neg(hy)])
-    perm = bit_reverse_permutation(log_size)
-    return xs[perm], ys[perm]
-
-
-def _line_x_natural(circle_log_size: int, line_log_size: int) -> Array:
-    """x-coordinates (natural order) of the line domain of log size m, taken from the half coset
-    of the circle domain of log size n >= m + 1 doubled n-1-m times."""
-    xs = half_coset(circle_log_size)[0][: 1 << line_log_size]
-    for _ in range(circle_log_size - 1 - line_log_size):
-        xs = fv.sub(fv.mul(fv.add(xs, xs), xs), xp.ones_like(xs))
-    return xs
+    xs = xp.repeat(hx, 2)
+    ys = xp.empty_like(xs)
+    ys[0::2], ys[1::2] = hy, fv.neg(hy)
+    return xs, ys
 
 
 @lru_cache(maxsize=32)
 def line_domain_points(log_size: int) -> Array:
-    """x at every storage position of the line domain of log size m (bit-reversed order)."""
-    return _line_x_natural(log_size + 1, log_size)[bit_reverse_permutation(log_size)]
+    """x at every storage position of the line domain of log size m (bit-reversed order): the x of
+    the half coset of the circle domain of log size m + 1."""
+    return half_coset(log_size + 1)[0]
 
 
 @lru_cache(maxsize=32)
 def circle_twiddles(log_size: int) -> tuple[tuple[Array, ...], tuple[Array, ...]]:
     """(twiddles, inverse twiddles) per layer for the circle domain of log size n."""
-    _, ys = domain_points(log_size)
-    layers = [ys[0::2].copy()]
+    layers = [half_coset(log_size)[1].copy()]  # the y of storage positions 0, 2, 4, ...
     for j in range(1, log_size):
         layers.append(line_domain_points(log_size - j)[0::2].copy())
     inverses = tuple(fv.batch_inverse(t) for t in layers)

@@ -58,3 +58,16 @@ def test_prove_reports_the_worst_case_and_first_order_bounds_on_request(tmp_path
         assert q["max_abs_error"] <= b["first_order"]
     assert cli(["prove", *TINY, "--out", str(tmp_path), "--preset", "fast", "--quiet", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["error_bound"] is None
+
+
+def test_samples_report_pools_every_samples_rows():
+    from luminair.prover.cli.accuracy import samples_report
+
+    class Two:  # exact runs that differ from the float run on the second sample's class
+        def run(self, sample, exact=False):
+            y = np.array(sample["x"], dtype=np.float64)
+            return {"y": y[:, ::-1] if exact and sample["flip"] else y}
+
+    r = samples_report(Two(), [{"x": [[0.1, 0.9]], "flip": False}, {"x": [[0.2, 0.7]], "flip": True}])
+    assert r["y"]["top1_agreement"] == 0.5
+    assert abs(r["y"]["max_abs_error"] - 0.5) < 1e-12 and abs(r["y"]["mean_abs_error"] - 0.25) < 1e-12

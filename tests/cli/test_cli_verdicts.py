@@ -17,6 +17,7 @@ from luminair.prover import cli as cli_module
 from luminair.prover.cli import EXIT_NOT_CHECKED, EXIT_REJECTED, EXIT_USAGE, component_title
 from luminair.prover.cli import main as cli
 from luminair.verifier import verify
+from luminair.verifier.formats import read_proof_file
 
 PUBLIC = REPO / "public"
 
@@ -37,10 +38,47 @@ def test_a_proof_for_another_settings_of_the_same_model_says_so(tmp_path, dev_pa
     assert code == EXIT_REJECTED
     out = stdio.readouterr().out
     assert out.startswith("rejected: statement mismatch")
-    assert "hint: the proof's public inputs and outputs fit this model" in out and "another --preset" in out
+    assert "hint: the proof's public inputs and outputs fit this model" in out and "--title/--description" in out
     # a proof of another model gets no such hint
     assert cli(["verify", str(PUBLIC / "proof.bin"), str(other / "settings.bin"), "--min-security-bits", "0"]) == 1
     assert "hint:" not in stdio.readouterr().out
+
+
+def test_a_proof_from_another_preset_of_the_same_model_names_the_configurations(tmp_path, dev_pair, stdio):
+    other = tmp_path / "default"
+    assert cli(["prove", *TINY, "--out", str(other), "--quiet", "--json"]) == 0
+    stdio.readouterr()
+    pairs = ((dev_pair / "proof.bin", other / "settings.bin", "20 bits [fast preset", "[default preset]"),
+             (other / "proof.bin", dev_pair / "settings.bin", "[default preset]", "20 bits [fast preset"))
+    for proof, settings, made_with, these in pairs:
+        assert cli(["verify", str(proof), str(settings), "--min-security-bits", "0"]) == EXIT_REJECTED
+        first, hint = stdio.readouterr().out.splitlines()[:2]
+        assert first.startswith("rejected: statement mismatch") and "wrong model or tampered" not in first
+        assert made_with in first.split("another configuration: the proof's is ")[1].split(", these")[0]
+        assert these in first.split("these settings' ")[1]
+        assert hint.startswith("hint: verify it with the settings.bin written next to it")
+    assert cli(["verify", str(dev_pair / "proof.bin"), str(other / "settings.bin"), "--min-security-bits", "0", "--json"]) == 1
+    got = json.loads(stdio.readouterr().out)
+    assert got["extra"]["proof_config"] == {"pow_bits": 8, "log_blowup": 1, "n_queries": 12, "log_last_layer": 0,
+                                            "interaction_pow_bits": 0}
+    assert "another configuration" in got["error_message"]
+
+
+def test_the_configuration_search_is_bounded(tmp_path, dev_pair, stdio, monkeypatch):
+    """A settings file too large for the search to hash every candidate: the hint, never unbounded work."""
+    from luminair.prover.cli import mismatch
+
+    other = tmp_path / "default"
+    assert cli(["prove", *TINY, "--out", str(other), "--quiet", "--json"]) == 0
+    stdio.readouterr()
+    settings = (other / "settings.bin").read_bytes()
+    digest = read_proof_file((dev_pair / "proof.bin").read_bytes()).settings_digest
+    assert mismatch.proof_config(settings, digest) is not None
+    monkeypatch.setattr(mismatch, "MAX_HASHED_BYTES", len(settings) - 1)  # not even the first candidate
+    assert mismatch.proof_config(settings, digest) is None
+    assert cli(["verify", str(dev_pair / "proof.bin"), str(other / "settings.bin"), "--min-security-bits", "0"]) == 1
+    out = stdio.readouterr().out
+    assert "wrong model or tampered settings" in out and "hint: the proof's public inputs and outputs fit" in out
 
 
 def test_prove_prints_the_budget_its_proof_needs(dev_pair, tmp_path, stdio):
@@ -95,6 +133,14 @@ def test_preset_has_help_text(stdio):
     text = " ".join(stdio.readouterr().out.split())
     assert "--preset {fast,default,secure,small}" in text and "development proof" in text and "96 bits" in text
     assert "the smallest proof" in text
+    with pytest.raises(SystemExit):  # train-step's --preset too, and verify-chain's floor and budget
+        cli_module.build_parser().parse_args(["train-step", "--help"])
+    text = " ".join(stdio.readouterr().out.split())
+    assert "--preset {fast,default,secure}" in text and "development proof" in text and "96 bits" in text
+    with pytest.raises(SystemExit):
+        cli_module.build_parser().parse_args(["verify-chain", "--help"])
+    text = " ".join(stdio.readouterr().out.split())
+    assert "--min-security-bits BITS the floor" in text and "--max-work UNITS each step" in text
 
 
 def test_inspect_names_components_in_words(stdio):
@@ -108,6 +154,17 @@ def test_inspect_names_components_in_words(stdio):
     assert component_title("dotw4b") == "Dot products (4 lanes, weights read directly, bias)"
     assert component_title("table.exp2") == "lookup table exp2"
     assert component_title("sum_reduce") == "SumReduce"
+    assert component_title("mul.1") == "Mul (part 1)"  # the transformer's elementwise Mul, split in two parts
+    assert component_title("matoutb.2") == "matrix products, checked by Freivalds (with bias, part 2)"
+    # every component the planner can name, whole or split in parts ("<name>.1"), reads in words
+    from luminair.verifier.graph.components import make_component
+    from luminair.verifier.graph.planner import COMPONENT_ORDER
+
+    for kind in COMPONENT_ORDER:
+        name = make_component(kind, 4, 10).name
+        for shown in (name, f"{name}.1", f"{name}.12"):
+            title = component_title(shown)
+            assert title != shown and "." not in title and "_" not in title, (shown, title)
     # --json keeps the internal names
     assert cli(["inspect", str(PUBLIC / "settings.bin"), "--json"]) == 0
     names = [c["component"] for c in json.loads(stdio.readouterr().out)["components"]]

@@ -60,6 +60,11 @@ def test_prove_calibrate_chooses_the_scale_and_the_proof_verifies(tmp_path, caps
     assert plain["calibration"] is None and cal["model_digest"] != plain["model_digest"]  # the scale is in the digest
     err = cal["quantization_error"]["y"]["max_abs_error"]
     assert err <= plain["quantization_error"]["y"]["max_abs_error"]
+    # the accuracy over the calibration set: the proving input is one of its samples
+    acc = cal["calibration"]["accuracy"]["y"]
+    assert err <= acc["max_abs_error"] < 0.01 and 0 <= acc["mean_abs_error"] <= acc["max_abs_error"]
+    if "top1_agreement" in acc:
+        assert 0.0 <= acc["top1_agreement"] <= 1.0
     r = verify((tmp_path / "cal" / "proof.bin").read_bytes(), (tmp_path / "cal" / "settings.bin").read_bytes(),
                min_security_bits=0)
     assert r.success, r.error_message
@@ -76,3 +81,17 @@ def test_bad_calibration_arguments_are_refused_in_one_line(tmp_path, capsys, con
                 "--out", str(tmp_path / "o"), "--quiet", "--calibrate", str(tmp_path / "cal.json"), *extra])
     err = capsys.readouterr().err.strip()
     assert code != 0 and needle in err and "\n" not in err
+
+
+def test_a_constant_needs_to_fit_but_takes_no_headroom():
+    """A -16 mask constant (a causal mask's fill) is the same for every input: it only has to fit
+    (-16 * 2^11 = -32768, the range's least value), where 1 bit of headroom would cap the scale at
+    2^9. A value that depends on the input keeps its headroom."""
+    g = Graph()
+    m = g.constant(np.array([-16.0, 0.0]), "mask")
+    (g.input("x", (2,)) * 0.5 + m * 0.001).output("y")
+    assert g.calibrate([{"x": np.array([0.01, 0.25])}]).scale_bits == 11
+    g2 = Graph()
+    (g2.input("x", (2,)) + g2.constant(np.array([-16.0, 0.0]), "mask")).output("y")
+    cal = g2.calibrate([{"x": np.array([0.01, 0.25])}])  # x - 16 at 2^11: -32747 raw, no headroom
+    assert cal.scale_bits == 10 and "Add node" in cal.peak_node
