@@ -1,6 +1,12 @@
 """EZKL beside luminair on the same ONNX model and input.json (optional: needs `pip install ezkl`).
 
-    python bench/ezkl_bench.py [--models mlp_16_16_4 mlp_64_64_10] [--workdir /tmp/ezkl-bench]
+    python bench/ezkl_bench.py [--models mlp_16_16_4 mlp_64_64_10 lenet attention layernorm] [--runs 3]
+                               [--workdir /tmp/ezkl-bench]
+
+lenet, attention and layernorm are bench/accuracy_bench.py's blocks (issue 29's side-by-side shapes).
+luminair runs --runs times and EZKL --ezkl-runs times, medians reported; luminair both in process (its stages) and as the
+CLI a user runs (`luminair prove`, process start included), with the ratios to EZKL's prove and to
+its setup + prove.
 
 EZKL proves with Halo2 + KZG over BN254; its SRS is generated locally (`gen_srs`, no download), so
 the figures include that step separately. luminair runs its default 96-bit preset. Prints JSON.
@@ -77,9 +83,42 @@ def run_luminair(model: Path, data: Path) -> dict:
             "settings_bytes": len(settings.data)}
 
 
+def run_cli(model: Path, data: Path, out: Path) -> float:
+    """Wall seconds of `luminair prove` (default preset), process start included."""
+    import subprocess
+
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "luminair.prover.cli", "prove", str(model), "--input", str(data),
+                    "--out", str(out), "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def _median_runs(fn, runs: int) -> dict:
+    """fn() `runs` times: the last result, each number of its "times_s" replaced by the median."""
+    import statistics
+
+    got = [fn() for _ in range(runs)]
+    last = got[-1]
+    if "times_s" in last:
+        last["times_s"] = {k: round(statistics.median(g["times_s"][k] for g in got if k in g.get("times_s", {})), 3)
+                           for k in last["times_s"]}
+        last["runs"] = runs
+    return last
+
+
+def _model_files(name: str, workdir: Path) -> tuple[Path, Path]:
+    if name in ("lenet", "attention", "layernorm"):
+        from accuracy_bench import _blocks
+
+        return _blocks(workdir / "blocks")[name]
+    return EXAMPLES / name / "network.onnx", EXAMPLES / name / "input.json"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", nargs="*", default=["mlp_16_16_4", "mlp_64_64_10"])
+    ap.add_argument("--runs", type=int, default=1, help="luminair's runs (medians)")
+    ap.add_argument("--ezkl-runs", type=int, default=1, help="EZKL's runs (a small model's takes minutes: its keys are GBs)")
     ap.add_argument("--workdir", default="/tmp/ezkl-bench")
     args = ap.parse_args()
     try:
@@ -91,13 +130,22 @@ def main() -> None:
     from common import machine
 
     results = []
+    import statistics
+
     for name in args.models:
-        model, data = EXAMPLES / name / "network.onnx", EXAMPLES / name / "input.json"
+        model, data = _model_files(name, Path(args.workdir))
         try:
-            ezkl_result = run_ezkl(model, data, Path(args.workdir) / name)
+            ezkl_result = _median_runs(lambda: run_ezkl(model, data, Path(args.workdir) / name), args.ezkl_runs)
         except _EzklFailed as e:
             ezkl_result = e.result
-        results.append({"model": name, "ezkl": ezkl_result, "luminair": run_luminair(model, data)})
+        ours = _median_runs(lambda: run_luminair(model, data), args.runs)
+        ours["cli_wall_s"] = round(statistics.median(
+            run_cli(model, data, Path(args.workdir) / f"{name}-luminair") for _ in range(args.runs)), 3)
+        if "failed_at" not in ezkl_result:
+            e = ezkl_result["times_s"]
+            ours["ratios"] = {"ezkl_prove_over_prove": round(e["prove"] / ours["times_s"]["prove"], 1),
+                              "ezkl_setup_and_prove_over_cli_wall": round((e["setup"] + e["prove"]) / ours["cli_wall_s"], 1)}
+        results.append({"model": name, "ezkl": ezkl_result, "luminair": ours})
         ezkl_prove = (f"ezkl failed at {ezkl_result['failed_at']}" if "failed_at" in ezkl_result
                       else f"ezkl prove {ezkl_result['times_s']['prove']} s")
         print(f"# {name}: {ezkl_prove}, luminair prove {results[-1]['luminair']['times_s']['prove']} s", file=sys.stderr)
