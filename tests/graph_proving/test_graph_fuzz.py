@@ -29,6 +29,7 @@ import pytest
 from luminair.prover import Graph
 from luminair.verifier import verify
 from luminair.verifier.formats import read_proof_file
+from fixture_graphs import views_graph
 from proving_helpers import prove_graph
 
 FUZZ_SECONDS = float(os.environ.get("LUMINAIR_FUZZ_SECONDS", "6"))
@@ -45,16 +46,9 @@ def views_case() -> tuple[bytes, bytes]:
     """(settings, proof) of a graph with a private input, a broadcast, a transposed weight, a pad
     and a slice, Sqrt / Recip / Mod, both reductions, and a transposed output."""
     rng = np.random.default_rng(5)
+    rng.uniform(0.2, 0.9, (4, 3))  # the draws views_graph makes for its weight
     cx = Graph()
-    x = cx.input("x", (3, 4))
-    k = cx.input("k", (4,), private=True)
-    w = cx.constant(rng.uniform(0.2, 0.9, (4, 3)), "w")
-    h = (x + k.expand((3, 4))) * w.permute((1, 0))
-    q = h.pad(((1, 0), (0, 2)))[0:3, 1:5]
-    r = q.sqrt() + (q + 2.0).recip()
-    r.max_reduce(1).output("m")
-    r.permute((1, 0)).output("rt")
-    (r % 0.5).sum_reduce(0).output("s")
+    views_graph(cx)
     settings, _, proof = prove_graph(cx, {"x": rng.uniform(0.1, 0.9, (3, 4)), "k": rng.uniform(0.1, 0.5, (4,))})
     return settings.data, proof.data
 

@@ -300,13 +300,11 @@ def test_openings_are_charged_for_the_stark_part_whatever_the_public_values_decl
     assert work >= OPENING_UNITS_PER_BYTE * (len(proof) - head) + 500_000
 
 
-def test_an_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
-    """2^18 elements of a transposed node, flattened: mapped through 2 affine pieces."""
+def _index_maps_charged_first(monkeypatch: pytest.MonkeyPatch, read) -> str:  # noqa: ANN001 - read(meter)
+    """read(meter) under a 100,000-unit budget refuses a 2^18-element output index map before building
+    it (pieces_indices would raise); the BudgetError's message, which names its charge."""
     from luminair.verifier.budget import INDEX_MAP_UNITS, MAP_BACK_UNITS, BudgetError, WorkMeter
     from luminair.verifier.graph import settings as graph_settings
-    from luminair.verifier.statement import read_settings
-
-    proof, settings = hb._pair(hb.non_affine_output_graph(512))
 
     def never(*_a: object) -> None:
         raise AssertionError("built before the budget was charged")
@@ -315,31 +313,28 @@ def test_an_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.M
     meter = WorkMeter(100_000)
     meter.decode_limit = 100_000  # (decoding may otherwise spend MAX_WORK whatever the budget)
     with pytest.raises(BudgetError) as e:
-        read_settings(settings, meter)
+        read(meter)
     units = int((INDEX_MAP_UNITS + MAP_BACK_UNITS) * (1 << 18))
-    assert f"(output index maps: {units})" in e.value.message and "at least max_work=" in e.value.message
+    assert f"(output index maps: {units})" in e.value.message, e.value.message
+    return e.value.message
+
+
+def test_an_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2^18 elements of a transposed node, flattened: mapped through 2 affine pieces."""
+    from luminair.verifier.statement import read_settings
+
+    proof, settings = hb._pair(hb.non_affine_output_graph(512))
+    assert "at least max_work=" in _index_maps_charged_first(monkeypatch, lambda meter: read_settings(settings, meter))
 
 
 def test_a_templates_output_index_map_is_charged_before_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
     """A symbolic side: the 2^18-element map's size is known only once instantiated, and the graph read
     back was read with no meter (its index maps were built uncharged: 0.2 s and ~20 MiB from 204 bytes)."""
-    from luminair.verifier.budget import INDEX_MAP_UNITS, MAP_BACK_UNITS, BudgetError, WorkMeter
-    from luminair.verifier.graph import settings as graph_settings
     from luminair.verifier.statement import bind_symbols, read_settings
 
     settings, public = hb.symbolic_non_affine_output_graph(512)
     assert len(settings) < 256
-
-    def never(*_a: object) -> None:
-        raise AssertionError("built before the budget was charged")
-
-    monkeypatch.setattr(graph_settings, "pieces_indices", never)
-    meter = WorkMeter(100_000)
-    meter.decode_limit = 100_000  # (decoding may otherwise spend MAX_WORK whatever the budget)
-    with pytest.raises(BudgetError) as e:
-        bind_symbols(read_settings(settings, meter), public, meter)
-    units = int((INDEX_MAP_UNITS + MAP_BACK_UNITS) * (1 << 18))
-    assert f"(output index maps: {units})" in e.value.message, e.value.message
+    _index_maps_charged_first(monkeypatch, lambda meter: bind_symbols(read_settings(settings, meter), public, meter))
     monkeypatch.undo()
     r = verify(hb.proof_file(settings, public), settings)  # the map counted once, with the view checks
     assert r.check == "work budget" and r.work_needed == math.ceil(hb.estimate(hb.proof_file(settings, public), settings)[0])

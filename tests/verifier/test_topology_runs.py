@@ -13,6 +13,7 @@ import pytest
 from luminair.verifier.graph.statement import build_graph_air
 from luminair.verifier.graph.topology import AffineView, ColumnPattern, ViewRuns, _mask_changes, _valid
 from luminair.verifier.statement import read_settings
+from fixture_graphs import views_graph
 from reference_topology import address, dense_difference, reference_sparse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,19 +107,6 @@ def _graph_settings(build) -> bytes:  # noqa: ANN001
     return cx.gen_settings(preset="fast").data
 
 
-def _views_graph(cx) -> None:  # noqa: ANN001 - tests/graph_proving/test_graph_fuzz.py's views graph
-    rng = np.random.default_rng(5)
-    x = cx.input("x", (3, 4))
-    k = cx.input("k", (4,), private=True)
-    w = cx.constant(rng.uniform(0.2, 0.9, (4, 3)), "w")
-    h = (x + k.expand((3, 4))) * w.permute((1, 0))
-    q = h.pad(((1, 0), (0, 2)))[0:3, 1:5]
-    r = q.sqrt() + (q + 2.0).recip()
-    r.max_reduce(1).output("m")
-    r.permute((1, 0)).output("rt")
-    (r % 0.5).sum_reduce(0).output("s")
-
-
 def _sum_of_squares(cx) -> None:  # noqa: ANN001 - tests/conftest.py's stark_files graph
     x = cx.input("x", (64, 64), private=True)
     (x * x).sum_reduce(1).output("y")
@@ -140,7 +128,7 @@ CASES = {
     "mlp_784_128_10": lambda: _onnx_settings("mlp_784_128_10"),
     "gpt_opset13": lambda: _onnx_settings("gpt_torch/gpt_opset13.onnx"),
     "public/settings.bin": lambda: (ROOT / "public" / "settings.bin").read_bytes(),
-    "views graph": lambda: _graph_settings(_views_graph),
+    "views graph": lambda: _graph_settings(views_graph),
     "sum of squares": lambda: _graph_settings(_sum_of_squares),
     "tiny_mlp.py": _tiny_mlp,
 }
@@ -179,7 +167,7 @@ def _padded_dot(cx) -> None:  # noqa: ANN001 - tests/graph_proving/test_fused_fo
     (x.pad(((0, 1), (0, 0))) @ cx.constant(np.linspace(-0.5, 0.5, 16 * 8).reshape(16, 8), "w")).output("y")
 
 
-@pytest.mark.parametrize("build", [_padded_dot, _views_graph])
+@pytest.mark.parametrize("build", [_padded_dot, views_graph])
 def test_dot_components_without_the_freivalds_check_equal_the_per_row_reference(build, monkeypatch):
     """Dots proven by the Dot component (the check switched off, as test_fused_forgery does): one
     row a group where the lanes cover the reduced axis, so the output address steps every row."""
