@@ -46,13 +46,19 @@ def samples_report(graph: Any, samples: list[dict[str, Any]]) -> dict[str, dict[
 
 
 def bound_report(graph: Any, inputs: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """{output: the largest element of its worst-case and first-order bounds on |attested - float64|}."""
+    """{output: the largest element of its worst-case and first-order bounds on |attested - float64|}
+    (first order None, with the reason, where the graph is too large for its reverse passes)."""
     from luminair.prover.graph.error_bound import error_bound
     from luminair.prover.graph.first_order import first_order_bound
 
-    worst, first = error_bound(graph, inputs), first_order_bound(graph, inputs)
+    worst = error_bound(graph, inputs)
+    try:
+        first, refused = first_order_bound(graph, inputs), None
+    except ValueError as e:
+        first, refused = None, str(e)
     return {name: {"worst_case": float(np.max(worst[name], initial=0.0)),
-                   "first_order": float(np.max(first[name], initial=0.0))} for name in worst}
+                   "first_order": None if first is None else float(np.max(first[name], initial=0.0)),
+                   **({"first_order_refused": refused} if refused else {})} for name in worst}
 
 
 def onnxruntime_report(model_bytes: bytes, feeds: dict[str, Any], exact_out: dict[str, Any]) -> dict[str, Any] | None:

@@ -462,8 +462,9 @@ def print_prove_summary(s: dict[str, Any]) -> None:
         say(f"output {repr(printable(name)):<8} over the {cal['samples']} calibration inputs: max |fixed - float64| = "
             f"{q['max_abs_error']:.3g}, mean {q['mean_abs_error']:.3g}{top1}")
     for name, b in (s.get("error_bound") or {}).items():
-        say(f"output {repr(printable(name)):<8} error bound: worst case {b['worst_case']:.3g}, "
-            f"first order {b['first_order']:.3g} (an estimate: docs/onnx.md \"Error bounds\")")
+        first = (f"first order {b['first_order']:.3g} (an estimate: docs/onnx.md \"Error bounds\")"
+                 if b["first_order"] is not None else f"no first-order bound: {b['first_order_refused']}")
+        say(f"output {repr(printable(name)):<8} error bound: worst case {b['worst_case']:.3g}, {first}")
     ort = s.get("onnxruntime_error") or {}
     if "error" in ort:
         say(f"onnxruntime    cannot run the model: {ort['error']}")

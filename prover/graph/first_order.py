@@ -36,10 +36,17 @@ from .node import Node
 from .ops import GroupOp, Op
 
 CHUNK_CELLS = 1 << 22  # adjoint cells held per node at once (target rows x node elements)
+MAX_CELLS = 1 << 32  # output elements x graph elements: beyond it the bound is refused before any pass
 
 
 def first_order_bound(graph: Graph, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """{output name: elementwise first-order bound on |run(exact=True) - run()|} for these inputs."""
+    """{output name: elementwise first-order bound on |run(exact=True) - run()|} for these inputs.
+    ValueError, before any work, where the reverse passes would exceed MAX_CELLS adjoint cells."""
+    rows = sum(view.numel for _, view in graph.outputs().values())
+    cells = rows * sum(n.numel for n in graph.nodes())
+    if cells > MAX_CELLS:
+        raise ValueError(f"the first-order bound needs a reverse pass per output element: {rows} outputs x "
+                         f"{cells // rows} graph elements = {cells} cells, above its limit of {MAX_CELLS}")
     fo = _FirstOrder(graph, inputs)
     return {
         name: fo.bound(node, view.src_indices() if view.steps else np.arange(node.numel)).reshape(view.shape)

@@ -107,3 +107,18 @@ def test_the_torch_gpt_is_within_its_first_order_bound_of_onnxruntime(opset):
     assert np.isinf(error_bound(cx, {"input_ids": ids})["logits"]).any()
     assert np.all(np.isfinite(first))
     assert np.all(np.abs(attested - ref) <= first + 1e-5)  # + onnxruntime's float32 rounding
+
+
+def test_a_graph_too_large_for_the_reverse_passes_is_refused_before_any(monkeypatch):
+    import luminair.prover.graph.first_order as fo
+    from luminair.prover.cli.accuracy import bound_report
+
+    cx = Graph()
+    (cx.input("x", (4, 8)) * 0.5).output("y")
+    monkeypatch.setattr(fo, "MAX_CELLS", 100)  # 32 outputs x 65 elements (x, the constant, the product)
+    monkeypatch.setattr(fo, "_FirstOrder", None)  # no pass may start
+    with pytest.raises(ValueError, match="32 outputs x 65 graph elements = 2080 cells, above its limit of 100"):
+        first_order_bound(cx, {"x": np.zeros((4, 8))})
+    (report,) = bound_report(cx, {"x": np.zeros((4, 8))}).values()  # prove --error-bound: said, not raised
+    assert report["first_order"] is None and "above its limit" in report["first_order_refused"]
+    assert report["worst_case"] > 0
