@@ -77,15 +77,18 @@ def errors(outs: list[np.ndarray], refs: list[np.ndarray]) -> dict:
     return {"max_abs_error": float(diff.max()), "mean_abs_error": float(diff.mean()), "top1_agreement": float(top1)}
 
 
-def run_luminair(model: Path, samples: list[np.ndarray], calibrate: bool) -> tuple[dict, list[np.ndarray]]:
+def run_luminair(model: Path, samples: list[np.ndarray], calibrate: str | None) -> tuple[dict, list[np.ndarray]]:
+    """calibrate: None (the default scale), "global" (one scale) or "tensors" (a scale per tensor)."""
     from luminair.prover import GenericCompiler, StwoCompiler
     from luminair.prover.onnx import load_onnx
 
     cx = load_onnx(str(model))
     (name, node), = cx.inputs().items()
     feeds = [{name: s.reshape(node.shape)} for s in samples]
-    cal = cx.calibrate(feeds) if calibrate else None
+    cal = cx.calibrate(feeds) if calibrate == "global" else None
     cx.compile(GenericCompiler(), StwoCompiler())
+    if calibrate == "tensors":
+        cal = cx.calibrate_tensors(feeds)
     outs = [next(iter(cx.run(f, exact=True).values())) for f in feeds]
     return {"scale_bits": cx.numeric_format.scale_bits, **({"calibration": cal.as_dict()} if cal else {})}, outs
 
@@ -135,7 +138,8 @@ def main() -> None:
         refs = [sess.run(None, {inp.name: s.reshape([d if isinstance(d, int) else 1 for d in inp.shape])
                                 .astype(np.float32)})[0].astype(np.float64) for s in samples]
         row: dict = {"model": name, "samples": len(samples)}
-        for label, cal in (("luminair_default", False), ("luminair_calibrated", True)):
+        for label, cal in (("luminair_default", None), ("luminair_calibrated", "global"),
+                           ("luminair_per_tensor", "tensors")):
             info, outs = run_luminair(model, samples, cal)
             row[label] = {**info, **errors(outs, refs)}
         try:

@@ -86,7 +86,7 @@ def _rebuild(spec: GraphSpec, ints: list[int], symbols: list[Symbol], exprs: lis
     for n in spec.nodes:
         shape = tuple(next(it) for _ in n.shape)
         srcs = [(s, nodes[s].shape, steps(st)) for s, _, st in n.srcs]
-        nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values, n.index))
+        nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values, n.index, n.scale))
     outputs = [OutputSpec(o.name, o.node, steps(o.steps)) for o in spec.outputs]
     return GraphSpec(spec.scale_bits, nodes, spec.inputs, outputs, spec.title, spec.description, symbols, exprs)
 

@@ -45,7 +45,9 @@ SETTINGS_MAGIC = b"LMNRSETT"
 #    the soundness terms
 # 11: index inputs (node flag 2: integers such as token ids) and Gather nodes (rows of a constant
 #    table at an index input, computed by the verifier)
-FORMAT_VERSION = 11
+# 12: a scale per node (settings.bin: a u8 after the axis; every shift, exponent and table scale is
+#    derived from the scales)
+FORMAT_VERSION = 12
 # What a file of each older version (1, 2, ...) lacked, as the "unsupported version" message says it
 OLDER_FORMATS = (
     "whose verifier trusted the model commitment in settings.bin",
@@ -58,6 +60,7 @@ OLDER_FORMATS = (
     "whose trace trees opened fold pairs and whose function tables had trees of their own",
     "whose Freivalds terms could cancel between two product instances (unsound)",
     "without index inputs and Gather nodes",
+    "with one scale for every tensor",
 )
 
 MAX_TREES = 16

@@ -28,6 +28,12 @@ VALUE_MAX = (1 << (VALUE_BITS - 1)) - 1
 MIN_SCALE_BITS = 4
 MAX_SCALE_BITS = 14
 DEFAULT_SCALE_BITS = 10
+# A node's own scale (docs/statement.md "Scales"): any tensor may hold its values at 2^0 .. 2^24 (a
+# tensor of small values, as softmax probabilities over many classes, needs more than 14 bits).
+MIN_NODE_SCALE = 0
+MAX_NODE_SCALE = 24
+MAX_SHIFT = 14  # a rounding shift k: out*2^k + rem stays below 2^30 with a 16-bit out
+MAX_RECIP_EXPONENT = 28  # 1/x as 2^c / x: out*x + rem = 2^c below 2^30
 
 
 class NumericError(ValueError):
@@ -133,19 +139,21 @@ def op_relu(x: int) -> int:
     return x if x > 0 else 0
 
 
-def op_recip(x: int, s: int) -> int:
-    """sign(x) * floor(2^(2s) / |x|): 2^(2s) = |out|*|x| + rem with 0 <= rem < |x|."""
+def op_recip(x: int, c: int) -> int:
+    """sign(x) * floor(2^c / |x|): 2^c = |out|*|x| + rem with 0 <= rem < |x|. At input scale s_in and
+    output scale s_out, c = s_in + s_out (node_constant)."""
     if x == 0:
         raise NumericError("recip of zero")
-    q = (1 << (2 * s)) // abs(x)
+    q = (1 << c) // abs(x)
     return q if x > 0 else -q
 
 
-def op_sqrt(x: int, s: int) -> int:
-    """floor(sqrt(x * 2^s)): x*2^s = out^2 + rem with 0 <= rem <= 2*out."""
+def op_sqrt(x: int, e: int) -> int:
+    """floor(sqrt(x * 2^e)): x*2^e = out^2 + rem with 0 <= rem <= 2*out. At input scale s_in and
+    output scale s_out, e = 2 s_out - s_in (node_constant)."""
     if x < 0:
         raise NumericError(f"sqrt of negative raw value {x}")
-    return math.isqrt(x << s)
+    return math.isqrt(x << e)
 
 
 def op_mod(a: int, b: int) -> int:
@@ -158,6 +166,73 @@ def op_mod(a: int, b: int) -> int:
 def op_less_than(a: int, b: int, s: int) -> int:
     """1.0 (raw 2^s) if a < b else 0."""
     return (1 << s) if a < b else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Scales. Every node holds its values at its own scale; an op's integer meaning takes its inputs'
+# and output's scales through one constant, derived here (the verifier never reads it from a file):
+#   Mul, Dot        k = s_a + s_b - s_out in [1, MAX_SHIFT]     the rounding shift (a bias: at s_out)
+#   Recip           c = s_in + s_out in [0, MAX_RECIP_EXPONENT]  out = 2^c / x
+#   Sqrt            e = 2 s_out - s_in in [0, MAX_SHIFT]        out = sqrt(x 2^e)
+#   LessThan        s_out <= MAX_SCALE_BITS (1.0 is 2^s_out)    inputs at one scale
+#   Log2 .. Erf     s_in = s_out = the graph's scale (one table a function)
+#   every other op  all scales equal (Add, Mod, reductions, Relu, Contiguous; a Gather's table and
+#                   output): the op is exact on raw integers
+# ---------------------------------------------------------------------------------------------
+
+SCALED_PRODUCTS = ("Mul", "Dot")
+TABLE_OPS = ("Log2", "Exp2", "Sin", "Exp", "Erf")
+
+
+def node_constant(op: str, in_scales: list[int], out_scale: int, graph_scale: int) -> int:
+    """The constant an op's rows are proven with (0 for the exact ops); NumericError naming the
+    rule a scale assignment breaks."""
+    if not MIN_NODE_SCALE <= out_scale <= MAX_NODE_SCALE:
+        raise NumericError(f"scale 2^{out_scale} outside [2^{MIN_NODE_SCALE}, 2^{MAX_NODE_SCALE}]")
+    if op in ("Input", "Constant"):
+        return 0
+    if op in SCALED_PRODUCTS:
+        k = in_scales[0] + in_scales[1] - out_scale
+        if not 1 <= k <= MAX_SHIFT:
+            raise NumericError(f"{op} of scales 2^{in_scales[0]} x 2^{in_scales[1]} to 2^{out_scale}: rounding "
+                               f"shift {k} outside [1, {MAX_SHIFT}]")
+        if len(in_scales) == 3 and in_scales[2] != out_scale:
+            raise NumericError(f"Dot bias at scale 2^{in_scales[2]}, its output at 2^{out_scale}: a bias is added "
+                               "at the output's scale")
+        return k
+    if op == "Recip":
+        c = in_scales[0] + out_scale
+        if c > MAX_RECIP_EXPONENT:
+            raise NumericError(f"Recip of scale 2^{in_scales[0]} to 2^{out_scale}: 2^{c} exceeds 2^{MAX_RECIP_EXPONENT}")
+        return c
+    if op == "Sqrt":
+        e = 2 * out_scale - in_scales[0]
+        if not 0 <= e <= MAX_SHIFT:
+            raise NumericError(f"Sqrt of scale 2^{in_scales[0]} to 2^{out_scale}: 2 s_out - s_in = {e} outside "
+                               f"[0, {MAX_SHIFT}]")
+        return e
+    if op == "LessThan":
+        if in_scales[0] != in_scales[1]:
+            raise NumericError(f"LessThan compares scales 2^{in_scales[0]} and 2^{in_scales[1]}: one scale needed")
+        if out_scale > MAX_SCALE_BITS:
+            raise NumericError(f"LessThan output at 2^{out_scale}: 1.0 needs a scale of at most 2^{MAX_SCALE_BITS}")
+        return out_scale
+    if op in TABLE_OPS:
+        if in_scales[0] != graph_scale or out_scale != graph_scale:
+            raise NumericError(f"{op} of scale 2^{in_scales[0]} to 2^{out_scale}: a function table works at the "
+                               f"graph's scale 2^{graph_scale}, in and out")
+        return graph_scale
+    ins = in_scales[:1] if op == "Gather" else in_scales  # (a Gather's ids are integers)
+    if any(s != out_scale for s in ins):
+        raise NumericError(f"{op} of scales {', '.join(f'2^{s}' for s in ins)} to 2^{out_scale}: an exact op "
+                           "keeps one scale")
+    return 0
+
+
+def default_constant(op: str, s: int) -> int:
+    """node_constant when every scale is s (the names of components at other constants say theirs)."""
+    return node_constant(op, [s, s, s][: 3 if op in SCALED_PRODUCTS else 2], s, s) if op not in (
+        "Input", "Constant") else 0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -124,7 +124,7 @@ def chunk_fanouts(spec: GraphSpec) -> dict[int, np.ndarray]:
 
 def build_spec(graph: Any, title: str = "", description: str = "") -> GraphSpec:
     """The graph as the verifier sees it."""
-    from ..graph.execute import constant_raw
+    from ..graph.execute import constant_raw, node_scale
 
     fmt = graph.numeric_format
     nodes = []
@@ -140,7 +140,8 @@ def build_spec(graph: Any, title: str = "", description: str = "") -> GraphSpec:
             else:  # (past 32 bits: the settings writer names the value)
                 values = [int(x) for x in raw]
         nodes.append(
-            NodeSpec(n.op.value, tuple(n.shape), srcs, n.axis, n.name or "", bool(n.private), values, bool(n.index))
+            NodeSpec(n.op.value, tuple(n.shape), srcs, n.axis, n.name or "", bool(n.private), values, bool(n.index),
+                     node_scale(n, fmt))
         )
     inputs = [InputSpec(name, node.id) for name, node in graph.inputs().items()]
     outputs = [
@@ -446,7 +447,7 @@ def _mat_out_columns(
     comp = plan.component
     n_rows = 1 << comp.log_size
     bases = node_bases(spec)
-    s = spec.scale_bits
+    s = plan.instance.constant  # the products' rounding shift
     z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
     topo = {name: z() for name in comp.topology_columns()}
     split_w = comp.split_w
@@ -574,7 +575,7 @@ def main_columns(
             if plan.kind == "PrivateInput":
                 range_value(cols, "v", 16, v + HALF)
         else:
-            cols = op_columns(plan, rows, s)
+            cols = op_columns(plan, rows, plan.instance.constant)
             _check_outputs(plan, rows, cols, values)
         out.append(split_limbs(cols, plan.component))
     out += table_multiplicities(air, plans, out, pre, s)

@@ -124,18 +124,18 @@ def mod_columns(plan: ComponentPlan, rows: Rows, s: int) -> dict[str, np.ndarray
     return cols
 
 
-def recip_columns(plan: ComponentPlan, rows: Rows, s: int) -> dict[str, np.ndarray]:
-    """Recip: verifier/graph/components.py RecipComponent."""
+def recip_columns(plan: ComponentPlan, rows: Rows, c: int) -> dict[str, np.ndarray]:
+    """Recip: verifier/graph/components.py RecipComponent (c: 2^c / x)."""
     cols: dict[str, np.ndarray] = {}
     real = rows.is_real.astype(bool)
     (x,) = rows.values_in
-    x = np.where(real, x, 1 << s)  # padding rows compute 1/1
+    x = np.where(real, x, 1 << ((c + 1) // 2))  # padding rows: 2^c / 2^ceil(c/2), in range
     if np.any(x == 0):
         fail_at(plan, rows, x == 0, "recip of zero")
     neg = (x < 0).astype(I64)
     xabs = np.abs(x)
-    out = fx_recip(x, s)
-    rem = (1 << (2 * s)) - np.abs(out) * xabs
+    out = fx_recip(x, c)
+    rem = (1 << c) - np.abs(out) * xabs
     cols.update(x=x, out=out, rem=rem, neg=neg)
     range_value(cols, "xabs", 15, xabs - 1)
     range_value(cols, "rem", 15, rem)
@@ -174,7 +174,7 @@ def recip_sqrt_columns(plan: ComponentPlan, rows: Rows, s: int) -> dict[str, np.
         fail_at(plan, rows, q & (x < 0), "sqrt of a negative value")
     neg = ((x < 0) & ~q).astype(I64)
     xabs = np.abs(x)
-    r_out = fx_recip(np.where(q, 1, x), s)  # (each row's other kind masked out below)
+    r_out = fx_recip(np.where(q, 1, x), 2 * s)  # (each row's other kind masked out below)
     r_rem = (1 << (2 * s)) - np.abs(r_out) * xabs
     root = fx_sqrt(np.where(q, x, 0), s)
     xs = np.where(q, x, 0) << s

@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from luminair.verifier.numeric import VALUE_MAX, VALUE_MIN, MIN_SCALE_BITS, NumericFormat
+from luminair.verifier.numeric import VALUE_MAX, VALUE_MIN, MIN_SCALE_BITS, NumericError, NumericFormat, node_constant
 
 from .errors import BoundsError, InputError
 from .fixed import (
@@ -83,7 +83,9 @@ def eval_float(node: Node, args: list[np.ndarray]) -> np.ndarray:
 
 
 def eval_exact(node: Node, args: list[np.ndarray], s: int) -> np.ndarray:
-    """The exact integer function of ``node`` on raw int64 inputs (may raise DomainViolation)."""
+    """The exact integer function of ``node`` on raw int64 inputs (may raise DomainViolation); ``s``
+    is its constant (numeric.node_constant, ``exact_constant``: a product's rounding shift, a
+    reciprocal's exponent, a table's scale)."""
     op = node.op
     if op in TABLE_NAME:
         return fx_table(TABLE_NAME[op], args[0], s)
@@ -128,6 +130,24 @@ def gather_rows(node: Node, table: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return table.reshape(rows, width)[idx].reshape(-1)
 
 
+# -- scales ------------------------------------------------------------------------------------
+
+
+def node_scale(node: Node, fmt: NumericFormat) -> int:
+    """A node's scale: its own, or the graph's."""
+    return fmt.scale_bits if node.scale is None else node.scale
+
+
+def exact_constant(node: Node, fmt: NumericFormat) -> int:
+    """numeric.node_constant of a node from its and its inputs' scales; BoundsError naming the node
+    where the scales break a rule of the format."""
+    try:
+        return node_constant(node.op.value, [node_scale(src, fmt) for src, _ in node.srcs], node_scale(node, fmt),
+                             fmt.scale_bits)
+    except NumericError as e:
+        raise BoundsError(f"{node.where()}: {e}") from None
+
+
 # -- error messages ----------------------------------------------------------------------------
 
 
@@ -145,8 +165,9 @@ def _scale_that_fits(real: float, s: int) -> int | None:
     return None
 
 
-def overflow_error(what: str, shape: tuple[int, ...], i: int, raw: float, fmt: NumericFormat) -> BoundsError:
-    s = fmt.scale_bits
+def overflow_error(what: str, shape: tuple[int, ...], i: int, raw: float, fmt: NumericFormat,
+                   scale: int | None = None) -> BoundsError:
+    s = fmt.scale_bits if scale is None else scale
     real = raw / (1 << s)
     fit = _scale_that_fits(real, s) if math.isfinite(real) else None
     remedy = (
@@ -157,52 +178,55 @@ def overflow_error(what: str, shape: tuple[int, ...], i: int, raw: float, fmt: N
     raw_text = f"{int(raw)}" if math.isfinite(raw) and abs(raw) < 2**62 else f"{raw:g}"
     return BoundsError(
         f"{what}: raw value {raw_text} (= {real:g}) at {_element(shape, i)} is outside the 16-bit range "
-        f"[{VALUE_MIN}, {VALUE_MAX}] (real [{fmt.min_real:g}, {fmt.max_real:g}] at scale 2^{s}). "
+        f"[{VALUE_MIN}, {VALUE_MAX}] (real [{VALUE_MIN / (1 << s):g}, {VALUE_MAX / (1 << s):g}] at scale 2^{s}). "
         f"Remedy: {remedy}."
     )
 
 
 def domain_error(node: Node, v: DomainViolation, fmt: NumericFormat) -> BoundsError:
     in_shape = node.srcs[0][1].shape if node.srcs and node.op is not Op.DOT else node.shape  # Dot: per output
+    one = 1 << (node_scale(node.srcs[0][0], fmt) if node.srcs else fmt.scale_bits)
     return BoundsError(
-        f"{node.where()}: {v.reason}: input raw value {v.raw} (= {v.raw / fmt.one:g}) at "
+        f"{node.where()}: {v.reason}: input raw value {v.raw} (= {v.raw / one:g}) at "
         f"{_element(in_shape, v.index)}. Remedy: {v.remedy}."
     )
 
 
-def check_range(what: str, shape: tuple[int, ...], raw: np.ndarray, fmt: NumericFormat) -> None:
+def check_range(what: str, shape: tuple[int, ...], raw: np.ndarray, fmt: NumericFormat, scale: int | None = None) -> None:
     bad = out_of_range(raw)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise overflow_error(what, shape, i, float(raw[i]), fmt)
+        raise overflow_error(what, shape, i, float(raw[i]), fmt, scale)
 
 
-def quantize_checked(what: str, shape: tuple[int, ...], x: np.ndarray, fmt: NumericFormat) -> np.ndarray:
+def quantize_checked(what: str, shape: tuple[int, ...], x: np.ndarray, fmt: NumericFormat,
+                     scale: int | None = None) -> np.ndarray:
     """Real float64 array -> raw int64 (NumericFormat.quantize, vectorized, with the same checks)."""
     x = np.asarray(x, dtype=np.float64).reshape(-1)
     finite = np.isfinite(x)
     if not finite.all():
         i = int(np.flatnonzero(~finite)[0])
         raise BoundsError(f"{what}: {float(x[i])!r} at {_element(shape, i)} is not a finite number")
-    q = quantize_floor(x, fmt.scale_bits)
+    q = quantize_floor(x, fmt.scale_bits if scale is None else scale)
     bad = (q < VALUE_MIN) | (q > VALUE_MAX)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise overflow_error(what, shape, i, float(q[i]), fmt)
+        raise overflow_error(what, shape, i, float(q[i]), fmt, scale)
     return q.astype(np.int64)
 
 
 def constant_raw(node: Node, fmt: NumericFormat) -> np.ndarray:
-    """The raw values of a constant: its folded exact values, or its quantized float values."""
+    """The raw values of a constant at its scale: its folded exact values, or its quantized float values."""
+    s = node_scale(node, fmt)
     if node.raw is not None:
-        if node.raw_scale != fmt.scale_bits:
+        if node.raw_scale != s:
             raise BoundsError(
                 f"{node.where()}: this constant was folded in fixed point at scale 2^{node.raw_scale}, "
-                f"but the graph now uses scale 2^{fmt.scale_bits}. Remedy: set the numeric format "
+                f"but it now has scale 2^{s}. Remedy: set the numeric format "
                 f"before compiling, or compile again from the uncompiled model."
             )
         return node.raw.reshape(-1)
-    return quantize_checked(f"{node.where()} (quantized)", node.shape, node.value, fmt)
+    return quantize_checked(f"{node.where()} (quantized)", node.shape, node.value, fmt, s)
 
 
 # -- whole graphs ------------------------------------------------------------------------------
@@ -243,24 +267,25 @@ def execute_exact(
     nodes: list[Node], inputs: Mapping[int, np.ndarray], fmt: NumericFormat, only: set[int] | None = None
 ) -> dict[int, np.ndarray]:
     """Raw int64 value (flat) of every node (or of the ids in ``only``), with the bounds pass."""
-    s = fmt.scale_bits
     vals: dict[int, np.ndarray] = {}
     for node in nodes:
         if only is not None and node.id not in only:
             continue
+        s = node_scale(node, fmt)
         if node.op is Op.INPUT and node.index:
             out = np.asarray(inputs[node.id], dtype=np.int64).reshape(-1)  # integers (graph.index_array)
         elif node.op is Op.INPUT:
-            out = quantize_checked(f"{node.where()} (quantized)", node.shape, inputs[node.id], fmt)
+            out = quantize_checked(f"{node.where()} (quantized)", node.shape, inputs[node.id], fmt, s)
         elif node.op is Op.CONSTANT:
             out = constant_raw(node, fmt)
-            check_range(node.where(), node.shape, out, fmt)
+            check_range(node.where(), node.shape, out, fmt, s)
         else:
             args = [view.gather(vals[src.id]) for src, view in node.srcs]
+            c = exact_constant(node, fmt)
             try:
-                out = eval_exact(node, args, s)
+                out = eval_exact(node, args, c)
             except DomainViolation as v:
                 raise domain_error(node, v, fmt) from None
-            check_range(node.where(), node.shape, out, fmt)
+            check_range(node.where(), node.shape, out, fmt, s)
         vals[node.id] = out
     return vals

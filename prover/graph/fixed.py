@@ -39,8 +39,8 @@ def fx_mul(a: np.ndarray, b: np.ndarray, s: int) -> np.ndarray:
     return (a * b + (1 << (s - 1))) >> s
 
 
-def fx_recip(x: np.ndarray, s: int) -> np.ndarray:
-    """Twin of op_recip: sign(x) * floor(2^(2s) / |x|)."""
+def fx_recip(x: np.ndarray, c: int) -> np.ndarray:
+    """Twin of op_recip: sign(x) * floor(2^c / |x|)."""
     zero = x == 0
     if zero.any():
         i = _first(zero)
@@ -49,12 +49,12 @@ def fx_recip(x: np.ndarray, s: int) -> np.ndarray:
             "keep the divisor at least one raw unit away from zero (add an epsilon), or use a larger "
             "scale for finer resolution",
         )
-    q = (1 << (2 * s)) // np.abs(x)
+    q = (1 << c) // np.abs(x)
     return np.where(x > 0, q, -q)
 
 
-def fx_sqrt(x: np.ndarray, s: int) -> np.ndarray:
-    """Twin of op_sqrt: floor(sqrt(x * 2^s)) (integer square root, corrected after float sqrt)."""
+def fx_sqrt(x: np.ndarray, e: int) -> np.ndarray:
+    """Twin of op_sqrt: floor(sqrt(x * 2^e)) (integer square root, corrected after float sqrt)."""
     neg = x < 0
     if neg.any():
         i = _first(neg)
@@ -62,7 +62,7 @@ def fx_sqrt(x: np.ndarray, s: int) -> np.ndarray:
             i, int(x[i]), "square root of a negative value",
             "clamp the input at zero (e.g. relu) or add an epsilon before the square root",
         )
-    v = x << s  # < 2^29, so the float estimate is within one of the integer root
+    v = x << e  # < 2^29, so the float estimate is within one of the integer root
     r = np.floor(np.sqrt(v.astype(np.float64))).astype(np.int64)
     r -= (r * r > v).astype(np.int64)
     r += ((r + 1) * (r + 1) <= v).astype(np.int64)

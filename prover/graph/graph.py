@@ -102,6 +102,31 @@ class Graph:
 
         return calibrate(self, samples, headroom_bits)
 
+    def calibrate_tensors(self, samples: Any, headroom_bits: float | None = None) -> Any:
+        """Choose every tensor's own scale from sample inputs (prover/graph/calibrate.py
+        calibrate_tensors, headroom TENSOR_HEADROOM_BITS by default); after compiling. A
+        TensorCalibration."""
+        from .calibrate import TENSOR_HEADROOM_BITS, calibrate_tensors
+
+        return calibrate_tensors(self, samples, TENSOR_HEADROOM_BITS if headroom_bits is None else headroom_bits)
+
+    def set_scales(self, scales: Mapping[int, int]) -> None:
+        """Give nodes (by id) their own scales; a constant folded at another scale is quantized
+        again from its real value at its new one. The rules an assignment must keep are
+        verifier/numeric.node_constant's (the executors and the prover check them)."""
+        new: list[Node] = []
+        mapping: dict[Node, Replacement] = {}
+        for old in self._nodes:
+            srcs = tuple((mapping[src][0], view) for src, view in old.srcs)
+            s = scales.get(old.id, old.scale)
+            changes: dict[str, Any] = {"srcs": srcs, "id": len(new), "scale": s}
+            if old.raw is not None and old.raw_scale != (self._fmt.scale_bits if s is None else s):
+                changes.update(raw=None, raw_scale=None)
+            n = old.replace(**changes)
+            new.append(n)
+            mapping[old] = (n, ShapeTracker(n.shape))
+        self._install(new, mapping)
+
     # -- building --------------------------------------------------------------------------------
 
     def add_node(
@@ -253,7 +278,12 @@ class Graph:
     # -- compiling -------------------------------------------------------------------------------
 
     def compile(self, *compilers: Any) -> "Graph":
-        """Run compilers in order (tuples of compilers run in order too). Returns the graph."""
+        """Run compilers in order (tuples of compilers run in order too). Returns the graph. The
+        passes rewrite a graph of one scale: per-tensor scales (calibrate_tensors) come after."""
+        scaled = next((n for n in self._nodes if n.scale is not None), None)
+        if scaled is not None:
+            raise CompileError(f"{scaled.where()} has its own scale 2^{scaled.scale}: compile before choosing "
+                               "per-tensor scales (Graph.calibrate_tensors), not after")
         run_compilers(compilers, self)
         return self
 
@@ -440,7 +470,7 @@ class Graph:
         out = {}
         for name, (node, view) in self._outputs.items():
             v = view.gather(vals[node.id]).reshape(view.shape)
-            out[name] = v / float(self._fmt.one) if exact else v.astype(np.float64, copy=True)
+            out[name] = v / float(1 << ex.node_scale(node, self._fmt)) if exact else v.astype(np.float64, copy=True)
         return out
 
     # -- display ---------------------------------------------------------------------------------

@@ -29,6 +29,8 @@ class Node:
       result of the folded ops (int64, shape ``shape``) at scale ``raw_scale``; the fixed-point
       executor uses it instead of quantizing ``value``, so folding never changes exact results.
     * ``origin``: the user code line / high-level op / ONNX node that built it (for errors).
+    * ``scale``: its values' scale 2^scale (None: the graph's numeric format); calibration sets it
+      per node (prover/graph/calibrate.py), the rules in verifier/numeric.node_constant.
     """
 
     id: int
@@ -43,6 +45,7 @@ class Node:
     raw_scale: int | None = None
     origin: str | None = None
     index: bool = False
+    scale: int | None = None
 
     @property
     def numel(self) -> int:

@@ -258,7 +258,8 @@ class ModComponent(GraphComponent):
 
 
 class RecipComponent(GraphComponent):
-    """out = sign(x) floor(2^(2s)/|x|): out*x + rem = 2^(2s) with 0 <= rem < |x|, x != 0."""
+    """out = sign(x) floor(2^c/|x|): out*x + rem = 2^c with 0 <= rem < |x|, x != 0 (its constant c
+    = s_in + s_out, numeric.node_constant; 2s at the graph's scale)."""
 
     name = "recip"
     n_inputs = 1
@@ -269,7 +270,7 @@ class RecipComponent(GraphComponent):
         x, out, rem, neg = (ev.main(c) for c in ("x", "out", "rem", "neg"))
         self.consume(ev, 0, x)
         ev.add_constraint(neg * (neg - 1))
-        ev.add_constraint(out * x + rem - (1 << (2 * self.s)))
+        ev.add_constraint(out * x + rem - (1 << self.s))
         xabs = x * (1 - 2 * neg)
         self.check_range(ev, xabs - 1, "xabs", 15)
         self.check_range(ev, rem, "rem", 15)
@@ -279,7 +280,8 @@ class RecipComponent(GraphComponent):
 
 
 class SqrtComponent(GraphComponent):
-    """out = floor(sqrt(x*2^s)): x*2^s = out^2 + rem with 0 <= rem <= 2*out, x >= 0."""
+    """out = floor(sqrt(x*2^e)): x*2^e = out^2 + rem with 0 <= rem <= 2*out, x >= 0 (its constant e =
+    2 s_out - s_in, numeric.node_constant; s at the graph's scale)."""
 
     name = "sqrt"
     n_inputs = 1

@@ -291,7 +291,7 @@ def build_mat_out(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
     bases = node_bases(spec)
     segs = layout_segments(indices, lambda i: plan.product(i).out_rows)
     total = sum(seg.rows for seg in segs)
-    comp_out = MatOutComponent(log_size_of(total), spec.scale_bits, tag, bias, inst.split_w)
+    comp_out = MatOutComponent(log_size_of(total), inst.constant, tag, bias, inst.split_w)
     n_out = 1 << comp_out.log_size
     pats = {"is_real": ColumnPattern("step", n_out), "addr": ColumnPattern("affine", n_out)}
     if bias:

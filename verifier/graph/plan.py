@@ -63,12 +63,16 @@ def chunks(items: list[Any], counts: list[int]) -> list[list[Any]]:
     return out
 
 
-def merge_kinds(by_kind: dict[str, list[int]]) -> dict[str, list[int]]:
-    """`by_kind` (kind -> nodes) with the kinds of MERGED_KINDS joined where all are present."""
+def merge_kinds(by_kind: dict[tuple[str, int], list[int]]) -> dict[tuple[str, int], list[int]]:
+    """`by_kind` ((kind, constant) -> nodes) with the kinds of MERGED_KINDS joined where all are
+    present at constants one component proves (MERGED_CONSTANT: RecipSqrt proves 2^(2e)/x beside
+    sqrt(x 2^e); the others share one constant)."""
     out = dict(by_kind)
     for merged, parts in MERGED_KINDS.items():
-        if all(p in out for p in parts):
-            out[merged] = sorted(i for p in parts for i in out.pop(p))
+        for key in sorted(k for k in out if k[0] == parts[1]):
+            first = (parts[0], 2 * key[1] if merged == "RecipSqrt" else key[1])
+            if first in out and key in out:
+                out[(merged, key[1])] = sorted(out.pop(first) + out.pop(key))
     return out
 
 
@@ -91,6 +95,7 @@ class Instance:
     offsets: tuple[int, ...] = ()
     bias: bool = False
     split_w: bool = False
+    constant: int = 0  # numeric.node_constant of its nodes (one a component): a shift, an exponent, a scale
 
 
 @dataclass

@@ -30,6 +30,7 @@ from .components import COMPONENT_ORDER, DOT_VARIANTS, RANGE16_MIN_LOG, DotVaria
 from .mat_plans import mat_topology_cost, mat_variant_instances, operand_instances
 from .matmul import MatPlan, PairPlan, mat_plans, pair_plans
 from .plan import MERGED_KINDS, Instance, chunks, log_size_of, merge_kinds, split_parts
+from ..numeric import default_constant
 from .spec import CONTRACT, GROUPED, REDUCE, GraphSpec, gather_tables, known_gather, view_shape
 from .topology import (
     KNOWN_LANES, AffineView, Segment, chunked_reads, direct_weight_reads, dot_lanes,
@@ -146,23 +147,30 @@ def rows_of(spec: GraphSpec, index: int, lanes: int, kind: str) -> int:
 def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, int]) -> list[Instance]:
     """The op kinds' components in the fixed component order, a kind split into instances
     ("<name>", "<name>.1", ...) where padding would waste much (plan.split_parts)."""
-    by_kind: dict[str, list[int]] = {}
+    by_kind: dict[tuple[str, int], list[int]] = {}
     for i, kind in enumerate(kinds):
-        by_kind.setdefault(kind, []).append(i)
+        if kind not in ("Direct", "MatMul", "MatPair"):
+            by_kind.setdefault((kind, spec.constant_of(i) if kind not in KNOWN_KINDS else 0), []).append(i)
     by_kind = merge_kinds(by_kind)
     out: list[Instance] = []
-    for kind in COMPONENT_ORDER:
-        nodes = by_kind.get(kind)
-        if not nodes:
-            continue
+    for kind, constant in sorted(by_kind, key=lambda key: (COMPONENT_ORDER.index(key[0]), key[1])):
+        nodes = by_kind[(kind, constant)]
         rows = {i: rows_of(spec, i, lanes.get(i, 1), kinds[i]) for i in nodes}
+        op = MERGED_KINDS[kind][1] if kind in MERGED_KINDS else spec.nodes[nodes[0]].op
+        base = make_component(kind, 4, constant).name + _constant_suffix(spec, op, constant)
         for part, members in enumerate(chunks(nodes, split_parts([rows[i] for i in nodes]))):
             segs = layout_segments(members, rows.__getitem__)
             bound = _op_boundary_bound(spec, kind, segs, lanes)
             total = sum(seg.rows for seg in segs)
-            name = make_component(kind, 4, spec.scale_bits).name + (f".{part}" if part else "")
-            out.append(Instance(kind, name, tuple(members), total, log_size_of(total), bound, DOT_VARIANTS.get(kind)))
+            name = base + (f".{part}" if part else "")
+            out.append(Instance(kind, name, tuple(members), total, log_size_of(total), bound, DOT_VARIANTS.get(kind),
+                                constant=constant))
     return out
+
+
+def _constant_suffix(spec: GraphSpec, op: str, constant: int) -> str:
+    """A component at another constant than its op's at the graph's scale is named by it ("mul@12")."""
+    return "" if constant == default_constant(op, spec.scale_bits) else f"@{constant}"
 
 
 def _op_boundary_bound(spec: GraphSpec, kind: str, segs: list[Segment], lanes: Mapping[int, int]) -> int:
@@ -184,16 +192,20 @@ def _product_instances(spec: GraphSpec, kinds: tuple[str, ...], matmuls: Mapping
     products: dict[int, MatPlan | PairPlan] = {**matmuls, **pairs}
     outs: list[Instance] = []
     share: dict[int, tuple[str, int]] = {}  # node -> (its MatOut's tag, the groups before its own)
-    for (bias, split_w), nodes in mat_variant_instances(spec, products, indices):
+    by_shift: dict[int, list[int]] = {}
+    for i in indices:  # one MatOut a rounding shift (numeric.node_constant)
+        by_shift.setdefault(spec.constant_of(i), []).append(i)
+    variants = [(k, v, nodes) for k in sorted(by_shift) for v, nodes in mat_variant_instances(spec, products, by_shift[k])]
+    for k, (bias, split_w), nodes in variants:
         for part, members in enumerate(chunks(nodes, split_parts([products[i].out_rows for i in nodes]))):
-            tag = MatOutComponent.tag(bias, split_w, part)
+            tag = MatOutComponent.tag(bias, split_w, part) + _constant_suffix(spec, "Dot", k)
             groups = 0
             for i in members:
                 share[i] = (tag, groups)
                 groups += products[i].out_rows // products[i].n
             rows = sum(products[i].out_rows for i in members)
             outs.append(Instance("MatOut", tag, tuple(members), rows, log_size_of(rows), 0, tag=tag, bias=bias,
-                                 split_w=split_w))
+                                 split_w=split_w, constant=k))
     operands = operand_instances(spec, matmuls, pairs, indices, share)
     out = operands + outs
     bounds = {i: mat_topology_cost(spec, products[i], i in pairs) for i in indices}

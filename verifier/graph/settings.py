@@ -12,7 +12,7 @@ from math import prod
 from ..errors import FormatError
 from ..budget import WorkMeter, index_map_work, substitution_work, view_work
 from ..formats import Reader, Writer
-from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN
+from ..numeric import MAX_SCALE_BITS, MIN_SCALE_BITS, VALUE_MAX, VALUE_MIN, NumericError, node_constant
 from ..packed import INT, from_le, to_le
 from .spec import N_INPUTS, OP_CODE, OPS, STEP_KINDS, GraphSpec, InputSpec, NodeSpec, OutputSpec, view_shape
 from .symbols import count_refs, expression_values, has_refs, read_symbols, substitute, write_symbols
@@ -94,11 +94,12 @@ def write_graph(w: Writer, g: GraphSpec, labels: bool = True) -> None:
     w.u8(g.scale_bits)
     write_symbols(w, g.symbols, g.exprs)
     w.u32(len(g.nodes))
-    for node in g.nodes:
+    for i, node in enumerate(g.nodes):
         w.u8(OP_CODE[node.op])
         w.string(node.name if labels else "")
         w.u8((1 if node.private else 0) | (2 if node.index else 0))
         w.u8(0xFF if node.axis is None else node.axis)
+        w.u8(g.scale_of(i))
         _write_ints(w, node.shape)
         w.u32(len(node.srcs))
         for src, src_shape, steps in node.srcs:
@@ -166,6 +167,7 @@ def read_graph(r: Reader, meter: WorkMeter | None = None, views_charged: bool = 
         name = _read_label(r, f"{where} name", MAX_NAME)
         flags = r.u8(f"{where} flags")
         axis_raw = r.u8(f"{where} axis")
+        node_scale = r.u8(f"{where} scale")
         shape = tuple(_read_ints(r, f"{where} shape", MAX_DIMS))
         if template and has_refs(shape):
             if op == "Constant":
@@ -186,7 +188,8 @@ def read_graph(r: Reader, meter: WorkMeter | None = None, views_charged: bool = 
         axis = None if axis_raw == 0xFF else axis_raw
         if flags & ~3 or (flags & 2 and op != "Input") or (flags & 1 and op != "Input"):
             raise r.fail(f"{where} flags", f"{flags:#x} is not a valid flag set for {op} (1: private input, 2: index input)")
-        node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1), index=bool(flags & 2))
+        node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1), index=bool(flags & 2), scale=node_scale)
+        _check_scales(nodes, node, scale, where, r)
         if op == "Gather":
             _check_gather(nodes, node, where, r, shapes=not template)
         elif any(nodes[s].index for s, _, _ in srcs):
@@ -253,6 +256,15 @@ def read_graph(r: Reader, meter: WorkMeter | None = None, views_charged: bool = 
     return GraphSpec(scale, nodes, inputs, outputs, title, description, symbols, exprs)
 
 
+def _check_scales(nodes: list[NodeSpec], node: NodeSpec, graph_scale: int, where: str, r: Reader) -> None:
+    """The node's scale is one the format allows and fits its op with its inputs' (numeric.node_constant:
+    every shift the proof uses is derived from these, none is read)."""
+    try:
+        node_constant(node.op, [nodes[s].scale for s, _, _ in node.srcs], node.scale, graph_scale)
+    except NumericError as e:
+        raise r.fail(f"{where} scale", str(e)) from None
+
+
 def template_parts(template: GraphSpec) -> tuple[int, int, list]:
     """What instantiating a template costs (verifier/budget.py): its expressions' terms, its
     references, and its view steps (the concrete graph's, checked when it is read back)."""
@@ -288,7 +300,7 @@ def instantiate(template: GraphSpec, values: tuple[int, ...], meter: WorkMeter |
     for i, n in enumerate(template.nodes):
         shape = substitute(n.shape, evaluated, f"node {i} shape")
         srcs = [(s, nodes[s].shape, steps_of(st, f"node {i} input {k}")) for k, (s, _, st) in enumerate(n.srcs)]
-        nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values, n.index))
+        nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values, n.index, n.scale))
     outputs = [OutputSpec(o.name, o.node, steps_of(o.steps, f"output {k}")) for k, o in enumerate(template.outputs)]
     concrete = GraphSpec(template.scale_bits, nodes, template.inputs, outputs, template.title, template.description)
     w = Writer()

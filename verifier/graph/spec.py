@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import prod
 
+from ..numeric import node_constant
+
 # Op names mirror luminair.prover.graph.ops.Op values; the code is the position in this tuple.
 OPS = (
     "Input",
@@ -69,6 +71,7 @@ class NodeSpec:
     private: bool = False
     values: Sequence[int] | None = None  # constants: raw fixed-point values, row-major (an array once decoded)
     index: bool = False  # inputs only: integers (token ids) that only Gather nodes read, not fixed-point values
+    scale: int | None = None  # its values' scale 2^scale (None: the graph's; settings.bin names every node's)
 
     @property
     def numel(self) -> int:
@@ -109,6 +112,19 @@ class GraphSpec:
     @property
     def is_template(self) -> bool:
         return bool(self.symbols)
+
+    def scale_of(self, index: int) -> int:
+        """Node `index`'s scale (its values are raw = real * 2^scale)."""
+        s = self.nodes[index].scale
+        return self.scale_bits if s is None else s
+
+    def constant_of(self, index: int) -> int:
+        """The constant node `index`'s rows are proven with (numeric.node_constant: a product's
+        rounding shift, a reciprocal's exponent, ...), derived from the scales; NumericError if the
+        scales break a rule."""
+        node = self.nodes[index]
+        return node_constant(node.op, [self.scale_of(src) for src, _, _ in node.srcs], self.scale_of(index),
+                             self.scale_bits)
 
 
 def is_identity_map(spec: GraphSpec, out: OutputSpec) -> bool:

@@ -61,7 +61,7 @@ def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
     nodes = list(inst.nodes)
     segs = layout_segments(nodes, plan.rows_of)
     op = spec.nodes[nodes[0]].op
-    comp = make_component(kind, inst.log_size, spec.scale_bits)
+    comp = make_component(kind, inst.log_size, inst.constant)
     comp.name = inst.name
     n_rows = 1 << comp.log_size
     if kind in KNOWN_KINDS:
@@ -193,7 +193,7 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
         node = spec.nodes[inp.node]
         if len(vals) != node.numel:
             raise StatementError(f"public input {inp.name!r}: {len(vals)} values for shape {node.shape}")
-        decoded = _indices(rows[inp.node], vals, inp.name) if node.index else _decode(vals, f"input {inp.name!r}", spec.scale_bits)
+        decoded = _indices(rows[inp.node], vals, inp.name) if node.index else _decode(vals, f"input {inp.name!r}", spec.scale_of(inp.node))
         inputs[inp.name] = {"shape": list(node.shape), "values": decoded}
     for out, vals in zip(spec.outputs, public[len(pub_inputs) :]):
         if len(vals) != len(out.src_indices):
@@ -205,7 +205,8 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
         identity = is_identity_map(spec, out)
         outputs[out.name] = {
             "shape": list(out.shape),
-            "values": _decode(vals, f"output {out.name!r}", spec.scale_bits),
+            "values": _decode(vals, f"output {out.name!r}", spec.scale_of(out.node)),
+            "scale_bits": spec.scale_of(out.node),
             "source": {"node": out.node, "op": src_node.op, "name": src_node.name},
             "index_map": "identity" if identity else list(out.src_indices),
         }

@@ -31,15 +31,22 @@ def graph_summary(spec: GraphSpec, meter: WorkMeter | None = None) -> dict[str, 
         if node.name:
             label += f" {node.name}"
         nodes.append({"id": i, "op": node.op, "label": label, "shape": list(node.shape),
-                      "private": node.private if node.op == "Input" else None})
+                      "private": node.private if node.op == "Input" else None, "scale_bits": spec.scale_of(i)})
         for src, _, _ in node.srcs:
             edges.append([src, i])
     fmt = NumericFormat(spec.scale_bits)
+    scales: dict[int, int] = {}
+    for i in range(len(spec.nodes)):
+        scales[spec.scale_of(i)] = scales.get(spec.scale_of(i), 0) + 1
+    description = fmt.describe() if len(scales) == 1 else (
+        f"fixed point, a scale per tensor: {', '.join(f'2^{s} ({n} nodes)' for s, n in sorted(scales.items()))}; "
+        f"function tables at 2^{spec.scale_bits}")
     return {
         "title": spec.title,
         "description": spec.description,
         "model_digest": model_digest(spec).hex(),
-        "numeric_format": {"scale_bits": spec.scale_bits, "description": fmt.describe()},
+        "numeric_format": {"scale_bits": spec.scale_bits, "description": description,
+                           "node_scales": {str(s): n for s, n in sorted(scales.items())}},
         "graph": {"nodes": nodes, "edges": edges},
         "inputs": [
             {"name": i.name, "node": i.node, "shape": list(spec.nodes[i.node].shape),
@@ -48,7 +55,7 @@ def graph_summary(spec: GraphSpec, meter: WorkMeter | None = None) -> dict[str, 
         ],
         "outputs": [
             {"name": o.name, "node": o.node, "shape": list(o.shape), "source_op": spec.nodes[o.node].op,
-             "source_name": spec.nodes[o.node].name, "view": describe_steps(o.steps),
+             "source_name": spec.nodes[o.node].name, "view": describe_steps(o.steps), "scale_bits": spec.scale_of(o.node),
              "index_map": "identity" if is_identity_map(spec, o) else list(o.src_indices)}
             for o in spec.outputs
         ],

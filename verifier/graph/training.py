@@ -235,7 +235,7 @@ def training_statement(
         raise TrainingStatementError(
             f"outputs or states for parameters {sorted(extra_new | extra_state)} that have no input"
         )
-    scale = spec.scale_bits
+    scale = next(spec.scale_of(o.node) for o in spec.outputs if o.name == "train/loss")
     return {
         "step": step,
         "seed": seed,
