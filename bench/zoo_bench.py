@@ -145,12 +145,78 @@ def squeezenet(size: int, preset: str, runs: int) -> dict[str, Any]:
     return out
 
 
+def squeezenet_softmax(size: int, preset: str, fills: str) -> dict[str, Any]:
+    """The whole SqueezeNet, its 1000-class softmax included (issue 27), at --size x --size with a
+    scale per tensor calibrated on the input (calibrate_tensors): as shipped (every weight 0.02),
+    with gain_one_fills or with random_fills (seeded He-uniform weights: logits that differ); prove once at the preset, verify, and the attested probabilities against
+    onnxruntime."""
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+
+    sys.path.insert(0, str(HERE))
+    from common import peak_rss_mb
+
+    from luminair.prover import GenericCompiler, StwoCompiler
+    from luminair.prover.onnx import load_onnx
+    from luminair.prover.onnx.zoo import for_onnxruntime, gain_one_fills, random_fills, zoo_path
+    from luminair.prover.proving import gen_settings, gen_trace, prove
+    from luminair.verifier import verify
+
+    shipped = onnx.load(str(zoo_path("squeezenet")))
+    model = {"shipped": shipped, "gain_one": gain_one_fills(shipped), "random": random_fills(shipped)}[fills]
+    name = model.graph.output[0].name
+    shape = (1, 3, size, size)
+    x = np.random.default_rng(0).uniform(0, 1, shape).astype(np.float32).astype(np.float64)
+    out: dict[str, Any] = {"model": "squeezenet 1.1 (light_squeezenet.onnx) with its softmax", "fills": fills,
+                           "input": list(shape), "output": name, "preset": preset}
+    graph = load_onnx(model, {"data_0": shape}, resize_inputs=True)
+    try:
+        graph.run({"data_0": x}, exact=True)
+        out["default_scale"] = "ran"
+    except Exception as e:  # noqa: BLE001 - the refusal at one scale is the measurement
+        out["default_scale"] = f"{type(e).__name__}: {e}"
+    t = time.perf_counter()
+    graph.compile(GenericCompiler(), StwoCompiler())
+    cal = graph.calibrate_tensors([{"data_0": x}])
+    out["compile_and_calibrate_s"] = round(time.perf_counter() - t, 2)
+    out["calibration"] = cal.as_dict()
+    t = time.perf_counter()
+    settings = gen_settings(graph, preset=preset)
+    out["settings_s"] = round(time.perf_counter() - t, 2)
+    out["settings_bytes"] = len(settings.data)
+    t = time.perf_counter()
+    proof = prove(graph, gen_trace(graph, {"data_0": x}), settings)
+    out["prove_s"] = round(time.perf_counter() - t, 2)
+    out["proof_bytes"] = len(proof.data)
+    t = time.perf_counter()
+    r = verify(proof.data, settings.data, max_work=MAX_WORK)
+    out["verify_s"] = round(time.perf_counter() - t, 2)
+    out["verified"] = r.success
+    out["verify_error"] = r.error_message
+    out["security_bits"] = settings.security_bits
+    out["peak_rss_mb"] = peak_rss_mb()
+    sess = ort.InferenceSession(for_onnxruntime(model, shape, [name]).SerializeToString(),
+                                providers=["CPUExecutionProvider"])
+    ref = sess.run(None, {"data_0": x.astype(np.float32)})[0].astype(np.float64).reshape(-1)
+    if r.success:
+        attested = np.asarray(r.outputs[name]["values"], dtype=float)
+        out["output_scale_bits"] = r.outputs[name]["scale_bits"]
+        out["max_abs_error_vs_onnxruntime"] = float(np.max(np.abs(attested - ref)))
+        out["top1_agrees"] = bool(attested.argmax() == ref.argmax()) if np.ptp(ref) > 0 else None
+        out["probability_sum"] = float(attested.sum())
+    out["max_probability"] = float(ref.max())
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--preset", default="default")
     ap.add_argument("--size", type=int, default=31)
     ap.add_argument("--skip-zoo", action="store_true")
+    ap.add_argument("--softmax", choices=("shipped", "gain_one", "random"), default=None,
+                    help="only the whole SqueezeNet with its softmax, a scale per tensor (issue 27)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
@@ -160,6 +226,13 @@ def main() -> None:
     from luminair.prover.onnx.zoo import ZOO
 
     report: dict[str, Any] = {"benchmark": "zoo", "onnx": onnx.__version__, "machine": machine()}
+    if args.softmax:
+        report["squeezenet_softmax"] = squeezenet_softmax(args.size, args.preset, args.softmax)
+        text = json.dumps(report, indent=2)
+        print(text)
+        if args.out:
+            args.out.write_text(text + "\n")
+        return
     if not args.skip_zoo:
         report["zoo_224"] = [_in_process(_zoo_one, name) for name in ZOO]
     report["squeezenet"] = squeezenet(args.size, args.preset, args.runs)

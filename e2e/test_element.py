@@ -71,6 +71,8 @@ def test_verified_shows_outputs_digest_bits_time_and_graph(page):
     expect(facts).to_contain_text(f"{expected.security_bits} bits ({expected.security_label})")
     expect(facts).to_contain_text("in Pyodide")
     expect(facts).to_contain_text(expected.statement)
+    # the numeric format read from settings.bin (scales per tensor, or the one scale)
+    expect(facts).to_contain_text(settings_summary(SETTINGS)["numeric_format"]["description"])
     outputs = page.locator("#ok table.outputs")
     for name, tensor in expected.outputs.items():
         expect(outputs).to_contain_text(name)

@@ -325,6 +325,7 @@ def _field(raw: np.ndarray) -> list[int]:
 
 def gen_trace(graph: Any, inputs: Mapping[str, Any]) -> Trace:
     """Run the graph exactly (with the bounds pass) and collect the public values."""
+    from .graph.execute import node_scale
     _ensure_compiled(graph)
     t = time.perf_counter()
     values = {k: np.asarray(v, dtype=np.int64).reshape(-1) for k, v in graph.execute_exact(inputs).items()}
@@ -338,7 +339,7 @@ def gen_trace(graph: Any, inputs: Mapping[str, Any]) -> Trace:
         idx = view.src_indices()
         raw = np.where(idx >= 0, values[node.id][np.maximum(idx, 0)], 0)
         public.append(_field(raw))
-        outputs[name] = (raw / (1 << fmt.scale_bits)).reshape(view.shape)
+        outputs[name] = (raw / (1 << node_scale(node, fmt))).reshape(view.shape)
     return Trace(dict(inputs), values, public, outputs, time.perf_counter() - t)
 
 

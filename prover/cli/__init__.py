@@ -80,15 +80,17 @@ def build_parser() -> argparse.ArgumentParser:
         "proof of about 20 bits, accepted only with --min-security-bits; anyone could forge it); default: default",
     )
     p.add_argument("--security", type=int, default=None, help="target conjectured bits (overrides --preset)")
-    p.add_argument("--scale-bits", type=int, default=None, help="fixed-point fractional bits (default 10)")
+    p.add_argument("--scale-bits", type=int, default=None,
+                   help="one fixed-point scale 2^S for every tensor (default: an ONNX model's scales are chosen per "
+                        "tensor from the input, a Python model keeps its own format)")
     p.add_argument("--onnxruntime", action="store_true",
                    help="for an ONNX model: also report the outputs' error against onnxruntime and its top-1 agreement")
     p.add_argument("--error-bound", action="store_true",
                    help="also report each output's bound on |fixed - float64|: the worst case per element and the "
                         "first-order bound that keeps the errors' correlations (seconds on a small transformer)")
     p.add_argument("--calibrate", metavar="SAMPLES", default=None,
-                   help="choose the scale from the input and these samples (.npy stack or JSON list of inputs): "
-                        "the largest that keeps every value in range with 1 bit of headroom")
+                   help="choose a scale per tensor from the input and these samples (.npy stack or JSON list of "
+                        "inputs): the largest that keeps each tensor's values in range with half a bit of headroom")
     p.add_argument(
         "--title",
         default=None,

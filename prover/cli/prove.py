@@ -193,15 +193,15 @@ def _split_shape_values(model_bytes: bytes, path: str, input_data: dict[str, Any
     return values, {**input_data, "input_data": [row for n, row in zip(order, rows) if n not in names]}
 
 
-def _calibrate(args: argparse.Namespace, graph: Any, input_data: dict[str, Any]) -> tuple[Any, list[dict[str, Any]]]:
-    """--calibrate SAMPLES: the proving input and the samples choose the graph's scale (before it is
-    compiled: compiling folds constants at the scale). SAMPLES is a .npy stack of one input's
-    samples (first axis), or a JSON list of input objects ({"input_data": ...} each)."""
-    from luminair.prover.graph.calibrate import calibrate
+def _calibration_samples(args: argparse.Namespace, graph: Any, input_data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The proving input, then --calibrate's samples (a .npy stack of one input's samples, first
+    axis, or a JSON list of input objects, {"input_data": ...} each)."""
     from luminair.prover.graph.model_file import read_input_json
 
+    if not args.calibrate:
+        return [read_input_json(input_data, graph)]
     if args.scale_bits is not None:
-        raise UsageError("--calibrate chooses the scale: drop --scale-bits")
+        raise UsageError("--calibrate chooses a scale per tensor: drop --scale-bits (a fixed scale for every tensor)")
     raw = read_input_file(args.calibrate)["input_data"] if args.calibrate.lower().endswith(".npy") else None
     if raw is not None:
         objects = [{"input_data": [row]} for row in raw[0]]
@@ -213,11 +213,17 @@ def _calibrate(args: argparse.Namespace, graph: Any, input_data: dict[str, Any])
         if not isinstance(objects, list) or not all(isinstance(o, dict) for o in objects):
             raise UsageError(f"calibration file {args.calibrate!r} must hold a JSON list of input objects "
                              f'({{"input_data": [...]}} each) or be a .npy stack of samples')
-    samples = [read_input_json(o, graph) for o in [input_data, *objects]]
-    cal = calibrate(graph, samples)
-    print(f"note: calibrated over the input and {len(objects)} sample(s): scale 2^{cal.scale_bits} "
-          f"(largest |raw| {cal.peak_raw}, at {cal.peak_node}; {cal.headroom_bits} bit of headroom)", file=sys.stderr)
-    return cal, samples
+    return [read_input_json(o, graph) for o in [input_data, *objects]]
+
+
+def _calibrate_tensors(graph: Any, samples: list[dict[str, Any]]) -> Any:
+    """A scale per tensor from the samples (after compiling: prover/graph/calibrate.py)."""
+    cal = graph.calibrate_tensors(samples)
+    scales = ", ".join(f"2^{s} ({n})" for s, n in cal.histogram().items())
+    print(f"note: a scale per tensor from the input{f' and {len(samples) - 1} sample(s)' if len(samples) > 1 else ''} "
+          f"({cal.headroom_bits:g} bit of headroom): {scales} tensors; function tables at 2^{cal.graph_scale}",
+          file=sys.stderr)
+    return cal
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
@@ -226,6 +232,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     from luminair.prover.proving import gen_settings, gen_trace, prove, write_files
     from luminair.verifier.graph.planner import plan_graph
     from luminair.prover.costs import plan_cells
+    from luminair.verifier.graph.summary import graph_summary
 
     # Everything the user named is checked before any work: labels, model, input, the output folder.
     title, description = check_labels(args.title, args.description)
@@ -294,10 +301,14 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 from luminair.verifier.numeric import NumericFormat
 
                 graph.numeric_format = NumericFormat(args.scale_bits)
-        calibration, samples = _calibrate(args, graph, input_data) if args.calibrate else (None, [])
+        # a scale per tensor (after compiling) for an ONNX model, or with --calibrate; --scale-bits
+        # keeps one scale for every tensor, and a Python model its own numeric format
+        per_tensor = bool(args.calibrate) or (model_bytes is not None and args.scale_bits is None)
+        samples = _calibration_samples(args, graph, input_data) if per_tensor else []
         stwo = StwoCompiler(search=not args.no_search)
         graph.compile(GenericCompiler(), stwo)
         search = stwo.search_report
+        calibration = _calibrate_tensors(graph, samples) if per_tensor else None
         inputs = read_input_json(input_data, graph)
         load_s = time.perf_counter() - t0
         t = time.perf_counter()
@@ -332,7 +343,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "description": description,
         "security": settings.describe_security(),
         "security_bits": settings.security_bits,
-        "numeric_format": graph.numeric_format.describe(),
+        "numeric_format": graph_summary(settings.spec)["numeric_format"]["description"],
         "calibration": {**calibration.as_dict(), "accuracy": samples_report(graph, samples)} if calibration is not None else None,
         "components": [
             {

@@ -14,7 +14,7 @@ import numpy as np
 
 from luminair.prover.graph import Graph, GroupOp, Node, Op, ShapeTracker
 from luminair.prover.graph.errors import BoundsError
-from luminair.prover.graph.execute import constant_raw, eval_exact, eval_float
+from luminair.prover.graph.execute import constant_raw, eval_exact, eval_float, exact_constant
 from luminair.prover.graph.fixed import DomainViolation, out_of_range, quantize_floor
 
 from .base import Looped
@@ -50,7 +50,7 @@ class ConstantFold:
                 return None
             try:
                 raw_args = [view.gather(constant_raw(src, fmt)) for src, view in node.srcs]
-                raw = eval_exact(node, raw_args, fmt.scale_bits)
+                raw = eval_exact(node, raw_args, exact_constant(node, fmt))
             except (DomainViolation, BoundsError):
                 return None
             if out_of_range(raw).any():

@@ -110,6 +110,7 @@ def calibrate(graph: Graph, samples: Sequence[Mapping[str, Any]], headroom_bits:
 
 TENSOR_HEADROOM_BITS = 0.5
 _VALUE_LIMIT = 1 << (VALUE_BITS - 1)
+VALUE_MAX_REAL = _VALUE_LIMIT - 1
 
 
 @dataclass(frozen=True)
@@ -257,6 +258,15 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
         scale[root] = min(scale.get(root, MAX_NODE_SCALE), s)
     if table_class is not None:
         scale[table_class] = min(scale[table_class], MAX_SCALE_BITS)
+    for n in nodes:  # a class no scale holds: its largest member named
+        root = classes.find(n.id)
+        floor = MIN_SCALE_BITS if root == table_class else MIN_NODE_SCALE
+        if not n.index and scale[root] < floor and peaks[n.id] == max(
+                peaks[m.id] for m in nodes if not m.index and classes.find(m.id) == root):
+            where = " (it shares the function tables' scale, at least 2^4)" if root == table_class else ""
+            raise NumericError(f"calibration over {len(samples)} sample(s), headroom {headroom_bits:g} bit(s): "
+                               f"{n.where()} reaches |value| {peaks[n.id]:g}, which no scale of the format "
+                               f"holds{where}: the 16-bit range at 2^{floor} ends at {VALUE_MAX_REAL >> floor}")
 
     def lower(node_id: int, why: str) -> None:
         root = classes.find(node_id)

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .execute import constant_raw, quantize_checked
+from .execute import constant_raw, node_scale, quantize_checked
 from .graph import Graph
 from .node import Node
 from .ops import GroupOp, Op
@@ -36,8 +36,6 @@ from ...verifier.numeric import NumericFormat
 def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
     """(float64 values, error bounds) of every node, flat, by node id."""
     fmt = graph.numeric_format
-    eps = 1.0 / fmt.one
-    half = eps / 2 * (1 + 1e-9)
     vals = graph.execute_float(inputs)
     feed = graph._check_inputs(inputs)
     err: dict[int, np.ndarray] = {}
@@ -49,6 +47,8 @@ def node_error_bounds(graph: Graph, inputs: Mapping[str, Any]) -> tuple[dict[int
             xs = [view.gather(vals[src.id]) for src, view in n.srcs]
             es = [view.gather(err[src.id]) for src, view in n.srcs]
             op = n.op
+            eps = 2.0 ** -node_scale(n, fmt)  # one unit of the node's own scale
+            half = eps / 2 * (1 + 1e-9)
             if op is Op.ADD:
                 e = es[0] + es[1]
             elif op is Op.MUL:
@@ -104,8 +104,9 @@ def input_quantization_error(n: Node, feed: Mapping[int, np.ndarray], fmt: Numer
     """|raw / 2^s - value| of an input or constant node (index inputs are integers: exact)."""
     if n.op is Op.INPUT and n.index:
         return np.zeros(n.numel)
-    raw = quantize_checked(n.where(), n.shape, feed[n.id], fmt) if n.op is Op.INPUT else constant_raw(n, fmt)
-    return np.abs(raw / fmt.one - value)
+    s = node_scale(n, fmt)
+    raw = quantize_checked(n.where(), n.shape, feed[n.id], fmt, s) if n.op is Op.INPUT else constant_raw(n, fmt)
+    return np.abs(raw / 2.0 ** s - value)
 
 
 def error_bound(graph: Graph, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .error_bound import input_quantization_error
+from .execute import node_scale
 from .graph import Graph
 from .node import Node
 from .ops import GroupOp, Op
@@ -57,8 +58,7 @@ def first_order_bound(graph: Graph, inputs: Mapping[str, Any]) -> dict[str, np.n
 class _FirstOrder:
     def __init__(self, graph: Graph, inputs: Mapping[str, Any]) -> None:
         fmt = graph.numeric_format
-        self.eps = 1.0 / fmt.one
-        self.half = self.eps / 2 * (1 + 1e-9)
+        self.fmt = fmt
         self.nodes = list(graph.nodes())
         self.vals = graph.execute_float(inputs)
         self.rho: dict[int, np.ndarray] = {}  # local error of every element
@@ -72,18 +72,20 @@ class _FirstOrder:
     # -- local errors ------------------------------------------------------------------------------
 
     def _local_error(self, n: Node, feed: Mapping[int, np.ndarray], fmt: Any) -> np.ndarray:
-        op, eps, size = n.op, self.eps, n.numel
+        op, size = n.op, n.numel
+        eps = 2.0 ** -node_scale(n, fmt)  # one unit of the node's own scale
+        half = eps / 2 * (1 + 1e-9)
         if op in (Op.INPUT, Op.CONSTANT):
             return input_quantization_error(n, feed, fmt, self.vals[n.id])
         if op in (Op.MUL, Op.DOT) or op in GroupOp.TABLE and op is not Op.LOG2:
-            return np.full(size, self.half)
+            return np.full(size, half)
         if op in (Op.RECIP, Op.SQRT, Op.LOG2, Op.LESS_THAN, Op.MOD):
             xs = self._args(n)
             es = [self.bound(src, view.src_indices()) for src, view in n.srcs]
             if op is Op.RECIP:
                 return np.where(np.abs(xs[0]) > es[0], eps, np.inf)
             if op is Op.LOG2:
-                return np.where(xs[0] > es[0], self.half, np.inf)
+                return np.where(xs[0] > es[0], half, np.inf)
             if op is Op.SQRT:
                 flat = xs[0] <= es[0]
                 self.flat[n.id] = flat

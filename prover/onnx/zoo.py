@@ -45,6 +45,29 @@ def gain_one_fills(model: onnx.ModelProto) -> onnx.ModelProto:
     return out
 
 
+def random_fills(model: onnx.ModelProto, seed: int = 0) -> onnx.ModelProto:
+    """A copy whose ConstantOfShape weight fills are replaced by seeded random weights, uniform in
+    +-sqrt(6 / fan in) (He's, so that activations keep their size through the ReLUs): the real
+    architecture with weights that differ, so its outputs (a classifier's logits) differ too."""
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    rng = np.random.default_rng(seed)
+    shapes = {i.name: numpy_helper.to_array(i) for i in out.graph.initializer}
+    weights = {n.input[1] for n in out.graph.node if n.op_type in ("Conv", "Gemm", "MatMul") and len(n.input) > 1}
+    keep = []
+    for n in out.graph.node:
+        if n.op_type == "ConstantOfShape" and n.output[0] in weights and n.input[0] in shapes:
+            shape = [int(d) for d in shapes[n.input[0]]]
+            bound = float(np.sqrt(6.0 / max(int(np.prod(shape[1:])), 1)))
+            w = rng.uniform(-bound, bound, shape).astype(np.float32)
+            out.graph.initializer.append(numpy_helper.from_array(w, n.output[0]))
+        else:
+            keep.append(n)
+    del out.graph.node[:]
+    out.graph.node.extend(keep)
+    return out
+
+
 def for_onnxruntime(model: onnx.ModelProto, input_shape: Sequence[int], outputs: Sequence[str]) -> onnx.ModelProto:
     """A copy with its (first non-initializer) input declared at ``input_shape`` and ``outputs`` as its
     outputs, without the stale inferred shapes: what onnxruntime runs to compare with a graph

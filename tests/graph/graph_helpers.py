@@ -21,25 +21,31 @@ _SCALAR_OPS = {
     Op.EXP2: lambda x, s: num.op_table("exp2", x, s),
     Op.LOG2: lambda x, s: num.op_table("log2", x, s),
     Op.SIN: lambda x, s: num.op_table("sin", x, s),
+    Op.EXP: lambda x, s: num.op_table("exp", x, s),
+    Op.ERF: num.op_erf,
+    Op.RELU: lambda x, s: num.op_relu(x),
 }
 
 
 def scalar_exact(cx: Graph, inputs: Mapping[str, Any]) -> dict[int, list[int]]:
     """An independent, slow fixed-point executor: one Python int at a time through the scalar
-    functions of verifier/numeric.py (the specification), with index maps from src_indices."""
+    functions of verifier/numeric.py (the specification), with index maps from src_indices, each
+    node at its own scale and each op at the constant numeric.node_constant derives."""
     fmt = cx.numeric_format
-    s = fmt.scale_bits
+    scale = {n.id: fmt.scale_bits if n.scale is None else n.scale for n in cx.nodes()}
     vals: dict[int, list[int]] = {}
     for n in cx.nodes():
+        here = num.NumericFormat(min(max(scale[n.id], num.MIN_SCALE_BITS), num.MAX_SCALE_BITS))
         if n.op is Op.INPUT:
-            vals[n.id] = [fmt.quantize(float(v)) for v in np.asarray(inputs[n.name], dtype=float).reshape(-1)]
+            vals[n.id] = [_quantize(float(v), scale[n.id]) for v in np.asarray(inputs[n.name], dtype=float).reshape(-1)]
             continue
         if n.op is Op.CONSTANT:
             if n.raw is not None:
                 vals[n.id] = [int(v) for v in n.raw.reshape(-1)]
             else:
-                vals[n.id] = [fmt.quantize(float(v)) for v in n.value.reshape(-1)]
+                vals[n.id] = [_quantize(float(v), scale[n.id]) for v in n.value.reshape(-1)]
             continue
+        c = num.node_constant(n.op.value, [scale[src.id] for src, _ in n.srcs], scale[n.id], fmt.scale_bits)
         args = []
         for src, view in n.srcs:
             sv = vals[src.id]
@@ -49,15 +55,29 @@ def scalar_exact(cx: Graph, inputs: Mapping[str, Any]) -> dict[int, list[int]]:
             moved = np.moveaxis(arr, n.axis, -1).reshape(-1, arr.shape[n.axis])
             red = [sum(int(v) for v in row) if n.op is Op.SUM_REDUCE else max(int(v) for v in row) for row in moved]
             vals[n.id] = red
+        elif n.op is Op.DOT:
+            a = np.moveaxis(np.array(args[0], dtype=object).reshape(n.srcs[0][1].shape), n.axis, -1)
+            b = np.moveaxis(np.array(args[1], dtype=object).reshape(n.srcs[1][1].shape), n.axis, -1)
+            rows = zip(a.reshape(-1, a.shape[-1]).tolist(), b.reshape(-1, b.shape[-1]).tolist())
+            vals[n.id] = [num.op_dot(x, y, c) for x, y in rows]
+            if len(args) == 3:
+                vals[n.id] = [v + w for v, w in zip(vals[n.id], args[2])]
         elif n.op is Op.CONTIGUOUS:
             vals[n.id] = list(args[0])
         elif len(args) == 2:
-            vals[n.id] = [_SCALAR_OPS[n.op](a, b, s) for a, b in zip(*args)]
+            vals[n.id] = [_SCALAR_OPS[n.op](a, b, c) for a, b in zip(*args)]
         else:
-            vals[n.id] = [_SCALAR_OPS[n.op](a, s) for a in args[0]]
+            vals[n.id] = [_SCALAR_OPS[n.op](a, c) for a in args[0]]
         for v in vals[n.id]:
-            num.check_raw(v, n.where(), fmt)
+            num.check_raw(v, n.where(), here)
     return vals
+
+
+def _quantize(x: float, s: int) -> int:
+    """NumericFormat.quantize at any node scale."""
+    raw = int(np.floor(x * (1 << s) + 0.5))
+    num.check_raw(raw, f"value {x}")
+    return raw
 
 
 def assert_exact_matches_scalar(cx: Graph, inputs: Mapping[str, Any]) -> None:

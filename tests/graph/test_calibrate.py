@@ -55,8 +55,9 @@ def test_prove_calibrate_chooses_the_scale_and_the_proof_verifies(tmp_path, caps
     assert cli([*args, "--out", str(tmp_path / "cal"), "--calibrate", str(tmp_path / "samples.npy")]) == 0
     captured = capsys.readouterr()
     cal = json.loads(captured.out)
-    assert cal["calibration"]["samples"] == 5 and cal["calibration"]["scale_bits"] > 10  # the input and 4 samples
-    assert "calibrated over the input and 4 sample(s)" in captured.err
+    assert cal["calibration"]["samples"] == 5 and cal["calibration"]["per_tensor"]  # the input and 4 samples
+    assert max(int(s) for s in cal["calibration"]["scales"]) > 10
+    assert "a scale per tensor from the input and 4 sample(s)" in captured.err
     assert plain["calibration"] is None and cal["model_digest"] != plain["model_digest"]  # the scale is in the digest
     err = cal["quantization_error"]["y"]["max_abs_error"]
     assert err <= plain["quantization_error"]["y"]["max_abs_error"]
@@ -73,7 +74,7 @@ def test_prove_calibrate_chooses_the_scale_and_the_proof_verifies(tmp_path, caps
 @pytest.mark.parametrize("content, extra, needle", [
     ("{}", [], "must hold a JSON list of input objects"),
     ("[1, 2]", [], "must hold a JSON list of input objects"),
-    ("[]", ["--scale-bits", "8"], "--calibrate chooses the scale: drop --scale-bits"),
+    ("[]", ["--scale-bits", "8"], "--calibrate chooses a scale per tensor: drop --scale-bits"),
 ])
 def test_bad_calibration_arguments_are_refused_in_one_line(tmp_path, capsys, content, extra, needle):
     (tmp_path / "cal.json").write_text(content)

@@ -132,7 +132,7 @@ def forge_instance_constants(cx: Graph, trace: Trace, settings: Settings, deltas
     from unittest import mock
 
     from luminair.prover.air import graph_trace as gt
-    from luminair.prover.graph.execute import eval_exact
+    from luminair.prover.graph.execute import eval_exact, exact_constant
     from luminair.prover.graph.ops import Op
     from luminair.verifier.numeric import DOT_ACC_BOUND
     from luminair.verifier.graph.components import HALF
@@ -151,7 +151,8 @@ def forge_instance_constants(cx: Graph, trace: Trace, settings: Settings, deltas
         if node.op in (Op.INPUT, Op.CONSTANT):
             values[node.id] = trace.values[node.id]
             continue
-        out = eval_exact(node, [view.gather(values[src.id]) for src, view in node.srcs], s).copy()
+        c = exact_constant(node, cx.numeric_format)
+        out = eval_exact(node, [view.gather(values[src.id]) for src, view in node.srcs], c).copy()
         for i, d in edits.get(node.id, {}).items():
             out[i] += d
         values[node.id] = out

@@ -170,7 +170,8 @@ def test_cli_keeps_a_private_onnx_input_out_of_the_proof(tmp_path, capsys):
 
 
 def r_raw(r):
-    return [round(v * 1024) % ((1 << 31) - 1) for v in r.outputs["output"]["values"]]
+    one = 1 << r.outputs["output"]["scale_bits"]  # (the output's own scale)
+    return [round(v * one) % ((1 << 31) - 1) for v in r.outputs["output"]["values"]]
 
 
 def test_cli_prove_reports_the_search_and_no_search_turns_it_off(tmp_path, capsys):

@@ -260,7 +260,7 @@ def _check_scales(nodes: list[NodeSpec], node: NodeSpec, graph_scale: int, where
     """The node's scale is one the format allows and fits its op with its inputs' (numeric.node_constant:
     every shift the proof uses is derived from these, none is read)."""
     try:
-        node_constant(node.op, [nodes[s].scale for s, _, _ in node.srcs], node.scale, graph_scale)
+        node_constant(node.op, [nodes[s].scale or 0 for s, _, _ in node.srcs], node.scale or 0, graph_scale)
     except NumericError as e:
         raise r.fail(f"{where} scale", str(e)) from None
 

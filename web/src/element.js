@@ -1104,6 +1104,9 @@ export class LuminairVerifyElement extends Base {
       if (info.warnings?.length) this.#fact("Hosting", info.warnings.join("; "));
     }
     const summary = r.settingsSummary;
+    // the numeric format the verifier read from settings.bin: a scale per tensor, counted
+    const numbers = summary?.numeric_format?.description;
+    if (typeof numbers === "string" && numbers) this.#fact("Numbers", numbers);
     const declared = (list) => new Map((Array.isArray(list) ? list : []).filter((d) => d && typeof d.name === "string").map((d) => [d.name, d.shape]));
     this.#fillTable(e.outputs, e.outputsBody, r.outputs, true, r.symbols, declared(summary?.outputs));
     this.#fillTable(e.inputs, e.inputsBody, r.inputs, false, r.symbols, declared(summary?.inputs));
