@@ -39,7 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # prover 11940 -> 11942: `luminair verify` without numpy (luminair.prover's names loaded on first
 # use, numpy imported where prove and train-step use it)
 # -> 11955: the first-order bound refused before any pass past its cell limit (said by prove, not raised)
-BUDGET = {"verifier": 5992, "prover": 11955}
+# verifier -> 6090, prover -> 12240 (issue 27): a scale per node (numeric.node_constant, the reader's
+# rule check, components by (kind, constant)) and per-tensor calibration (calibrate_tensors)
+BUDGET = {"verifier": 6090, "prover": 12240}
 
 
 def code_lines(source: str) -> int:
