@@ -185,5 +185,5 @@ def test_calibration_refuses_a_value_no_scale_holds_naming_node_and_calibration(
     x = cx.input("x", (3,))
     (x * x).output("y")
     cx.compile(GenericCompiler(), StwoCompiler(fuse=False))
-    with pytest.raises(num.NumericError, match=r"calibration over 1 sample\(s\).*Mul node 1.*fits no scale"):
+    with pytest.raises(num.NumericError, match=r"calibration over 1 sample\(s\).*Mul node 1.*no scale of the format holds"):
         cx.calibrate_tensors([{"x": np.array([1.0, 2.0, 300.0])}])
