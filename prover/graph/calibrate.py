@@ -280,12 +280,16 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
     def s_of(i: int) -> int:
         return scale.get(classes.find(i), 0)
 
-    for _round in range(64 * len(nodes) + 64):
-        bad = _first_violation(nodes, s_of, acc, headroom_bits)
-        if bad is None:
-            break
-        lower(*bad)
-    assignment = {n.id: s_of(n.id) for n in nodes}
+    def settle() -> dict[int, int]:
+        """Lower classes until every product rule holds (each step lowers one class: bounded)."""
+        for _round in range(64 * len(nodes) + 64):
+            bad = _first_violation(nodes, s_of, acc, headroom_bits)
+            if bad is None:
+                break
+            lower(*bad)
+        return {n.id: s_of(n.id) for n in nodes}
+
+    assignment = settle()
     graph_scale = scale[table_class] if table_class is not None else max(MIN_SCALE_BITS, min(
         MAX_SCALE_BITS, graph.numeric_format.scale_bits))
     graph.numeric_format = NumericFormat(graph_scale)
@@ -300,12 +304,7 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
             if culprit is None:
                 raise NumericError(f"calibration over {len(samples)} sample(s): {e}") from None
             lower(culprit, "its exact value leaves the range")
-            for _r in range(64 * len(nodes) + 64):
-                bad = _first_violation(nodes, s_of, acc, headroom_bits)
-                if bad is None:
-                    break
-                lower(*bad)
-            assignment = {n.id: s_of(n.id) for n in nodes}
+            assignment = settle()
             if table_class is not None:
                 graph.numeric_format = NumericFormat(scale[table_class])
     final = graph.nodes()
