@@ -125,14 +125,25 @@ function spanRegion(ix, first, last, inputs) {
 
 const computedSrcs = (ix, id) => ix.srcs.get(id).filter((s) => !ix.isConst(s));
 
-/** softmax's output: Mul(e, Recip(SumReduce(e))) with e an Exp (or Exp2). */
+/**
+ * The computed operand a sum reduces: a SumReduce, or a Dot of one computed operand with a
+ * constant (a vector of 1/n for a mean, or the 1.0 that per-tensor calibration puts in place of a
+ * SumReduce whose total needs a coarser scale). Returns its id, or null.
+ */
+function summand(ix, s) {
+  if (ix.op(s) === "SumReduce") return ix.srcs.get(s)[0] ?? null;
+  const src = ix.srcs.get(s);
+  if (ix.op(s) !== "Dot" || src.length !== 2 || computedSrcs(ix, s).length !== 1) return null;
+  return computedSrcs(ix, s)[0];
+}
+
+/** softmax's output: Mul(e, Recip(sum(e))) with e an Exp (or Exp2). */
 function isSoftmaxOut(ix, p) {
   if (ix.op(p) !== "Mul" || ix.srcs.get(p).length !== 2) return false;
   const [a, b] = ix.srcs.get(p);
   return [[a, b], [b, a]].some(([e, r]) => {
     if (ix.op(r) !== "Recip") return false;
-    const sum = ix.srcs.get(r)[0];
-    return ix.op(sum) === "SumReduce" && ix.srcs.get(sum)[0] === e && (ix.op(e) === "Exp" || ix.op(e) === "Exp2");
+    return summand(ix, ix.srcs.get(r)[0]) === e && (ix.op(e) === "Exp" || ix.op(e) === "Exp2");
   });
 }
 
@@ -233,8 +244,7 @@ const MATCHERS = [
       const [a, b] = ix.srcs.get(o);
       for (const [e, r] of [[a, b], [b, a]]) {
         if (ix.op(r) !== "Recip") continue;
-        const s = ix.srcs.get(r)[0];
-        if (ix.op(s) !== "SumReduce" || ix.srcs.get(s)[0] !== e) continue;
+        if (summand(ix, ix.srcs.get(r)[0]) !== e) continue;
         for (const m of ix.ancestors(o)) {
           if (ix.op(m) !== "MaxReduce") continue;
           const x = ix.srcs.get(m)[0];
@@ -251,11 +261,12 @@ const MATCHERS = [
       if (ix.op(o) !== "Mul" || ix.srcs.get(o).length !== 2) continue;
       const r = ix.srcs.get(o).find((s) => ix.op(s) === "Recip" && ix.op(ix.srcs.get(s)[0]) === "Sqrt");
       if (r === undefined) continue;
+      // d = x - mean(x) (an Add of x and a multiple of its sum), normalised: o = d * r
+      const d = otherSrc(ix, o, r);
+      if (d === null || ix.op(d) !== "Add") continue;
       for (const s of ix.ancestors(o)) {
-        // the mean: a SumReduce, or a fused Dot of x with a constant vector (of 1/n)
-        const mean = ix.op(s) === "SumReduce" || (ix.op(s) === "Dot" && computedSrcs(ix, s).length === 1 && ix.srcs.get(s).length === 2);
-        if (!mean) continue;
-        const x = computedSrcs(ix, s)[0];
+        const x = summand(ix, s);
+        if (x === null || !ix.srcs.get(d).includes(x)) continue;
         const reg = region(ix, x, o);
         if (!reg || !hasSquare(ix, reg)) continue;
         const members = new Set(reg);
@@ -402,8 +413,8 @@ export const GROUP_HELP = {
   Linear: "Dot with a bias: x·W + b as one fused multiply-accumulate (one rounding per output); unfused: Mul + SumReduce + bias Add",
   Conv: "Dot over windowed views (Contiguous windows), one rounding per output, + bias Add; unfused: Mul + SumReduce",
   ReLU: "Relu: max(x, 0) from one sign comparison (exact); unfused: x * (0 < x) as LessThan + Mul",
-  Softmax: "exp(x - max) / sum: MaxReduce, Exp (fused table) or Exp2, SumReduce, Recip, Mul",
-  LayerNorm: "(x - mean) / sqrt(var + eps): SumReduce, a sum of squares (Dot(d, d) or Mul + SumReduce), Sqrt, Recip",
+  Softmax: "exp(x - max) / sum: MaxReduce, Exp (fused table) or Exp2, a sum (SumReduce, or Dot with 1.0), Recip, Mul",
+  LayerNorm: "(x - mean) / sqrt(var + eps): a sum (SumReduce, or Dot with a constant), a sum of squares (Dot(d, d) or Mul + SumReduce), Sqrt, Recip",
   Sigmoid: "1 / (1 + e^-x) through Exp (or Exp2) and Recip",
   Tanh: "through Exp (or Exp2) and Recip",
   GELU: "x * sigmoid(...) (tanh form), or x * (erf(x / sqrt 2) + 1) / 2",
