@@ -180,6 +180,17 @@ def _dense(values: dict[int, int], n_rows: int) -> np.ndarray:
     return col
 
 
+def _row_constants(spec: GraphSpec, plan: ComponentPlan, n_rows: int) -> np.ndarray | None:
+    """Each row's constant in a component whose rows carry their own (verifier
+    topology.power_pattern: the node's, the largest on padding rows); None where it has one."""
+    if not plan.instance.variable:
+        return None
+    k = np.full(n_rows, plan.instance.constant, dtype=I64)
+    for seg in plan.segments:
+        k[seg.start : seg.start + seg.rows] = spec.constant_of(seg.node)
+    return k
+
+
 def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.ndarray], values: dict[int, np.ndarray] | None) -> Rows:
     comp = plan.component
     n_rows = 1 << comp.log_size
@@ -191,6 +202,9 @@ def _layout(spec: GraphSpec, graph: Any, plan: ComponentPlan, fan: dict[int, np.
     lanes = getattr(comp, "lanes", 1) if op in CONTRACT else 1
     shape = (lanes, n_rows) if op in CONTRACT else (n_rows,)
     rows = Rows(topo, [np.zeros(shape, dtype=I64) for _ in range(n_in)], [])
+    rows.constant = _row_constants(spec, plan, n_rows)
+    if rows.constant is not None:
+        topo["pow"][:] = 1 << rows.constant
     reduce = op in GROUPED
     if reduce:
         rows.is_first = _dense(comp.sparse_columns["first"], n_rows)
@@ -447,9 +461,12 @@ def _mat_out_columns(
     comp = plan.component
     n_rows = 1 << comp.log_size
     bases = node_bases(spec)
-    s = plan.instance.constant  # the products' rounding shift
+    shifts = _row_constants(spec, plan, n_rows)
+    s = plan.instance.constant if shifts is None else shifts  # the products' rounding shift (each row's)
     z = lambda: np.zeros(n_rows, dtype=I64)  # noqa: E731
     topo = {name: z() for name in comp.topology_columns()}
+    if shifts is not None:
+        topo["pow"][:] = 1 << shifts
     split_w = comp.split_w
     names = ("sll", "shl", "slh", "shh") if split_w else ("slo", "shi")
     cols = {name: z() for name in names}
@@ -519,7 +536,9 @@ def _mat_out_columns(
         range_value(cols, "t1", HI_BITS, cols["t1"] + HI_BOUND)
     range_value(cols, "tot", S_BITS, tot + DOT_ACC_BOUND)
     range_value(cols, "out", 16, out + HALF)
-    range_value(cols, "rem", s, rem)
+    range_value(cols, "rem", comp.s, rem)
+    if shifts is not None:
+        range_value(cols, "gap", comp.s, (1 << shifts) - 1 - rem)
     return topo, cols
 
 
@@ -575,7 +594,7 @@ def main_columns(
             if plan.kind == "PrivateInput":
                 range_value(cols, "v", 16, v + HALF)
         else:
-            cols = op_columns(plan, rows, plan.instance.constant)
+            cols = op_columns(plan, rows, plan.instance.constant if rows.constant is None else rows.constant)
             _check_outputs(plan, rows, cols, values)
         out.append(split_limbs(cols, plan.component))
     out += table_multiplicities(air, plans, out, pre, s)

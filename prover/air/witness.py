@@ -37,6 +37,8 @@ class Rows:
     is_first: np.ndarray | None = None
     is_last: np.ndarray | None = None
     bias: np.ndarray | None = None  # a Dot's bias, on every row of its output element's group
+    constant: np.ndarray | None = None  # each row's constant where they differ (GraphComponent.vary);
+    # the witness functions take it as their `s` (numpy shifts broadcast)
 
     @property
     def is_real(self) -> np.ndarray:
@@ -60,6 +62,15 @@ def split_limbs(cols: dict[str, np.ndarray], comp: Any) -> dict[str, np.ndarray]
         for i, name in enumerate(limb_names(prefix, bits, w)):
             cols[name] = (v >> (w * i)) & ((1 << w) - 1)
     return cols
+
+
+def range_remainder(cols: dict[str, np.ndarray], plan: ComponentPlan, s: Any, gate: np.ndarray | None = None) -> None:
+    """A rounding remainder's range values: rem, and 2^k - 1 - rem where the rows' shifts k differ
+    (verifier GraphComponent.check_remainder)."""
+    rem = cols["rem"]
+    range_value(cols, "rem", 0, rem, gate)
+    if plan.instance is not None and plan.instance.variable:
+        range_value(cols, "gap", 0, (1 << s) - 1 - rem, gate)
 
 
 def fail_at(plan: ComponentPlan, rows: Rows, bad: np.ndarray, what: str) -> None:
@@ -88,7 +99,7 @@ def mul_columns(plan: ComponentPlan, rows: Rows, s: int) -> dict[str, np.ndarray
     out = prod >> s
     cols.update(a=a, b=b, out=out, rem=prod - (out << s))
     range_value(cols, "out", 16, out + HALF)
-    range_value(cols, "rem", s, cols["rem"])
+    range_remainder(cols, plan, s)
     return cols
 
 
@@ -167,17 +178,19 @@ def recip_sqrt_columns(plan: ComponentPlan, rows: Rows, s: int) -> dict[str, np.
     (x,) = rows.values_in
     q = rows.topology["q"].astype(bool)
     recip = real & ~q
-    x = np.where(real, x, 1 << s)  # padding rows compute 1/1 (Recip rows)
+    # Recip rows' 2^c and Sqrt rows' 2^e: 2s and s, or each row's own (where the component varies)
+    kc, ke = (s, s) if isinstance(s, np.ndarray) else (2 * s, s)
+    x = np.where(real, x, 1 << ((kc + 1) // 2))  # padding rows (Recip): 2^c / 2^ceil(c/2), in range
     if np.any(recip & (x == 0)):
         fail_at(plan, rows, recip & (x == 0), "recip of zero")
     if np.any(q & (x < 0)):
         fail_at(plan, rows, q & (x < 0), "sqrt of a negative value")
     neg = ((x < 0) & ~q).astype(I64)
     xabs = np.abs(x)
-    r_out = fx_recip(np.where(q, 1, x), 2 * s)  # (each row's other kind masked out below)
-    r_rem = (1 << (2 * s)) - np.abs(r_out) * xabs
-    root = fx_sqrt(np.where(q, x, 0), s)
-    xs = np.where(q, x, 0) << s
+    r_out = fx_recip(np.where(q, 1, x), kc)  # (each row's other kind masked out below)
+    r_rem = (1 << kc) - np.abs(r_out) * xabs
+    root = fx_sqrt(np.where(q, x, 0), ke)
+    xs = np.where(q, x, 0) << ke
     out, rem = np.where(q, root, r_out), np.where(q, xs - root * root, r_rem)
     cols.update(x=x, out=out, rem=rem, neg=neg)
     range_value(cols, "a", 15, np.where(q, x, xabs - 1))
@@ -355,6 +368,7 @@ def dot_columns_of(plan: ComponentPlan, rows: Rows, s: int) -> dict[str, np.ndar
     """Dot (every variant): verifier/graph/components.py DotComponent."""
     a, b = rows.values_in  # (lanes, rows)
     cols = dot_columns(a, b, rows.is_first, rows.is_last, s, rows.bias)
+    range_remainder(cols, plan, s, gate=rows.is_last)
     acc = cols["acc"]
     bad = (acc < -DOT_ACC_BOUND) | (acc >= DOT_ACC_BOUND)
     if np.any(bad):

@@ -47,6 +47,7 @@ RANGE16 = "range16"
 RANGE16_MIN_LOG = 16
 WeightColumns = Callable[[dict[str, QM31]], dict[str, tuple[int, list[QM31]]]]  # challenges -> MatIn's periodic columns
 HALF = 1 << (VALUE_BITS - 1)  # 2^15: shifts a 16-bit signed value to [0, 2^16)
+INV2 = (P + 1) // 2  # 1/2 mod P (2^30): 2^k * INV2 = 2^(k-1) for k >= 1
 # MatOut's limb sums (graph/matmul.py): |S_hi| < 2^22; S_lo + 2^28 and the total + 2^28 in [0, 2^29)
 HI_BOUND = 1 << 22
 S_BITS = 29
@@ -73,6 +74,8 @@ class GraphComponent(Component):
     ranges: tuple[tuple[str, int], ...] = ()  # (prefix, bits) of each range check, limbs after op_columns
     byte_limbs = False  # looks up 8-bit limbs of its own in range8 (MatIn, MatPair)
     limb_bits = 8
+    rounds = False  # divides by 2^constant with a remainder in [0, 2^constant) (Mul, Dot, MatOut)
+    variable = False  # rows of several constants (vary)
 
     def __init__(self, log_size: int, scale_bits: int) -> None:
         self.log_size = log_size
@@ -86,6 +89,31 @@ class GraphComponent(Component):
         (verifier/graph/topology.py)."""
         for col in self.topology_kinds():
             self.sparse_columns[f"d.{col}"], self.anchors[col] = patterns[col].sparse()
+
+    def vary(self) -> None:
+        """Rows of several constants in one component (graph/plan.vary_constants): each row's
+        2^constant is the step topology column `pow`, derived from the graph and pinned like every
+        topology column; the padding rows take the largest constant, `s`. Where the constant is a
+        rounding shift, 2^constant - 1 - rem is range-checked to s bits beside rem (rem < 2^constant)."""
+        self.variable = True
+        if self.rounds:
+            self.ranges = self.ranges + (("gap", self.s),)
+            self.use_limbs(self.limb_bits)
+
+    def power(self, ev: Any) -> Any:
+        """2^constant on this row."""
+        return self.t(ev, "pow") if self.variable else 1 << self.s
+
+    def half(self, ev: Any) -> Any:
+        """2^(constant - 1) on this row (a rounding shift is at least 1)."""
+        return self.t(ev, "pow") * INV2 if self.variable else 1 << (self.s - 1)
+
+    def check_remainder(self, ev: Any, rem: Any, mult: Any = 1, gate: Any = None) -> None:
+        """0 <= rem < 2^constant: rem in s bits, and where the constant varies 2^constant - 1 - rem too
+        (each term then lies in [0, 2^s), s >= the row's constant, so rem <= 2^constant - 1)."""
+        self.check_range(ev, rem, "rem", self.s, mult, gate)
+        if self.variable:
+            self.check_range(ev, self.t(ev, "pow") - 1 - rem, "gap", self.s, mult, gate)
 
     def use_limbs(self, width: int) -> None:
         """Range-check with limbs of `width` bits (8 or 16: RANGE16_MIN_LOG)."""
@@ -120,20 +148,18 @@ class GraphComponent(Component):
         """A topology column."""
         return ev.pre(f"{self.name}.{col}", offset)
 
-    @classmethod
-    def topology_kinds(cls) -> dict[str, str]:
-        kinds = {"addr": "step" if cls.reduce else "affine", "is_real": "step"}
-        for k in range(cls.n_inputs):
+    def topology_kinds(self) -> dict[str, str]:
+        kinds = {"addr": "step" if self.reduce else "affine", "is_real": "step"}
+        for k in range(self.n_inputs):
             kinds[f"in{k}_addr"] = "affine"
             kinds[f"in{k}_real"] = "step"
-        return kinds
+        return kinds | ({"pow": "step"} if self.variable else {})
 
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
+    def topology_columns(self) -> tuple[str, ...]:
         cols = ["addr", "mult", "is_real"]
-        for k in range(cls.n_inputs):
+        for k in range(self.n_inputs):
             cols += [f"in{k}_addr", f"in{k}_real"]
-        return tuple(cols)
+        return tuple(cols) + (("pow",) if self.variable else ())
 
     stride = 1  # S > 1: S nodes' rows interleaved (row l S + i is node i's row l), see GeometricColumn
 
@@ -193,10 +219,12 @@ class AddComponent(GraphComponent):
 
 
 class MulComponent(GraphComponent):
-    """a*b + 2^(s-1) = out*2^s + rem, 0 <= rem < 2^s: out is a*b/2^s rounded half up."""
+    """a*b + 2^(k-1) = out*2^k + rem, 0 <= rem < 2^k: out is a*b/2^k rounded half up (k the
+    node's shift: s, or the row's where the component varies)."""
 
     name = "mul"
     n_inputs = 2
+    rounds = True
 
     def __init__(self, log_size: int, scale_bits: int) -> None:
         self.op_columns = ("a", "b", "out", "rem")
@@ -207,9 +235,9 @@ class MulComponent(GraphComponent):
         a, b, out, rem = ev.main("a"), ev.main("b"), ev.main("out"), ev.main("rem")
         self.consume(ev, 0, a)
         self.consume(ev, 1, b)
-        ev.add_constraint(a * b + (1 << (self.s - 1)) - out * (1 << self.s) - rem)
+        ev.add_constraint(a * b + self.half(ev) - out * self.power(ev) - rem)
         self.check_range(ev, out + HALF, "out", 16)
-        self.check_range(ev, rem, "rem", self.s)
+        self.check_remainder(ev, rem)
         self.produce(ev, out)
 
 
@@ -270,7 +298,7 @@ class RecipComponent(GraphComponent):
         x, out, rem, neg = (ev.main(c) for c in ("x", "out", "rem", "neg"))
         self.consume(ev, 0, x)
         ev.add_constraint(neg * (neg - 1))
-        ev.add_constraint(out * x + rem - (1 << self.s))
+        ev.add_constraint(out * x + rem - self.power(ev))
         xabs = x * (1 - 2 * neg)
         self.check_range(ev, xabs - 1, "xabs", 15)
         self.check_range(ev, rem, "rem", 15)
@@ -291,7 +319,7 @@ class SqrtComponent(GraphComponent):
     def evaluate_op(self, ev: Any) -> None:
         x, out, rem = ev.main("x"), ev.main("out"), ev.main("rem")
         self.consume(ev, 0, x)
-        ev.add_constraint(x * (1 << self.s) - out * out - rem)
+        ev.add_constraint(x * self.power(ev) - out * out - rem)
         self.check_range(ev, x, "x", 15)
         self.check_range(ev, out, "out", 15)
         self.check_range(ev, rem, "rem", 16)
@@ -304,12 +332,10 @@ class MergedKindsComponent(GraphComponent):
     second kind's rows, derived from the graph and pinned like every topology column, selects
     each row's constraints."""
 
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
+    def topology_columns(self) -> tuple[str, ...]:
         return super().topology_columns() + ("q",)
 
-    @classmethod
-    def topology_kinds(cls) -> dict[str, str]:
+    def topology_kinds(self) -> dict[str, str]:
         return {**super().topology_kinds(), "q": "step"}
 
 
@@ -335,8 +361,10 @@ class RecipSqrtComponent(MergedKindsComponent):
         self.consume(ev, 0, x)
         ev.add_constraint(neg * (neg - 1))
         ev.add_constraint(q * neg)
-        ev.add_constraint(r * (out * x + rem - (1 << (2 * self.s))))
-        ev.add_constraint(q * (x * (1 << self.s) - out * out - rem))
+        # fixed: 2^(2s) and 2^s; varied: each row's own power (2^c on Recip rows, 2^e on Sqrt rows)
+        recip_c, sqrt_e = (self.t(ev, "pow"),) * 2 if self.variable else (1 << (2 * self.s), 1 << self.s)
+        ev.add_constraint(r * (out * x + rem - recip_c))
+        ev.add_constraint(q * (x * sqrt_e - out * out - rem))
         xabs = x * (1 - 2 * neg)
         self.check_range(ev, q * x + r * (xabs - 1), "a", 15)
         self.check_range(ev, q * out + r * rem, "b", 15)
@@ -603,10 +631,11 @@ class DotComponent(GraphComponent):
     With a bias (a fused Add of the product and a third input c, read once per output element on
     the group's last row at in2_addr, a step topology column): acc + 2^(s-1) + c 2^s = out 2^s + rem,
     so out = round(acc / 2^s) + c exactly (|each term| <= 2^29, so the relation holds over the
-    integers)."""
+    integers). s is the node's shift, or each row's own where the component varies (vary)."""
 
     n_inputs = 2
     reduce = True
+    rounds = True
 
     def __init__(
         self, log_size: int, scale_bits: int, lanes: int, direct: bool = False, bias: bool = False,
@@ -629,14 +658,14 @@ class DotComponent(GraphComponent):
         return (("in1_real", "in1_step") if self.direct else ()) + tuple(
             f"in{k}_step" for k in (0, 1) if self.chunked[k])
 
-    def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
+    def topology_kinds(self) -> dict[str, str]:
         kinds = super().topology_kinds()
         kinds.update({f"in{k}_step": "step" for k in range(self.n_inputs)})
         if self.bias:
             kinds["in2_addr"] = "step"
         return {k: v for k, v in kinds.items() if k not in self._unused()}
 
-    def topology_columns(self) -> tuple[str, ...]:  # type: ignore[override]
+    def topology_columns(self) -> tuple[str, ...]:
         cols = super().topology_columns() + tuple(f"in{k}_step" for k in range(self.n_inputs))
         cols += ("in2_addr",) if self.bias else ()
         return tuple(c for c in cols if c not in self._unused())
@@ -672,14 +701,14 @@ class DotComponent(GraphComponent):
         acc, out, rem = ev.main("acc"), ev.main("out"), ev.main("rem")
         ev.add_constraint(acc - (1 - first) * ev.main("acc", -1) - total)
         self.check_range(ev, acc + DOT_ACC_BOUND, "acc", DOT_ACC_BITS)
-        rounded = acc + (1 << (self.s - 1))
+        rounded = acc + self.half(ev)
         if self.bias:
             bias = ev.main("bias")
             ev.add_to_relation(DATA, -last, [self.t(ev, "in2_addr"), bias])
-            rounded = rounded + bias * (1 << self.s)
-        ev.add_constraint(last * (rounded - out * (1 << self.s) - rem))
+            rounded = rounded + bias * self.power(ev)
+        ev.add_constraint(last * (rounded - out * self.power(ev) - rem))
         self.check_range(ev, out + HALF, "out", 16, mult=last, gate=last)
-        self.check_range(ev, rem, "rem", self.s, mult=last, gate=last)
+        self.check_remainder(ev, rem, mult=last, gate=last)
         self.produce(ev, out)
 
 
@@ -695,8 +724,7 @@ class KnownComponent(GraphComponent):
 
     op_columns = tuple(f"v{j}" for j in range(KNOWN_LANES))
 
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
+    def topology_columns(self) -> tuple[str, ...]:
         return ("addr", "is_real") + tuple(f"m{j}" for j in range(KNOWN_LANES)) + ("cm",)
 
     def lane_mult(self, ev: Any, j: int) -> Any:
@@ -722,8 +750,7 @@ class GatherTableComponent(KnownComponent):
     name = "known_table"
     op_columns = KnownComponent.op_columns + tuple(f"m{j}" for j in range(KNOWN_LANES))
 
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
+    def topology_columns(self) -> tuple[str, ...]:
         return ("addr", "is_real", "cm")
 
     def lane_mult(self, ev: Any, j: int) -> Any:
@@ -766,12 +793,10 @@ class GatherComponent(GraphComponent):
     op_columns = ("id", "src", "out")
     ranges = (("id", 24), ("rest", 24))
 
-    @classmethod
-    def topology_kinds(cls) -> dict[str, str]:
+    def topology_kinds(self) -> dict[str, str]:
         return {**super().topology_kinds(), "width": "step", "top": "step"}
 
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
+    def topology_columns(self) -> tuple[str, ...]:
         return super().topology_columns() + ("width", "top")
 
     def evaluate_op(self, ev: Any) -> None:
@@ -799,12 +824,10 @@ class RangeTableComponent(GraphComponent):
         self.sparse_columns = {"d.value": {0: P - n, 1: n}}
         self.anchors = {"value": 0}
 
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
+    def topology_columns(self) -> tuple[str, ...]:
         return ("value",)
 
-    @classmethod
-    def topology_kinds(cls) -> dict[str, str]:
+    def topology_kinds(self) -> dict[str, str]:
         return {"value": "affine"}
 
     def evaluate_op(self, ev: Any) -> None:
@@ -928,11 +951,10 @@ class MatInComponent(GraphComponent):
         self.op_columns = tuple(f"lo{j}" for j in range(lanes)) + tuple(f"hi{j}" for j in range(lanes))
         super().__init__(log_size, scale_bits)
 
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
+    def topology_columns(self) -> tuple[str, ...]:
         return ("is_real", "in0_addr", "in0_real", "in0_step")
 
-    def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
+    def topology_kinds(self) -> dict[str, str]:
         return {"is_real": "step", "in0_addr": "affine", "in0_real": "step", "in0_step": "step"}
 
     def periodic_values(self, challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
@@ -974,7 +996,11 @@ class MatOutComponent(GraphComponent):
     Public weights (split_w: W = W_lo + 256 W_hi, both limbs from the proof's public values): four
     sums S_ll, S_hl, S_lh (|.| < 2^28) and S_hh (|.| < 2^22) of (A limb) x (W limb); t1 = 256 S_hh +
     S_hl + S_lh is a column in +-2^22 and the total 256 t1 + S_ll (every step below 2^31, exact); the
-    term is -mu u r (S_ll + lambda S_hl + lambda2 S_lh + lambda lambda2 S_hh)."""
+    term is -mu u r (S_ll + lambda S_hl + lambda2 S_lh + lambda lambda2 S_hh).
+
+    s is the products' rounding shift, or each row's own where their shifts differ (vary)."""
+
+    rounds = True
 
     def __init__(self, log_size: int, scale_bits: int, tag: str, bias: bool, split_w: bool = False) -> None:
         self.bias = bias
@@ -1001,14 +1027,15 @@ class MatOutComponent(GraphComponent):
         """The name of the MatOut instance that holds the products of one variant."""
         return f"matout{'b' if bias else ''}{'w' if split_w else ''}" + (f".{part}" if part else "")
 
-    def topology_columns(self) -> tuple[str, ...]:  # type: ignore[override]
-        return ("addr", "mult", "is_real") + (("in0_addr", "in0_real") if self.bias else ())
+    def topology_columns(self) -> tuple[str, ...]:
+        return (("addr", "mult", "is_real") + (("in0_addr", "in0_real") if self.bias else ())
+                + (("pow",) if self.variable else ()))
 
-    def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
+    def topology_kinds(self) -> dict[str, str]:
         kinds = {"addr": "affine", "is_real": "step"}
         if self.bias:
             kinds.update(in0_addr="affine", in0_real="step")
-        return kinds
+        return kinds | ({"pow": "step"} if self.variable else {})
 
     def evaluate_op(self, ev: Any) -> None:
         for name, col in self.aux_columns.items():
@@ -1033,14 +1060,14 @@ class MatOutComponent(GraphComponent):
             combined = slo + lam * shi
         self.check_range(ev, total + DOT_ACC_BOUND, "tot", S_BITS)
         out, rem = ev.main("out"), ev.main("rem")
-        rounded = total + (1 << (self.s - 1))
+        rounded = total + self.half(ev)
         if self.bias:
             bias = ev.main("bias")
             self.consume(ev, 0, bias)
-            rounded = rounded + bias * (1 << self.s)
-        ev.add_constraint(rounded - out * (1 << self.s) - rem)
+            rounded = rounded + bias * self.power(ev)
+        ev.add_constraint(rounded - out * self.power(ev) - rem)
         self.check_range(ev, out + HALF, "out", 16)
-        self.check_range(ev, rem, "rem", self.s)
+        self.check_remainder(ev, rem)
         self.produce(ev, out)
         ev.add_to_sum(-(ev.challenge(self.challenges[0]) * ev.aux("u") * ev.aux("r") * combined))
 
@@ -1075,11 +1102,10 @@ class MatPairComponent(GraphComponent):
         self.op_columns = tuple(f"{p}{h}{j}" for p, lanes in (("a", la), ("b", lb)) for h in ("lo", "hi") for j in range(lanes))
         super().__init__(log_size, scale_bits)
 
-    @classmethod
-    def topology_columns(cls) -> tuple[str, ...]:
+    def topology_columns(self) -> tuple[str, ...]:
         return ("is_real", "in0_addr", "in0_real", "in0_step", "in1_addr", "in1_real", "in1_step")
 
-    def topology_kinds(self) -> dict[str, str]:  # type: ignore[override]
+    def topology_kinds(self) -> dict[str, str]:
         return {"is_real": "step", "in0_addr": "affine", "in0_real": "step", "in0_step": "step",
                 "in1_addr": "affine", "in1_real": "step", "in1_step": "step"}
 

@@ -16,7 +16,7 @@ from .components import MatInComponent, MatOutComponent, MatPairComponent, mat_c
 from .matmul import MatPlan, PairPlan, weight_rows, weight_vector
 from .plan import ComponentPlan, Instance, chunks, component_cells, log_size_of, padded_rows, split_parts
 from .spec import GraphSpec
-from .topology import ColumnPattern, Segment, layout_segments, node_bases, view_columns, view_cost
+from .topology import ColumnPattern, Segment, layout_segments, node_bases, power_pattern, view_columns, view_cost
 
 if TYPE_CHECKING:  # (the planner groups the products with the functions here)
     from .planner import GraphPlan
@@ -294,6 +294,9 @@ def build_mat_out(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
     comp_out = MatOutComponent(log_size_of(total), inst.constant, tag, bias, inst.split_w)
     n_out = 1 << comp_out.log_size
     pats = {"is_real": ColumnPattern("step", n_out), "addr": ColumnPattern("affine", n_out)}
+    if inst.variable:
+        comp_out.vary()
+        pats["pow"] = power_pattern(spec, segs, n_out, inst.constant)
     if bias:
         pats["in0_addr"], pats["in0_real"] = ColumnPattern("affine", n_out), ColumnPattern("step", n_out)
     first: dict[int, int] = {}

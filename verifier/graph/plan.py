@@ -76,6 +76,26 @@ def merge_kinds(by_kind: dict[tuple[str, int], list[int]]) -> dict[tuple[str, in
     return out
 
 
+def vary_constants(by_kind: dict[tuple[str, int], list[int]], varies) -> dict[tuple[str, int], list[int]]:  # noqa: ANN001
+    """`by_kind` after merge_kinds with every kind that `varies` (its rows can carry their own
+    constant: GraphComponent.vary) held at several constants joined into one group, keyed by its
+    largest; Recip and Sqrt groups that merge_kinds left apart join as one RecipSqrt. Every
+    component costs its columns at every query: one that varies costs a column or three more."""
+    family = {"Recip": "RecipSqrt", "Sqrt": "RecipSqrt"}
+    joined: dict[str, list[tuple[str, int]]] = {}
+    out: dict[tuple[str, int], list[int]] = {}
+    for key in by_kind:
+        if varies(key[0]):
+            joined.setdefault(family.get(key[0], key[0]), []).append(key)
+        else:
+            out[key] = by_kind[key]
+    for name, keys in joined.items():
+        kinds = {kind for kind, _ in keys}
+        kind = kinds.pop() if len(kinds) == 1 else name
+        out[(kind, max(c for _, c in keys))] = sorted(i for key in keys for i in by_kind[key])
+    return out
+
+
 @dataclass(frozen=True)
 class Instance:
     """One AIR component instance as planned, before its topology is derived: its kind, the nodes
@@ -95,7 +115,9 @@ class Instance:
     offsets: tuple[int, ...] = ()
     bias: bool = False
     split_w: bool = False
-    constant: int = 0  # numeric.node_constant of its nodes (one a component): a shift, an exponent, a scale
+    constant: int = 0  # numeric.node_constant of its nodes: a shift, an exponent, a scale (the largest
+    # where they differ)
+    variable: bool = False  # its nodes' constants differ: each row carries its own (GraphComponent.vary)
 
 
 @dataclass

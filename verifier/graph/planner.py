@@ -29,7 +29,7 @@ from typing import Any, Mapping
 from .components import COMPONENT_ORDER, DOT_VARIANTS, RANGE16_MIN_LOG, DotVariant, MatOutComponent, make_component
 from .mat_plans import mat_topology_cost, mat_variant_instances, operand_instances
 from .matmul import MatPlan, PairPlan, mat_plans, pair_plans
-from .plan import MERGED_KINDS, Instance, chunks, log_size_of, merge_kinds, split_parts
+from .plan import MERGED_KINDS, Instance, chunks, log_size_of, merge_kinds, split_parts, vary_constants
 from ..numeric import default_constant
 from .spec import CONTRACT, GROUPED, REDUCE, GraphSpec, gather_tables, known_gather, view_shape
 from .topology import (
@@ -39,6 +39,9 @@ from .topology import (
 
 
 KNOWN_KINDS = ("Known", "GatherTable")  # rows the verifier adds known terms for
+# kinds whose rows can carry their own constant (GraphComponent.vary): one component for all of a
+# kind's constants (LessThan yields lt 2^s, which would make its LogUp entry of degree 2)
+VARYING = ("Mul", "Recip", "Sqrt", "RecipSqrt", *DOT_VARIANTS)
 
 
 @dataclass(frozen=True)
@@ -151,26 +154,43 @@ def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, i
     for i, kind in enumerate(kinds):
         if kind not in ("Direct", "MatMul", "MatPair"):
             by_kind.setdefault((kind, spec.constant_of(i) if kind not in KNOWN_KINDS else 0), []).append(i)
-    by_kind = merge_kinds(by_kind)
+    by_kind = vary_constants(merge_kinds(by_kind), VARYING.__contains__)
     out: list[Instance] = []
     for kind, constant in sorted(by_kind, key=lambda key: (COMPONENT_ORDER.index(key[0]), key[1])):
         nodes = by_kind[(kind, constant)]
         rows = {i: rows_of(spec, i, lanes.get(i, 1), kinds[i]) for i in nodes}
         op = MERGED_KINDS[kind][1] if kind in MERGED_KINDS else spec.nodes[nodes[0]].op
-        base = make_component(kind, 4, constant).name + _constant_suffix(spec, op, constant)
+        name = make_component(kind, 4, constant).name
         for part, members in enumerate(chunks(nodes, split_parts([rows[i] for i in nodes]))):
             segs = layout_segments(members, rows.__getitem__)
-            bound = _op_boundary_bound(spec, kind, segs, lanes)
+            fixed = _fixed_constant(spec, kind, members) if kind not in KNOWN_KINDS else 0
+            consts = [fixed] if fixed is not None else sorted({spec.constant_of(i) for i in members})
+            variable = fixed is None
+            bound = _op_boundary_bound(spec, kind, segs, lanes) + 2 * (len(segs) + 1) * variable
             total = sum(seg.rows for seg in segs)
-            name = base + (f".{part}" if part else "")
-            out.append(Instance(kind, name, tuple(members), total, log_size_of(total), bound, DOT_VARIANTS.get(kind),
-                                constant=constant))
+            full = name + _constant_suffix(spec, op, consts) + (f".{part}" if part else "")
+            out.append(Instance(kind, full, tuple(members), total, log_size_of(total), bound, DOT_VARIANTS.get(kind),
+                                constant=consts[-1], variable=variable))
     return out
 
 
-def _constant_suffix(spec: GraphSpec, op: str, constant: int) -> str:
-    """A component at another constant than its op's at the graph's scale is named by it ("mul@12")."""
-    return "" if constant == default_constant(op, spec.scale_bits) else f"@{constant}"
+def _fixed_constant(spec: GraphSpec, kind: str, members: Sequence[int]) -> int | None:
+    """The one constant a component of `kind` proves all of `members` at (RecipSqrt: 2^(2e) / x
+    beside sqrt(x 2^e), at e), or None where they differ (its rows then carry their own)."""
+    halve = kind == "RecipSqrt"
+    consts = {spec.constant_of(i) / (2 if halve and spec.nodes[i].op == "Recip" else 1) for i in members}
+    if len(consts) != 1:
+        return None
+    (c,) = consts
+    return int(c) if c == int(c) else None
+
+
+def _constant_suffix(spec: GraphSpec, op: str, constants: Sequence[int]) -> str:
+    """A component at another constant than its op's at the graph's scale is named by it
+    ("mul@12"), one whose rows carry their own by the range ("mul@10-14")."""
+    if len(constants) > 1:
+        return f"@{constants[0]}-{constants[-1]}"
+    return "" if constants[0] == default_constant(op, spec.scale_bits) else f"@{constants[0]}"
 
 
 def _op_boundary_bound(spec: GraphSpec, kind: str, segs: list[Segment], lanes: Mapping[int, int]) -> int:
@@ -192,20 +212,19 @@ def _product_instances(spec: GraphSpec, kinds: tuple[str, ...], matmuls: Mapping
     products: dict[int, MatPlan | PairPlan] = {**matmuls, **pairs}
     outs: list[Instance] = []
     share: dict[int, tuple[str, int]] = {}  # node -> (its MatOut's tag, the groups before its own)
-    by_shift: dict[int, list[int]] = {}
-    for i in indices:  # one MatOut a rounding shift (numeric.node_constant)
-        by_shift.setdefault(spec.constant_of(i), []).append(i)
-    variants = [(k, v, nodes) for k in sorted(by_shift) for v, nodes in mat_variant_instances(spec, products, by_shift[k])]
-    for k, (bias, split_w), nodes in variants:
+    # one MatOut a variant for every rounding shift (numeric.node_constant): where its products'
+    # shifts differ, each row carries its own (GraphComponent.vary)
+    for (bias, split_w), nodes in mat_variant_instances(spec, products, indices):
         for part, members in enumerate(chunks(nodes, split_parts([products[i].out_rows for i in nodes]))):
-            tag = MatOutComponent.tag(bias, split_w, part) + _constant_suffix(spec, "Dot", k)
+            shifts = sorted({spec.constant_of(i) for i in members})
+            tag = MatOutComponent.tag(bias, split_w, part) + _constant_suffix(spec, "Dot", shifts)
             groups = 0
             for i in members:
                 share[i] = (tag, groups)
                 groups += products[i].out_rows // products[i].n
             rows = sum(products[i].out_rows for i in members)
-            outs.append(Instance("MatOut", tag, tuple(members), rows, log_size_of(rows), 0, tag=tag, bias=bias,
-                                 split_w=split_w, constant=k))
+            outs.append(Instance("MatOut", tag, tuple(members), rows, log_size_of(rows), 2 * (len(members) + 1) * (len(shifts) > 1),
+                                 tag=tag, bias=bias, split_w=split_w, constant=shifts[-1], variable=len(shifts) > 1))
     operands = operand_instances(spec, matmuls, pairs, indices, share)
     out = operands + outs
     bounds = {i: mat_topology_cost(spec, products[i], i in pairs) for i in indices}

@@ -22,7 +22,7 @@ from .tables import TABLE_ORDER, table_columns, table_log_size
 from .training import is_training, raw_values, training_statement
 from .topology import (
     KNOWN_LANES, MAX_SPARSE_ENTRIES, ColumnPattern, direct_weight_rows, layout_segments, node_bases, op_topology,
-    reduce_groups, value_topology,
+    power_pattern, reduce_groups, value_topology,
 )
 
 if TYPE_CHECKING:  # (verifier/statement.py builds statements through this module)
@@ -63,6 +63,8 @@ def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
     op = spec.nodes[nodes[0]].op
     comp = make_component(kind, inst.log_size, inst.constant)
     comp.name = inst.name
+    if inst.variable:
+        comp.vary()
     n_rows = 1 << comp.log_size
     if kind in KNOWN_KINDS:
         patterns = value_topology(spec, segs, n_rows, KNOWN_LANES)
@@ -81,6 +83,8 @@ def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
         for seg in segs:
             if spec.nodes[seg.node].op == MERGED_KINDS[kind][1]:
                 patterns["q"].add(seg.start, seg.rows, lambda _l: 1, [0])
+    if inst.variable:
+        patterns["pow"] = power_pattern(spec, segs, n_rows, inst.constant)
     comp.set_topology(patterns)
     if op in GROUPED:
         comp.sparse_columns["first"], comp.sparse_columns["last"] = reduce_groups(spec, segs, n_rows, plan.lanes)

@@ -618,6 +618,18 @@ def layout_segments(nodes: list[int], rows_of: Callable[[int], int]) -> list[Seg
     return segs
 
 
+def power_pattern(spec: GraphSpec, segs: list[Segment], n_rows: int, padding: int) -> ColumnPattern:
+    """A varying component's `pow` (components.GraphComponent.vary): 2^constant on each node's rows
+    (spec.constant_of: numeric.node_constant from the scales), 2^padding on the padding rows."""
+    pat = ColumnPattern("step", n_rows)
+    for seg in segs:
+        pat.add(seg.start, seg.rows, lambda _l, v=1 << spec.constant_of(seg.node): v, [0])
+    end = segs[-1].start + segs[-1].rows if segs else 0
+    if end < n_rows:
+        pat.add(end, n_rows - end, lambda _l, v=1 << padding: v, [0])
+    return pat
+
+
 def op_topology(
     spec: GraphSpec, segs: list[Segment], n_rows: int, n_inputs: int, grouped: bool, lanes: Mapping[int, int],
     steps: bool = False,
