@@ -66,14 +66,18 @@ def _mul_rows(settings, trace, node):
     return plan, slice(seg.start, seg.start + seg.rows)
 
 
-def test_a_witness_that_rounds_one_node_by_another_rows_shift_is_rejected():
-    """The last Mul's rows say 2^10 (pow); the forger rounds them by 9, the middle node's shift (a
-    doubled output, claimed), with limbs that fit: the Mul constraint objects."""
+def _round_last_by_9(forged_pow: bool):
+    """A proof whose last Mul rows (2^10 in the verifier's pow) are rounded by 9, the middle node's
+    shift (a doubled output, claimed), with every limb re-derived; with `forged_pow` the forger
+    also commits pow = 2^9 on those rows (so every Mul constraint and range check holds)."""
     cx, feed, muls = _three_muls()
     settings, trace, proof = prove_graph(cx, feed)
     k = component_index(settings, "Mul")
     plan, rows = _mul_rows(settings, trace, muls[-1])
-    name = plan.component.name
+    name = f"{plan.component.name}.pow"
+    pow_ = settings.topology[name].copy()
+    if forged_pow:
+        pow_[rows] = 1 << 9
 
     def tamper(main):
         c = main[k]
@@ -82,11 +86,20 @@ def test_a_witness_that_rounds_one_node_by_another_rows_shift_is_rejected():
         c["rem"][rows] = prod - (c["out"][rows] << 9)
         set_limbs(c, "out", 16, c["out"] + HALF)
         set_limbs(c, "rem", 14, c["rem"])
-        set_limbs(c, "gap", 14, settings.topology[f"{name}.pow"] - 1 - c["rem"])  # rem < 2^9 < 2^10: fits
+        set_limbs(c, "gap", 14, pow_ - 1 - c["rem"])  # rem < 2^9: fits either power
+
+    def tamper_topology(topology):
+        topology[name][:] = pow_
 
     public = [list(v) for v in trace.public]
     public[-1] = [int(v) % num.P for v in main_out(cx, settings, trace, tamper, k, rows)]
-    r = check(settings, forge(cx, trace, settings, tamper, public=public))
+    return settings, forge(cx, trace, settings, tamper, public=public,
+                           tamper_topology=tamper_topology if forged_pow else None)
+
+
+def test_a_witness_that_rounds_one_node_by_another_rows_shift_is_rejected():
+    """pow says 2^10 on the last Mul's rows, the witness rounds by 9: the Mul constraint objects."""
+    r = check(*_round_last_by_9(forged_pow=False))
     assert not r.success
     assert r.check == "OODS mismatch", r.error_message
 
@@ -105,32 +118,10 @@ def main_out(cx, settings, trace, tamper, k, rows):
 
 
 def test_a_pow_column_that_claims_another_constant_is_rejected():
-    """The forger commits pow = 2^9 on the last Mul's rows (and a witness that rounds by 9 there):
-    every Mul constraint and range check holds, but pow's difference constraint against the
-    verifier's own column (2^10 on those rows, from the scales) does not."""
-    cx, feed, muls = _three_muls()
-    settings, trace, proof = prove_graph(cx, feed)
-    k = component_index(settings, "Mul")
-    plan, rows = _mul_rows(settings, trace, muls[-1])
-    name = plan.component.name
-
-    def tamper(main):
-        c = main[k]
-        prod = c["a"][rows] * c["b"][rows] + (1 << 8)
-        c["out"][rows] = prod >> 9
-        c["rem"][rows] = prod - (c["out"][rows] << 9)
-        set_limbs(c, "out", 16, c["out"] + HALF)
-        set_limbs(c, "rem", 14, c["rem"])
-        pow_ = settings.topology[f"{name}.pow"].copy()
-        pow_[rows] = 1 << 9
-        set_limbs(c, "gap", 14, pow_ - 1 - c["rem"])
-
-    def tamper_topology(topology):
-        topology[f"{name}.pow"][rows] = 1 << 9
-
-    public = [list(v) for v in trace.public]
-    public[-1] = [int(v) % num.P for v in main_out(cx, settings, trace, tamper, k, rows)]
-    r = check(settings, forge(cx, trace, settings, tamper, public=public, tamper_topology=tamper_topology))
+    """The forger commits pow = 2^9 on the last Mul's rows and rounds by 9 there: every Mul
+    constraint and range check holds, but pow's difference constraint against the verifier's own
+    column (2^10 on those rows, from the scales) does not."""
+    r = check(*_round_last_by_9(forged_pow=True))
     assert not r.success
     assert r.check == "OODS mismatch", r.error_message
 
