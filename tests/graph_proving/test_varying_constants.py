@@ -196,3 +196,58 @@ def test_a_calibrated_block_varies_its_mul_dot_matout_and_recipsqrt_and_verifies
             assert "@" in p.component.name and "-" in p.component.name.split("@")[1]
     r = check(settings, proof)
     assert r.success, r.error_message
+
+
+@pytest.mark.parametrize("forged", [False, True])
+def test_a_dot_remainder_at_or_above_its_rows_power_is_rejected(forged):
+    """Two sums of squares at shifts 12 and 14 share dot1@12-14; on the first one's group ends the
+    forger claims out - 1 with rem + 2^12 (below 2^14, the component's widest shift): only the
+    complement check, gated to those rows as rem's is, objects. The same limbs re-derived without
+    the forgery verify (the harness itself is sound)."""
+    from luminair.prover.air.graph_trace import main_columns
+    from luminair.prover.graph import sum as gsum
+    from luminair.verifier.statement import build_statement
+
+    cx = Graph()
+    x, y = cx.input("x", (4, 8)), cx.input("y", (4, 8))
+    gsum(x * x, -1).output("a")
+    gsum(y * y, -1).output("b")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    dots = [n.id for n in cx.nodes() if n.op.name == "DOT"]
+    cx.set_scales({0: 12, 1: 11, dots[0]: 12, dots[1]: 8})
+    feed = {"x": RNG.uniform(-1, 1, (4, 8)), "y": RNG.uniform(-1, 1, (4, 8))}
+    settings, trace, proof = prove_graph(cx, feed)
+    k = next(i for i, p in enumerate(settings.plans) if p.instance is not None and p.instance.variable)
+    plan = settings.plans[k]
+    assert plan.component.name.endswith("@12-14")
+    seg = next(s for s in plan.segments if s.node == dots[0])
+    last = plan.component.sparse_columns["last"]
+    rows = np.array([r for r in range(seg.start, seg.start + seg.rows) if last.get(r)])
+    pow_ = settings.topology[f"{plan.component.name}.pow"]
+    is_last = np.zeros(len(pow_), dtype=bool)
+    is_last[list(last)] = True
+
+    def tamper(main):
+        c = main[k]
+        if forged:
+            c["out"][rows] -= 1
+            c["rem"][rows] += 1 << 12
+        set_limbs(c, "out", 16, np.where(is_last, c["out"] + HALF, 0))
+        set_limbs(c, "rem", 14, c["rem"])
+        set_limbs(c, "gap", 14, np.where(is_last, pow_ - 1 - c["rem"], 0))
+        if forged:  # a negative complement: a field element in the low limb
+            c[limb_names("gap", 14)[0]][rows] = ((1 << 12) - 1 - c["rem"][rows]) % num.P
+
+    st = build_statement(settings.parsed, trace.public)
+    main = [{n: np.array(v, copy=True) for n, v in cols.items()}
+            for cols in main_columns(cx, settings.plans, trace.values, st.air, settings.topology, settings.spec)]
+    tamper(main)
+    public = [list(v) for v in trace.public]
+    a = next(i for i, v in enumerate(public) if len(v) == 4)  # output a: its 4 elements come first
+    public[a] = [int(v) % num.P for v in main[k]["out"][rows]]
+    r = check(settings, forge(cx, trace, settings, tamper, public=public))
+    if not forged:
+        assert r.success, r.error_message
+        return
+    assert not r.success
+    assert r.check == "LogUp sum", r.error_message
