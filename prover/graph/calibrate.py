@@ -164,13 +164,13 @@ def _fit_scale(peak: float, headroom: float, cap: int = MAX_NODE_SCALE) -> int:
     return MIN_NODE_SCALE - 1  # (no scale: reported by the caller)
 
 
-def _peaks(graph: Graph, samples: Sequence[Mapping[str, Any]]) -> tuple[dict[int, float], dict[int, float]]:
-    """Per node the largest |float64 value| over the samples, and per Dot the largest |partial sum| of
-    its products (what its accumulator holds)."""
+def _peaks(graph: Graph, samples: Sequence[Mapping[str, Any]], dots: bool = True) -> tuple[dict[int, float], dict[int, float]]:
+    """Per node the largest |float64 value| over the samples, and (with `dots`) per Dot the largest
+    |partial sum| of its products (what its accumulator holds)."""
     peaks: dict[int, float] = {}
     acc: dict[int, float] = {}
     for sample in samples:
-        vals = ex.execute_float(graph.nodes(), graph._check_inputs(sample))
+        vals = graph.run_nodes(graph._check_inputs(sample), exact=False)
         for node in graph.nodes():
             v = vals[node.id]
             if node.index:
@@ -179,7 +179,7 @@ def _peaks(graph: Graph, samples: Sequence[Mapping[str, Any]]) -> tuple[dict[int
             if not np.isfinite(m):
                 raise NumericError(f"calibration: {node.where()} is not finite on a sample ({m})")
             peaks[node.id] = max(peaks.get(node.id, 0.0), m)
-            if node.op is Op.DOT:
+            if dots and node.op is Op.DOT:
                 a, b = (view.gather(vals[src.id]) for src, view in node.srcs[:2])
                 prefix = np.abs(np.cumsum((a * b).reshape(node.srcs[0][1].shape), axis=node.axis))
                 acc[node.id] = max(acc.get(node.id, 0.0), float(prefix.max()) if prefix.size else 0.0)
@@ -221,7 +221,7 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
         raise ValueError(f"headroom_bits must be in [0, {VALUE_BITS - 2}], got {headroom_bits}")
     if any(n.scale is not None for n in graph.nodes()):
         graph.set_scales({n.id: None for n in graph.nodes()})  # (calibrated again from scratch)
-    peaks, _ = _peaks(graph, samples)
+    peaks, _ = _peaks(graph, samples, dots=False)
     sums = _sums_as_dots(graph, peaks, headroom_bits)
     peaks, acc = _peaks(graph, samples)
     nodes = graph.nodes()
@@ -296,8 +296,8 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
     for _round in range(16 * len(nodes) + 16):  # step 5: the exact runs at these scales
         graph.set_scales(assignment)
         try:
-            for sample in samples:
-                ex.execute_exact(graph.nodes(), graph._check_inputs(sample), graph.numeric_format)
+            for sample in samples:  # (the last run is kept: gen_trace of a single sample reads it)
+                graph.run_nodes(graph._check_inputs(sample), exact=True)
             break
         except BoundsError as e:
             culprit = _culprit(graph, str(e))

@@ -202,3 +202,27 @@ def test_importing_the_prover_does_not_import_onnx():
     code = "import sys, luminair.prover as p; assert 'onnx' not in sys.modules, 'onnx imported'; print(p.Graph)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_a_kept_run_is_served_only_for_the_same_nodes_format_and_input():
+    """Graph.run_nodes keeps the last run of each kind (calibration, gen_trace and the CLI run one
+    input several times): a hit returns the same values; other scales, formats or inputs run again."""
+    from luminair.verifier.numeric import NumericFormat
+
+    g = Graph()
+    (g.input("x", (3,)) * g.constant(np.array([1.5, -0.5, 2.0]), "w")).output("y")
+    feed = g._check_inputs({"x": np.array([1.0, 2.0, 3.0])})
+    first = g.run_nodes(feed, exact=True)
+    again = g.run_nodes(g._check_inputs({"x": np.array([1.0, 2.0, 3.0])}), exact=True)
+    assert all(again[k] is first[k] for k in first) and not first[2].flags.writeable
+    g.numeric_format = NumericFormat(8)
+    coarse = g.run_nodes(feed, exact=True)
+    assert coarse[2] is not first[2] and np.array_equal(coarse[2], execute_module.execute_exact(g.nodes(), feed, g.numeric_format)[2])
+    g.set_scales({2: 10})
+    assert g.run_nodes(feed, exact=True)[2] is not coarse[2]
+    assert not np.array_equal(g.run_nodes(g._check_inputs({"x": np.array([1.0, 2.0, 4.0])}), exact=True)[2], coarse[2])
+    f = g.run_nodes(feed, exact=False)
+    g.set_scales({2: 9})  # the float run reads no scale: kept
+    assert g.run_nodes(feed, exact=False)[2] is f[2] and np.allclose(g.run({"x": np.array([1.0, 2.0, 3.0])})["y"], f[2])
+    g.forget_runs()
+    assert g.run_nodes(feed, exact=False)[2] is not f[2]
