@@ -280,10 +280,12 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
     def s_of(i: int) -> int:
         return scale.get(classes.find(i), 0)
 
+    ruled = [n for n in nodes if n.op in _RULED]  # (in node order: the same first violation)
+
     def settle() -> dict[int, int]:
         """Lower classes until every product rule holds (each step lowers one class: bounded)."""
         for _round in range(64 * len(nodes) + 64):
-            bad = _first_violation(nodes, s_of, acc, headroom_bits)
+            bad = _first_violation(ruled, s_of, acc, headroom_bits)
             if bad is None:
                 break
             lower(*bad)
@@ -312,9 +314,13 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
                              graph.numeric_format.scale_bits, headroom_bits, len(samples), sums)
 
 
+_RULED = (Op.MUL, Op.DOT, Op.RECIP, Op.SQRT)  # the ops a product rule constrains (_first_violation)
+
+
 def _first_violation(nodes: Sequence[Any], s_of: Any, acc: Mapping[int, float], headroom: float) -> tuple[int, str] | None:
     """(the node whose class to lower, why) for the first node whose scales break a product rule: a
-    product's finer operand goes coarser (of two alike, a constant: its class is its own)."""
+    product's finer operand goes coarser (of two alike, a constant: its class is its own). Only
+    nodes of the _RULED ops can break one."""
     for n in nodes:
         op = n.op.value
         if op in ("Mul", "Dot"):
