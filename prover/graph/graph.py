@@ -65,16 +65,11 @@ def _dimension(d: Any, name: str) -> int:
 
 
 def _run_key(nodes: Sequence[Node], feed: Mapping[int, Any], fmt: NumericFormat | None) -> tuple:
-    """What an executor reads: per node its op, sources (ids, views), shape, axis, constant (the
-    arrays are read-only: by identity) and, for an exact run (fmt given), its scale and raw value
-    and the format; the feed's values. Names and origins only label errors."""
-    def one(n: Node) -> tuple:
-        common = (n.op, tuple((s.id, v) for s, v in n.srcs), n.shape, n.axis, n.index, id(n.value))
-        return common + (n.scale, id(n.raw), n.raw_scale) if fmt is not None else common
-
+    """What an executor reads: every node's ex.node_key; for an exact run (fmt given) the format;
+    the feed's values."""
     arrays = tuple((k, a.dtype.str, a.shape, a.tobytes()) for k, a in
                    sorted((k, np.asarray(v)) for k, v in feed.items()))
-    return tuple(map(one, nodes)), fmt, arrays
+    return tuple(ex.node_key(n, fmt is not None) for n in nodes), fmt, arrays
 
 
 class Graph:
@@ -95,7 +90,7 @@ class Graph:
         self._building: list[Node] | None = None  # the new node list while a transform runs
         # (kind, x, out): `out` computes kind(x) through primitives (mark_composite)
         self._composites: list[tuple[str, Any, Any]] = []
-        self._runs: dict[bool, tuple[tuple, dict[int, np.ndarray], tuple]] = {}  # exact? -> (key, values): run_nodes
+        self._runs: dict[bool, tuple[tuple, dict[int, np.ndarray], tuple, bool]] = {}  # exact? -> (key, values, nodes, complete): run_nodes
 
     # -- numeric format ------------------------------------------------------------------------
 
@@ -475,16 +470,26 @@ class Graph:
     def run_nodes(self, feed: Mapping[int, np.ndarray], exact: bool) -> dict[int, np.ndarray]:
         """ex.execute_exact / execute_float of every node on a checked feed (_check_inputs). The last
         run of each kind is kept (calibration, gen_trace and the CLI's reports run one input several
-        times): its key holds everything the executor reads, so a hit gives the same values; they
-        are read-only. forget_runs() drops them."""
+        times): its key holds everything the executor reads, so a hit gives the same values. A run
+        of the same format and feed after a rewrite or new scales takes its values where a node
+        reads the same (ex.Reuse); a run stopped by an error keeps what it checked. The values are
+        read-only; forget_runs() drops them."""
         key = _run_key(self._nodes, feed, self._fmt if exact else None)
         got = self._runs.get(exact)
-        if got is not None and got[0] == key:
+        if got is not None and got[0] == key and got[3]:
             return dict(got[1])
-        vals = ex.execute_exact(self._nodes, feed, self._fmt) if exact else ex.execute_float(self._nodes, feed)
-        for v in vals.values():
-            v.flags.writeable = False
-        self._runs[exact] = (key, vals, tuple(self._nodes))  # (the nodes keep the ids in key unique)
+        reuse = ex.Reuse(got[2], got[1], exact, self._fmt) if got is not None and got[0][1:] == key[1:] else None
+        vals: dict[int, np.ndarray] = {}
+        try:
+            if exact:
+                ex.execute_exact(self._nodes, feed, self._fmt, reuse=reuse, into=vals)
+            else:
+                ex.execute_float(self._nodes, feed, reuse=reuse, into=vals)
+        finally:
+            for v in vals.values():
+                v.flags.writeable = False
+            complete = len(vals) == len(self._nodes)
+            self._runs[exact] = (key, vals, tuple(self._nodes), complete)  # (the nodes keep the ids in keys unique)
         return dict(vals)
 
     def forget_runs(self) -> None:
@@ -496,7 +501,7 @@ class Graph:
         values the proof attests."""
         feed = self._check_inputs(inputs)
         got = self._runs.get(exact)
-        if got is not None and got[0] == _run_key(self._nodes, feed, self._fmt if exact else None):
+        if got is not None and got[3] and got[0] == _run_key(self._nodes, feed, self._fmt if exact else None):
             vals = got[1]  # (a kept run of every node: the needed ones among them)
         elif exact:
             vals = ex.execute_exact(self._nodes, feed, self._fmt, ex.needed_nodes(self._nodes, [n for n, _ in self._outputs.values()]))
