@@ -377,6 +377,8 @@ def prove(
     """Prove `trace` against `settings`. The prover never checks its own trace: a wrong trace
     still gives a complete proof that the verifier rejects."""
     stats = ProveStats()
+    if hasattr(graph, "forget_runs"):
+        graph.forget_runs()  # (the executors' kept runs: trace.values holds what the proof reads)
     steady_heap()
     t = time.perf_counter()
     # a graph instantiated from symbolic dimensions: the symbols' values lead the public values

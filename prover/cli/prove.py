@@ -320,6 +320,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
         trace = gen_trace(graph, inputs)
         float_out = graph.run(inputs)
         trace_s = time.perf_counter() - t
+    from .accuracy import bound_report, error_report, onnxruntime_report, samples_report  # (numpy: only a command that proves)
+
+    accuracy = samples_report(graph, samples) if calibration is not None else None  # (before prove drops the kept runs)
     hook = _progress(PROVE_STAGES, args.quiet)
     try:
         proof = prove(graph, trace, settings, on_stage=hook)
@@ -333,8 +336,6 @@ def cmd_prove(args: argparse.Namespace) -> int:
             f"cannot write the proof files into {args.out!r}: {e.strerror or e} (any previous pair there is unchanged)"
         ) from None
     work = verifier_work(proof.data, settings.data)
-    from .accuracy import bound_report, error_report, onnxruntime_report, samples_report  # (numpy: only a command that proves)
-
     summary = {
         "model": str(args.model),
         "model_digest": settings.model_digest,
@@ -344,7 +345,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "security": settings.describe_security(),
         "security_bits": settings.security_bits,
         "numeric_format": graph_summary(settings.spec)["numeric_format"]["description"],
-        "calibration": {**calibration.as_dict(), "accuracy": samples_report(graph, samples)} if calibration is not None else None,
+        "calibration": {**calibration.as_dict(), "accuracy": accuracy} if calibration is not None else None,
         "components": [
             {
                 "component": p.component.name,

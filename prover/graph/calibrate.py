@@ -164,13 +164,13 @@ def _fit_scale(peak: float, headroom: float, cap: int = MAX_NODE_SCALE) -> int:
     return MIN_NODE_SCALE - 1  # (no scale: reported by the caller)
 
 
-def _peaks(graph: Graph, samples: Sequence[Mapping[str, Any]]) -> tuple[dict[int, float], dict[int, float]]:
-    """Per node the largest |float64 value| over the samples, and per Dot the largest |partial sum| of
-    its products (what its accumulator holds)."""
+def _peaks(graph: Graph, samples: Sequence[Mapping[str, Any]], dots: bool = True) -> tuple[dict[int, float], dict[int, float]]:
+    """Per node the largest |float64 value| over the samples, and (with `dots`) per Dot the largest
+    |partial sum| of its products (what its accumulator holds)."""
     peaks: dict[int, float] = {}
     acc: dict[int, float] = {}
     for sample in samples:
-        vals = ex.execute_float(graph.nodes(), graph._check_inputs(sample))
+        vals = graph.run_nodes(graph._check_inputs(sample), exact=False)
         for node in graph.nodes():
             v = vals[node.id]
             if node.index:
@@ -179,7 +179,7 @@ def _peaks(graph: Graph, samples: Sequence[Mapping[str, Any]]) -> tuple[dict[int
             if not np.isfinite(m):
                 raise NumericError(f"calibration: {node.where()} is not finite on a sample ({m})")
             peaks[node.id] = max(peaks.get(node.id, 0.0), m)
-            if node.op is Op.DOT:
+            if dots and node.op is Op.DOT:
                 a, b = (view.gather(vals[src.id]) for src, view in node.srcs[:2])
                 prefix = np.abs(np.cumsum((a * b).reshape(node.srcs[0][1].shape), axis=node.axis))
                 acc[node.id] = max(acc.get(node.id, 0.0), float(prefix.max()) if prefix.size else 0.0)
@@ -221,7 +221,7 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
         raise ValueError(f"headroom_bits must be in [0, {VALUE_BITS - 2}], got {headroom_bits}")
     if any(n.scale is not None for n in graph.nodes()):
         graph.set_scales({n.id: None for n in graph.nodes()})  # (calibrated again from scratch)
-    peaks, _ = _peaks(graph, samples)
+    peaks, _ = _peaks(graph, samples, dots=False)
     sums = _sums_as_dots(graph, peaks, headroom_bits)
     peaks, acc = _peaks(graph, samples)
     nodes = graph.nodes()
@@ -280,10 +280,12 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
     def s_of(i: int) -> int:
         return scale.get(classes.find(i), 0)
 
+    ruled = [n for n in nodes if n.op in _RULED]  # (in node order: the same first violation)
+
     def settle() -> dict[int, int]:
         """Lower classes until every product rule holds (each step lowers one class: bounded)."""
         for _round in range(64 * len(nodes) + 64):
-            bad = _first_violation(nodes, s_of, acc, headroom_bits)
+            bad = _first_violation(ruled, s_of, acc, headroom_bits)
             if bad is None:
                 break
             lower(*bad)
@@ -296,8 +298,8 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
     for _round in range(16 * len(nodes) + 16):  # step 5: the exact runs at these scales
         graph.set_scales(assignment)
         try:
-            for sample in samples:
-                ex.execute_exact(graph.nodes(), graph._check_inputs(sample), graph.numeric_format)
+            for sample in samples:  # (the last run is kept: gen_trace of a single sample reads it)
+                graph.run_nodes(graph._check_inputs(sample), exact=True)
             break
         except BoundsError as e:
             culprit = _culprit(graph, str(e))
@@ -312,9 +314,13 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
                              graph.numeric_format.scale_bits, headroom_bits, len(samples), sums)
 
 
+_RULED = (Op.MUL, Op.DOT, Op.RECIP, Op.SQRT)  # the ops a product rule constrains (_first_violation)
+
+
 def _first_violation(nodes: Sequence[Any], s_of: Any, acc: Mapping[int, float], headroom: float) -> tuple[int, str] | None:
     """(the node whose class to lower, why) for the first node whose scales break a product rule: a
-    product's finer operand goes coarser (of two alike, a constant: its class is its own)."""
+    product's finer operand goes coarser (of two alike, a constant: its class is its own). Only
+    nodes of the _RULED ops can break one."""
     for n in nodes:
         op = n.op.value
         if op in ("Mul", "Dot"):

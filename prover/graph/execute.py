@@ -9,7 +9,7 @@ node, the element and the value, and suggests a remedy.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -245,13 +245,71 @@ def needed_nodes(nodes: list[Node], roots: Iterable[Node]) -> set[int]:
     return seen
 
 
+def node_key(node: Node, exact: bool, src_id: Callable[[Node], int | None] = lambda s: s.id) -> tuple:
+    """What an executor reads of a node besides its sources' values: op, sources (src_id, views),
+    shape, axis, constant (read-only arrays: by identity), an input's id (its feed value), and for
+    an exact run its scale and folded raw value. Names and origins only label errors."""
+    key = (node.op, tuple((src_id(src), view) for src, view in node.srcs), node.shape, node.axis, node.index,
+           id(node.value), node.id if node.op is Op.INPUT else None)
+    return key + (node.scale, id(node.raw), node.raw_scale) if exact else key
+
+
+class Reuse:
+    """The values of an earlier run of the same kind, format and feed, taken again where a node reads
+    the same as one of its nodes: the same node_key, its sources' values the same as those of that
+    node's sources. A node computed anew whose value (and exact scale) equals an earlier node's
+    counts as that node for its consumers (a rewrite's equal result, Dot(x, 1.0) for a sum). The
+    earlier nodes must stay alive (their constants' ids are in the keys)."""
+
+    def __init__(self, nodes: Sequence[Node], vals: Mapping[int, np.ndarray], exact: bool, fmt: NumericFormat | None):
+        self.exact, self.fmt, self.vals, self.nodes = exact, fmt, vals, nodes
+        self.index: dict[tuple, int] = {}
+        for n in nodes:
+            if n.id in vals:
+                self.index.setdefault(node_key(n, exact), n.id)
+        self.same: dict[int, int] = {}  # node id of this run -> earlier node id of the same value
+        self._by_value: dict[tuple, list[int]] | None = None
+
+    def get(self, node: Node) -> np.ndarray | None:
+        if any(s.id not in self.same for s, _ in node.srcs):
+            return None
+        old = self.index.get(node_key(node, self.exact, lambda s: self.same[s.id]))
+        if old is None:
+            return None
+        self.same[node.id] = old
+        return self.vals[old]
+
+    def computed(self, node: Node, value: np.ndarray) -> None:
+        if self._by_value is None:
+            self._by_value = {}
+            for n in self.nodes:
+                v = self.vals.get(n.id)
+                if v is not None:
+                    self._by_value.setdefault(self._value_key(n, v), []).append(n.id)
+        for old in self._by_value.get(self._value_key(node, value), ()):
+            if self.vals[old].tobytes() == value.tobytes():  # (bit for bit: -0.0 is not 0.0 here)
+                self.same[node.id] = old
+                return
+
+    def _value_key(self, node: Node, v: np.ndarray) -> tuple:
+        s = node_scale(node, self.fmt) if self.exact and self.fmt is not None else None
+        return v.dtype.str, v.shape, s, hash(v.tobytes()) if v.size <= 64 else hash(v[:: max(1, v.size // 64)].tobytes())
+
+
 def execute_float(
-    nodes: list[Node], inputs: Mapping[int, np.ndarray], only: set[int] | None = None
+    nodes: list[Node], inputs: Mapping[int, np.ndarray], only: set[int] | None = None,
+    reuse: Reuse | None = None, into: dict[int, np.ndarray] | None = None,
 ) -> dict[int, np.ndarray]:
-    """float64 value (flat) of every node (or of the node ids in ``only``)."""
-    vals: dict[int, np.ndarray] = {}
+    """float64 value (flat) of every node (or of the node ids in ``only``); ``reuse``: an earlier
+    run's values where they are the same; ``into``: the dict to fill (it holds the values computed
+    before an error)."""
+    vals: dict[int, np.ndarray] = {} if into is None else into
     for node in nodes:
         if only is not None and node.id not in only:
+            continue
+        got = reuse.get(node) if reuse is not None else None
+        if got is not None:
+            vals[node.id] = got
             continue
         if node.op is Op.INPUT:
             vals[node.id] = np.asarray(inputs[node.id], dtype=np.float64).reshape(-1)
@@ -260,16 +318,24 @@ def execute_float(
         else:
             args = [view.gather(vals[src.id]) for src, view in node.srcs]
             vals[node.id] = eval_float(node, args)
+        if reuse is not None:
+            reuse.computed(node, vals[node.id])
     return vals
 
 
 def execute_exact(
-    nodes: list[Node], inputs: Mapping[int, np.ndarray], fmt: NumericFormat, only: set[int] | None = None
+    nodes: list[Node], inputs: Mapping[int, np.ndarray], fmt: NumericFormat, only: set[int] | None = None,
+    reuse: Reuse | None = None, into: dict[int, np.ndarray] | None = None,
 ) -> dict[int, np.ndarray]:
-    """Raw int64 value (flat) of every node (or of the ids in ``only``), with the bounds pass."""
-    vals: dict[int, np.ndarray] = {}
+    """Raw int64 value (flat) of every node (or of the ids in ``only``), with the bounds pass;
+    ``reuse`` and ``into`` as for execute_float (an earlier run's values passed the same checks)."""
+    vals: dict[int, np.ndarray] = {} if into is None else into
     for node in nodes:
         if only is not None and node.id not in only:
+            continue
+        got = reuse.get(node) if reuse is not None else None
+        if got is not None:
+            vals[node.id] = got
             continue
         s = node_scale(node, fmt)
         if node.op is Op.INPUT and node.index:
@@ -288,4 +354,6 @@ def execute_exact(
                 raise domain_error(node, v, fmt) from None
             check_range(node.where(), node.shape, out, fmt, s)
         vals[node.id] = out
+        if reuse is not None:
+            reuse.computed(node, out)
     return vals

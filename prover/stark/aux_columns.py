@@ -19,12 +19,18 @@ Secure = tuple[Array, Array, Array, Array]
 
 
 def _powers(f: QM31, count: int) -> np.ndarray:
-    """(count, 4) array of f^0 .. f^(count - 1)."""
-    out = np.empty((max(count, 1), 4), dtype=U64)
-    cur = (1, 0, 0, 0)
-    for i in range(count):
-        out[i] = cur
-        cur = q_mul(cur, f)
+    """(count, 4) array of f^0 .. f^(count - 1), by doubling: rows k..2k-1 are rows 0..k-1 times
+    f^k (vector products: exact, the same values as count - 1 scalar ones)."""
+    n = max(count, 1)
+    out = np.empty((n, 4), dtype=U64)
+    out[0] = (1, 0, 0, 0)
+    k, fk = 1, f  # invariant: out[:k] holds f^0 .. f^(k-1), fk = f^k
+    while k < n:
+        m = min(k, n - k)
+        block = fv.q_mul_const(tuple(np.ascontiguousarray(out[:m, j]) for j in range(4)), fk)  # type: ignore[arg-type]
+        for j in range(4):
+            out[k : k + m, j] = block[j]
+        k, fk = k + m, q_mul(fk, fk)
     return out
 
 

@@ -327,7 +327,8 @@ def prove_stark(
         for ci in order:
             contrib = fv.q_mul(shares.pop(ci).result(), tuple(xp.asarray(c, dtype=U64) for c in weights[ci]))  # type: ignore[arg-type]
             size = contrib[0].shape[0]
-            total = tuple(xp.concatenate([fv.add(t[:size], c), t[size:]]) for t, c in zip(total, contrib))  # type: ignore[assignment]
+            for t, c in zip(total, contrib):  # in place: total's arrays are this function's own
+                t[:size] = fv.add(t[:size], c)
     # COMPOSITION_SPLIT parts by the top bits of the coefficient index (air/point.composition_from_samples)
     part = 1 << (bound - LOG_EXPAND)
     comp_coeffs = [c[j * part : (j + 1) * part].copy() for j in range(COMPOSITION_SPLIT) for c in total]

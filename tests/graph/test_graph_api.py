@@ -202,3 +202,60 @@ def test_importing_the_prover_does_not_import_onnx():
     code = "import sys, luminair.prover as p; assert 'onnx' not in sys.modules, 'onnx imported'; print(p.Graph)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_a_kept_run_is_served_only_for_the_same_nodes_format_and_input():
+    """Graph.run_nodes keeps the last run of each kind (calibration, gen_trace and the CLI run one
+    input several times): a hit returns the same values; other scales, formats or inputs run again."""
+    from luminair.verifier.numeric import NumericFormat
+
+    g = Graph()
+    (g.input("x", (3,)) * g.constant(np.array([1.5, -0.5, 2.0]), "w")).output("y")
+    feed = g._check_inputs({"x": np.array([1.0, 2.0, 3.0])})
+    first = g.run_nodes(feed, exact=True)
+    again = g.run_nodes(g._check_inputs({"x": np.array([1.0, 2.0, 3.0])}), exact=True)
+    assert all(again[k] is first[k] for k in first) and not first[2].flags.writeable
+    g.numeric_format = NumericFormat(8)
+    coarse = g.run_nodes(feed, exact=True)
+    assert coarse[2] is not first[2] and np.array_equal(coarse[2], execute_module.execute_exact(g.nodes(), feed, g.numeric_format)[2])
+    g.set_scales({2: 10})
+    assert g.run_nodes(feed, exact=True)[2] is not coarse[2]
+    assert not np.array_equal(g.run_nodes(g._check_inputs({"x": np.array([1.0, 2.0, 4.0])}), exact=True)[2], coarse[2])
+    f = g.run_nodes(feed, exact=False)
+    g.set_scales({2: 9})  # the float run reads no scale: kept
+    assert g.run_nodes(feed, exact=False)[2] is f[2] and np.allclose(g.run({"x": np.array([1.0, 2.0, 3.0])})["y"], f[2])
+    g.forget_runs()
+    assert g.run_nodes(feed, exact=False)[2] is not f[2]
+
+
+def test_a_run_after_a_rewrite_or_new_scales_reuses_what_reads_the_same(monkeypatch):
+    """run_nodes after a rewrite (a sum as Dot(x, 1.0), as calibration makes) or new scales takes
+    the kept run's values where a node reads the same (ex.Reuse), bit for bit what a fresh run
+    gives; a run stopped by a BoundsError keeps what it checked, and the next raises the same."""
+    from luminair.prover.graph.calibrate import _sums_as_dots
+    from luminair.prover.graph.errors import BoundsError
+
+    g = Graph()
+    x = g.input("x", (4, 8))
+    h = (x * g.constant(np.linspace(-1, 1, 32).reshape(4, 8), "w")).sum(axis=1)
+    (h * g.constant(np.array([2.0, -3.0, 0.5, 1.0]), "v") + 1.0).output("y")
+    feed = g._check_inputs({"x": np.arange(32.0).reshape(4, 8) / 7})
+    g.run_nodes(feed, exact=False)
+    assert _sums_as_dots(g, {n.id: 1e4 if n.op is Op.SUM_REDUCE else 1.0 for n in g.nodes()}, 0) == 1
+    seen: list[int] = []
+    real = execute_module.Reuse.get
+    monkeypatch.setattr(execute_module.Reuse, "get", lambda self, n: seen.append(n.id) or real(self, n))
+    again = g.run_nodes(feed, exact=False)
+    fresh = execute_module.execute_float(g.nodes(), feed)
+    assert all(again[k].tobytes() == fresh[k].tobytes() for k in fresh) and seen
+    last = g.nodes()[-1].id
+    assert again[last] is not fresh[last]  # downstream of the Dot: taken from the kept run
+    exact = g.run_nodes(feed, exact=True)
+    g.set_scales({n.id: 14 for n in g.nodes() if n.op is not Op.INPUT})  # the sum leaves the range
+    with pytest.raises(BoundsError) as first:
+        g.run_nodes(feed, exact=True)
+    with pytest.raises(BoundsError) as second:
+        g.run_nodes(feed, exact=True)
+    assert str(first.value) == str(second.value)
+    g.set_scales({n.id: 10 for n in g.nodes()})
+    assert all(np.array_equal(v, exact[k]) for k, v in g.run_nodes(feed, exact=True).items())

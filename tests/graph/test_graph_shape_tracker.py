@@ -138,3 +138,26 @@ def test_is_identity():
 def test_invalid_views_are_rejected(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_compose_onto_an_identity_is_kept_and_equals_the_replay():
+    """compose onto an identity view keeps its result on the composed view (Graph.transform does it
+    for every edge, every pass): the kept result is the one a fresh replay gives."""
+    views = [
+        ShapeTracker((2, 3, 4)).permute((2, 0, 1)).reshape((4, 6)),
+        ShapeTracker((3, 1)).expand((3, 5)).reshape((15,)),
+        ShapeTracker((4, 4)).slice([(1, 3), (0, 4, 2)]).pad([(1, 0), (0, 2)]),
+        ShapeTracker((6,)).reshape((2, 3)).reshape((3, 2)),
+        ShapeTracker((5,)),
+    ]
+    for v in views:
+        fresh = v.src_shape
+        first = ShapeTracker(fresh).compose(v)
+        assert ShapeTracker(fresh).compose(v) is first and first.key() == v.key()
+        assert ShapeTracker(fresh).compose(first) is first
+        replay = ShapeTracker(fresh)
+        for kind, arg in v.steps:
+            replay = replay.step(kind, arg)
+        assert replay.key() == first.key() and np.array_equal(replay.src_indices(), v.src_indices())
+        moved = ShapeTracker(fresh).reshape((int(np.prod(fresh)),))  # not an identity: replayed each time
+        assert moved.compose(ShapeTracker(moved.shape)) is moved

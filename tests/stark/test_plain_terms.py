@@ -107,6 +107,19 @@ def test_geometric_rows() -> None:
     assert [int(r[0]) for r in run] == [1, 5, 25, 1, 5, 1, 5, 25]
 
 
+@pytest.mark.parametrize("count", [1, 2, 3, 8, 9, 4097, 70001])
+def test_powers_by_doubling_match_the_scalar_products(count: int) -> None:
+    """aux_columns._powers (vector products by doubling) against count - 1 scalar products."""
+    from luminair.prover.stark.aux_columns import _powers
+    from luminair.verifier.fields import P, q_mul
+
+    f, cur, want = (123456789, P - 2, 5, 2**30 + 7), (1, 0, 0, 0), []
+    for _ in range(count):
+        want.append(cur)
+        cur = q_mul(cur, f)
+    assert _powers(f, count).tolist() == [list(r) for r in want]
+
+
 @pytest.mark.parametrize("p", [0, 1, 3])
 def test_periodic_column_twin(p: int) -> None:
     """The verifier's closed form of a periodic column at a point equals the prover's tiled column
