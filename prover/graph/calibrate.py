@@ -164,12 +164,14 @@ def _fit_scale(peak: float, headroom: float, cap: int = MAX_NODE_SCALE) -> int:
     return MIN_NODE_SCALE - 1  # (no scale: reported by the caller)
 
 
-def _peaks(graph: Graph, samples: Sequence[Mapping[str, Any]], dots: bool = True) -> tuple[dict[int, float], dict[int, float]]:
-    """Per node the largest |float64 value| over the samples, and (with `dots`) per Dot the largest
-    |partial sum| of its products (what its accumulator holds)."""
+def _peaks(graph: Graph, samples: Sequence[Mapping[str, Any]], dots: bool = True,
+           at: dict[int, tuple[int, int]] | None = None) -> tuple[dict[int, float], dict[int, float]]:
+    """Per node the largest |float64 value| over the samples (and in `at`: which sample and flat
+    element holds it), and (with `dots`) per Dot the largest |partial sum| of its products (what its
+    accumulator holds)."""
     peaks: dict[int, float] = {}
     acc: dict[int, float] = {}
-    for sample in samples:
+    for k, sample in enumerate(samples):
         vals = graph.run_nodes(graph._check_inputs(sample), exact=False)
         for node in graph.nodes():
             v = vals[node.id]
@@ -178,6 +180,8 @@ def _peaks(graph: Graph, samples: Sequence[Mapping[str, Any]], dots: bool = True
             m = float(np.abs(v).max()) if v.size else 0.0
             if not np.isfinite(m):
                 raise NumericError(f"calibration: {node.where()} is not finite on a sample ({m})")
+            if at is not None and (node.id not in peaks or m > peaks[node.id]):
+                at[node.id] = (k, int(np.argmax(np.abs(v))) if v.size else 0)
             peaks[node.id] = max(peaks.get(node.id, 0.0), m)
             if dots and node.op is Op.DOT:
                 a, b = (view.gather(vals[src.id]) for src, view in node.srcs[:2])
@@ -223,7 +227,8 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
         graph.set_scales({n.id: None for n in graph.nodes()})  # (calibrated again from scratch)
     peaks, _ = _peaks(graph, samples, dots=False)
     sums = _sums_as_dots(graph, peaks, headroom_bits)
-    peaks, acc = _peaks(graph, samples)
+    at: dict[int, tuple[int, int]] = {}
+    peaks, acc = _peaks(graph, samples, at=at)
     nodes = graph.nodes()
     varying = _input_dependent(graph)
     classes = _Classes(len(nodes))
@@ -264,18 +269,22 @@ def calibrate_tensors(graph: Graph, samples: Sequence[Mapping[str, Any]],
         if not n.index and scale[root] < floor and peaks[n.id] == max(
                 peaks[m.id] for m in nodes if not m.index and classes.find(m.id) == root):
             where = " (it shares the function tables' scale, at least 2^4)" if root == table_class else ""
+            k, i = at[n.id]
+            index = tuple(int(d) for d in np.unravel_index(i, n.shape)) if n.shape else ()
             raise NumericError(f"calibration over {len(samples)} sample(s), headroom {headroom_bits:g} bit(s): "
-                               f"{n.where()} reaches |value| {peaks[n.id]:g}, which no scale of the format "
-                               f"holds{where}: the 16-bit range at 2^{floor} ends at {VALUE_MAX_REAL >> floor}")
+                               f"{n.where()} reaches |value| {peaks[n.id]:g} at element {i} (index {index}) of "
+                               f"sample {k}, which no scale of the format holds{where}: the 16-bit range at "
+                               f"2^{floor} ends at {VALUE_MAX_REAL >> floor}")
 
     def lower(node_id: int, why: str) -> None:
         root = classes.find(node_id)
         scale[root] -= 1
         floor = MIN_SCALE_BITS if root == table_class else MIN_NODE_SCALE
         if scale[root] < floor:
+            k, i = at.get(node_id, (0, 0))
             raise NumericError(f"calibration over {len(samples)} sample(s), headroom {headroom_bits} bit(s): "
                                f"{nodes[node_id].where()} fits no scale of the format ({why}; peak |value| "
-                               f"{peaks.get(node_id, 0.0):g})")
+                               f"{peaks.get(node_id, 0.0):g} at element {i} of sample {k})")
 
     def s_of(i: int) -> int:
         return scale.get(classes.find(i), 0)

@@ -185,5 +185,6 @@ def test_calibration_refuses_a_value_no_scale_holds_naming_node_and_calibration(
     x = cx.input("x", (3,))
     (x * x).output("y")
     cx.compile(GenericCompiler(), StwoCompiler(fuse=False))
-    with pytest.raises(num.NumericError, match=r"calibration over 1 sample\(s\).*Mul node 1.*no scale of the format holds"):
-        cx.calibrate_tensors([{"x": np.array([1.0, 2.0, 300.0])}])
+    with pytest.raises(num.NumericError, match=r"calibration over 2 sample\(s\).*Mul node 1.*reaches \|value\| 90000 "
+                       r"at element 2 \(index \(2,\)\) of sample 1, which no scale of the format holds"):
+        cx.calibrate_tensors([{"x": np.array([1.0, 2.0, 3.0])}, {"x": np.array([1.0, 2.0, 300.0])}])
