@@ -83,7 +83,8 @@ def verify(
     name it only to check models larger than that."""
     try:
         return _verify(proof_bytes, settings_bytes, progress, min_security_bits, max_work)
-    except MemoryError:  # raised again while a handler of _verify built its result: answered once
+    except (MemoryError, SystemError):  # raised again while a handler of _verify built its result
+        # (CPython reports some allocations that fail inside C code as SystemError): answered once
         pass  # the traceback is released, and with it the decoded data its frames hold
     gc.collect()  # a handler that failed keeps its exception in its frame: a cycle only gc frees
     return VerifyResult(False, OUT_OF_MEMORY, "malformed file")
