@@ -26,6 +26,7 @@ from ..verifier.config import DEFAULT_MIN_SECURITY_BITS, MAX_QUERIES, PRESETS, S
 from ..verifier.errors import EntryBoundError
 from ..verifier.fields import P
 from ..verifier.formats import ProofFile, Writer
+from ..verifier.merkle import DIGEST_BYTES
 from ..verifier.graph.plan import ComponentPlan, air_cells
 from ..verifier.graph.planner import GraphPlan, plan_graph
 from ..verifier.graph.settings import write_graph
@@ -34,7 +35,7 @@ from ..verifier.graph.statement import build_graph_air
 from ..verifier.security import security_bits as union_security_bits
 from ..verifier.security import soundness_terms, union_bits, weakest
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
-from .air.graph_trace import build_spec, main_columns, table_columns, topology_columns
+from .air.graph_trace import build_spec, main_columns, model_columns, table_columns, topology_columns
 from .compile.stwo import StwoCompiler
 from .presets import config_for_bits, preset_config
 from .graph.graph import Graph as GraphFrontend
@@ -52,6 +53,8 @@ class Settings:
     air: Any
     topology: dict[str, np.ndarray]  # row-order topology columns (input-independent)
     topology_tree: CommittedTree  # their extension, made once; every proof commits it with the main trace
+    model: dict[str, np.ndarray] = field(default_factory=dict)  # committed weights: the model tree's columns
+    model_tree: CommittedTree | None = None  # their extension and Merkle tree, whose root settings.bin holds
 
     @property
     def spec(self) -> GraphSpec:
@@ -273,6 +276,10 @@ def reach_union_bound(cfg: PcsConfig, spec: GraphSpec, target: int, air: Any = N
         cfg = replace(cfg, n_queries=cfg.n_queries + 1)
 
 
+# Who sees each kind of tensor (docs/committed-models.md; the README compares them with EZKL's)
+VISIBILITIES = {"weights": ("public", "committed"), "inputs": ("public", "private")}
+
+
 def _ensure_compiled(graph: Any) -> None:
     if getattr(graph, "stwo_plan", None) is None:
         StwoCompiler().compile(graph)
@@ -286,23 +293,39 @@ def gen_settings(
     security_bits: int | None = None,
     title: str = "",
     description: str = "",
+    weights: str = "public",
 ) -> Settings:
     """The model's statement: graph, numeric format, weights, table specs and proof config, plus the
-    publisher's labels (`title`, `description`: bound by every proof, not part of the model digest)."""
+    publisher's labels (`title`, `description`: bound by every proof, not part of the model digest).
+    `weights`: "public" (settings.bin holds every weight) or "committed" (it holds the root of the
+    model tree instead: docs/committed-models.md)."""
+    if weights not in VISIBILITIES["weights"]:
+        raise ValueError(f"weights={weights!r}: expected one of {', '.join(VISIBILITIES['weights'])}")
     _ensure_compiled(graph)
-    spec = build_spec(graph, title, description)
+    spec = build_spec(graph, title, description, weights)
     # The config is chosen on the verifier's own reading of the graph body, and that reading's AIR
     # (built once, cached on the body) is the one proven: settings.bin ends with the same body bytes
     # whatever its config.
-    draft = encode_settings(KIND_GRAPH, resolve_config(preset, config, security_bits), spec)
+    draft_config = resolve_config(preset, config, security_bits)
+    spec.model_log_blowup = draft_config.log_blowup  # (a draft: its model section is not read)
+    draft = encode_settings(KIND_GRAPH, draft_config, spec)
     body = read_settings(draft).body
     cfg = choose_config(body, preset, config, security_bits)
+    air, plans = build_graph_air(body, cfg.log_blowup)
+    model, model_tree = {}, None
+    if spec.committed:  # the model tree, extended with the config's blowup: its root joins settings.bin
+        model = model_columns(plans, spec)
+        (tree_spec,) = [t for t in air.preprocessed if t.statement]
+        model_tree = commit_preprocessed(tree_spec, model, cfg.log_blowup)
+        for s in (spec, body):
+            s.model_root, s.model_log_blowup = model_tree.root, cfg.log_blowup
+        tree_spec.root = model_tree.root
     data = encode_settings(KIND_GRAPH, cfg, spec)
     parsed = read_settings(data)
-    n = len(_graph_bytes(spec))
-    assert data[-n:] == draft[-n:], "settings.bin: the graph body's bytes depend on the config"
+    n, tail = len(_graph_bytes(spec)), (1 + DIGEST_BYTES) * spec.committed  # (the model section follows the body)
+    assert data[len(data) - n - tail : len(data) - tail] == draft[len(draft) - n - tail : len(draft) - tail], \
+        "settings.bin: the graph body's bytes depend on the config"
     parsed.body = body
-    air, plans = build_graph_air(parsed.body, cfg.log_blowup)
     try:
         check_entry_bound(air, plan_graph(parsed.body).public_terms())
     except EntryBoundError as e:
@@ -310,7 +333,7 @@ def gen_settings(
     topology = topology_columns(graph, plans, parsed.body)
     tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
     prepare_sparse_columns(air, cfg.log_blowup)
-    return Settings(data, parsed, plans, air, topology, tree)
+    return Settings(data, parsed, plans, air, topology, tree, model, model_tree)
 
 
 def _graph_bytes(spec: GraphSpec) -> bytes:
@@ -361,8 +384,9 @@ def table_trees(air: Any, scale_bits: int, log_blowup: int) -> list[CommittedTre
 
 
 def preprocessed_values(settings: Settings, air: Any) -> dict[str, np.ndarray]:
-    """Every preprocessed column in row order (topology and tables), keyed as components read them."""
-    out = dict(settings.topology)
+    """Every preprocessed column in row order (topology, tables, the model tree's), keyed as
+    components read them."""
+    out = dict(settings.topology) | settings.model
     for cols in table_columns(air):
         out.update(cols)
     return out
@@ -392,6 +416,8 @@ def prove(
         on_stage("trace columns")
     cfg = settings.config
     pre = [settings.topology_tree, *table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)]
+    if settings.model_tree is not None:  # (the AIR's trees: topology, tables, then the model tree)
+        pre.append(settings.model_tree)
     stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage, consume_main=True)
     data = ProofFile(settings.parsed.digest, public, stark).to_bytes()
     return Proof(data, trace.outputs, stats)

@@ -56,6 +56,11 @@ class VerifyResult:
     # caps, or a usage error: nothing was checked); work_needed: the max_work that admits the files, when known
     kind: str = ""
     work_needed: int | None = None
+    # who sees each kind of tensor: {"weights": "public"|"committed", "inputs": {name: "public"|
+    # "private"}, "outputs": "public"}; model_root: the model tree's root (hex) of committed weights,
+    # which `luminair audit` recomputes from the weights (docs/committed-models.md)
+    visibility: dict[str, Any] | None = None
+    model_root: str | None = None
 
     def __post_init__(self) -> None:
         if not self.kind:
@@ -140,6 +145,8 @@ def _verify(
             statement=f"{KIND_NAMES[settings.kind]}: {st.description}",
             verification_time_ms=(time.perf_counter() - t0) * 1000,
             extra={"soundness_bits": terms, **({"training": st.training} if st.training is not None else {})},
+            visibility=visibility(settings.body),
+            model_root=settings.body.model_root.hex() if getattr(settings.body, "committed", False) else None,
         )
     except BudgetError as e:
         return refused(e.message, e.check, model_digest=digest, kind="not checked", work_needed=e.needed)
@@ -158,6 +165,15 @@ def _verify(
         return refused(OUT_OF_MEMORY, "malformed file", model_digest=digest)
     except Exception as e:  # noqa: BLE001 - verify() must never raise; this is a bug if reached
         return refused(f"internal error: {type(e).__name__}: {e}", "internal error", model_digest=digest)
+
+
+def visibility(spec: Any) -> dict[str, Any]:
+    """Who sees each kind of tensor of a graph statement (VerifyResult.visibility)."""
+    return {
+        "weights": "committed" if spec.committed else "public",
+        "inputs": {inp.name: "private" if spec.nodes[inp.node].private else "public" for inp in spec.inputs},
+        "outputs": "public",
+    }
 
 
 def declared_work(proof_bytes: bytes, settings_bytes: bytes) -> WorkMeter:

@@ -47,7 +47,9 @@ SETTINGS_MAGIC = b"LMNRSETT"
 #    table at an index input, computed by the verifier)
 # 12: a scale per node (settings.bin: a u8 after the axis; every shift, exponent and table scale is
 #    derived from the scales)
-FORMAT_VERSION = 12
+# 13: committed weights (node flag 4 on a constant, no values; the body's model bits; settings.bin's
+#    model section after the body: the log blowup and the model tree's root, a tree of its own)
+FORMAT_VERSION = 13
 # What a file of each older version (1, 2, ...) lacked, as the "unsupported version" message says it
 OLDER_FORMATS = (
     "whose verifier trusted the model commitment in settings.bin",
@@ -61,6 +63,7 @@ OLDER_FORMATS = (
     "whose Freivalds terms could cancel between two product instances (unsound)",
     "without index inputs and Gather nodes",
     "with one scale for every tensor",
+    "without committed weights",
 )
 
 MAX_TREES = 16

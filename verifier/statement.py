@@ -18,7 +18,7 @@ from .air.framework import check_entry_bound
 from .budget import WorkMeter
 from .claim import Statement
 from .config import PcsConfig
-from .formats import SETTINGS_MAGIC, FORMAT_VERSION, Reader, Writer, read_config, read_header, write_config
+from .formats import DIGEST_BYTES, SETTINGS_MAGIC, FORMAT_VERSION, Reader, Writer, read_config, read_header, write_config
 from .graph.settings import charge_template, instantiate, model_digest, read_graph, write_graph
 from .graph.statement import graph_statement
 from .graph.symbols import symbol_values
@@ -56,6 +56,9 @@ def encode_settings(kind: int, config: PcsConfig, body: Any) -> bytes:
     write_config(w, config)
     if kind == KIND_GRAPH:
         write_graph(w, body)
+        if body.committed:  # the model section: what the model tree's root depends on, and the root
+            w.u8(body.model_log_blowup)
+            w.raw(body.model_root.ljust(DIGEST_BYTES, b"\0"))
     else:
         raise ValueError(f"unknown settings kind {kind}")
     return w.bytes()
@@ -71,6 +74,12 @@ def read_settings(data: bytes, meter: WorkMeter | None = None) -> Settings:
         raise r.fail("statement kind", f"unknown kind {kind}: this verifier checks graph statements (kind {KIND_GRAPH})")
     config = read_config(r)
     body = read_graph(r, meter)
+    if body.committed:
+        blowup = r.u8("model log blowup")
+        if blowup != config.log_blowup:
+            raise r.fail("model log blowup", f"the model tree is extended with log blowup {blowup}, the config "
+                         f"proves with {config.log_blowup}")
+        body.model_log_blowup, body.model_root = blowup, bytes(r.take(DIGEST_BYTES, "model root"))
     r.finish()
     return Settings(kind, config, body, bytes(data))
 

@@ -4,7 +4,7 @@ VerificationError naming the failed check; the file-level `verify` (verifier/api
 Transcript order (the prover mirrors it in prover/stark/prove.py):
   1. protocol tag, config, statement (settings digest + public values), component list
   2. main root (the main trace, the topology columns, which the constraints pin, and the function
-     tables, pinned in step 4)
+     tables, pinned in step 4); a model tree of committed weights is settings.bin's, opened in step 6
   3. interaction proof of work; LogUp relation elements; claimed sums (checked against the public
      terms); interaction root
   4. composition alpha; composition root; OODS point; sampled values (the columns the verifier
@@ -89,7 +89,7 @@ def _expect(cond: bool, what: str) -> None:
 def check_shape(air: Air, proof: StarkProof) -> None:
     """The proof's lists must have exactly the sizes the statement implies."""
     lay = air.layout
-    n_commit = 2 + (lay.interaction_tree is not None)
+    n_commit = 2 + (lay.interaction_tree is not None)  # the statement's trees' roots are settings.bin's
     _expect(len(proof.commitments) == n_commit, f"{len(proof.commitments)} commitments, expected {n_commit}")
     n_sums = sum(1 for info in air.infos if info.n_batches)
     _expect(len(proof.claimed_sums) == n_sums, f"{len(proof.claimed_sums)} claimed sums, expected {n_sums}")
@@ -178,7 +178,9 @@ def verify_stark(
     # 2. The main commitment: the trace, and the preprocessed columns (the topology, which the
     #    constraints pin; the function tables, which step 4 pins).
     report(progress, 3)
-    roots = list(proof.commitments)  # main (with the preprocessed columns), [interaction], composition
+    # the model tree's root (committed weights: settings.bin's, bound by the statement digest), then
+    # the proof's: main (with the preprocessed columns), [interaction], composition
+    roots = [tree.root for tree in air.preprocessed if tree.statement] + list(proof.commitments)
     channel.mix_root(roots[lay.main_tree])
 
     # 3. LogUp: grinding, then the relation elements; bind the claimed sums, check they cancel the

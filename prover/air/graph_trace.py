@@ -122,8 +122,9 @@ def chunk_fanouts(spec: GraphSpec) -> dict[int, np.ndarray]:
     return out
 
 
-def build_spec(graph: Any, title: str = "", description: str = "") -> GraphSpec:
-    """The graph as the verifier sees it."""
+def build_spec(graph: Any, title: str = "", description: str = "", weights: str = "public") -> GraphSpec:
+    """The graph as the verifier sees it; with weights="committed", its weight tensors are committed
+    constants (committed_constants): the prover's spec keeps their values, settings.bin does not."""
     from ..graph.execute import constant_raw, node_scale
 
     fmt = graph.numeric_format
@@ -148,7 +149,40 @@ def build_spec(graph: Any, title: str = "", description: str = "") -> GraphSpec:
         OutputSpec(name, node.id, tuple(view.steps), tuple(view.shape), [int(i) for i in view.src_indices()])
         for name, (node, view) in graph.outputs().items()
     ]
-    return GraphSpec(fmt.scale_bits, nodes, inputs, outputs, title, description)
+    spec = GraphSpec(fmt.scale_bits, nodes, inputs, outputs, title, description)
+    if weights == "committed":
+        commit_constants(spec)
+    return spec
+
+
+def commit_constants(spec: GraphSpec) -> None:
+    """Mark the model's weights committed: every constant of more than one element but a Gather's
+    table (which stays public: docs/committed-models.md); scalars (a sum's 1.0, an epsilon) are part
+    of the architecture and stay in settings.bin. model_bits is the fewest bits that hold them all."""
+    tables = {n.srcs[0][0] for n in spec.nodes if n.op == "Gather"}
+    chosen = [i for i, n in enumerate(spec.nodes) if n.op == "Constant" and n.numel > 1 and i not in tables]
+    if not chosen:
+        raise TraceError("--weights committed: the model has no weight tensor to commit (every constant is a scalar)")
+    top = max((max(abs(int(min(spec.nodes[i].values))), abs(int(max(spec.nodes[i].values))))
+               for i in chosen if spec.nodes[i].values), default=0)
+    for i in chosen:
+        spec.nodes[i].committed = True
+    spec.model_bits = max(2, top.bit_length() + 1)
+
+
+def model_columns(plans: list[ComponentPlan], spec: GraphSpec) -> dict[str, np.ndarray]:
+    """The model tree's columns (row order): each committed component's values, node after node
+    (its segments), zero on padding rows. Canonical: a function of the weights and the layout the
+    settings imply, so anyone holding the weights recomputes the root (luminair audit)."""
+    out = {}
+    for plan in plans:
+        if plan.kind != "Committed":
+            continue
+        col = np.zeros(1 << plan.component.log_size, dtype=I64)
+        for seg in plan.segments:
+            col[seg.start : seg.start + seg.rows] = np.asarray(spec.nodes[seg.node].values, dtype=I64)
+        out[f"{plan.component.name}.v"] = col
+    return out
 
 
 # --- row layout ------------------------------------------------------------------------------------
@@ -586,7 +620,11 @@ def main_columns(
             out.append(split_limbs(_mat_kind_columns(spec, graph, plan, fan, values)[1], plan.component))
             continue
         rows = _layout(spec, graph, plan, fan, values)
-        if plan.kind in ("PrivateInput", "PrivateIndex"):
+        if plan.kind == "Committed":  # the value is the model tree's column: only its limbs are main
+            v = pre[f"{plan.component.name}.v"]
+            cols = {}
+            range_value(cols, "v", plan.component.s, v + (1 << (plan.component.s - 1)))
+        elif plan.kind in ("PrivateInput", "PrivateIndex"):
             v = np.zeros(1 << plan.component.log_size, dtype=I64)
             for nid, r0, count in rows.node_rows:
                 v[r0 : r0 + count] = values[nid]

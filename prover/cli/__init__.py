@@ -32,7 +32,7 @@ from .common import (
     UsageError, component_title, index_map_text, printable, say,
 )
 from .inspect import cmd_inspect, print_inspect
-from .prove import PROVE_STAGES, cmd_prove
+from .prove import PROVE_STAGES, cmd_audit, cmd_prove
 from .verify import cmd_verify, print_verify_result
 
 __all__ = [
@@ -127,9 +127,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip the search compiler (equality saturation for the cheapest graph to prove): the "
         "hand-written fusion only",
     )
+    p.add_argument("--weights", choices=["public", "committed"], default="public",
+                   help="public: settings.bin holds every weight (default); committed: it holds the root of the "
+                        "model tree instead, so the verifier never reads a weight (binds them, does not hide them: "
+                        "anyone with the weights checks the root with `luminair audit`)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(fn=cmd_prove)
+    a = sub.add_parser("audit", help="check that SETTINGS (committed weights) commits to MODEL's weights: exit 0 "
+                                     "if its model root is theirs, 1 if not, 2 on a usage error")
+    a.add_argument("model", help="the ONNX or Python model file the settings were made from")
+    a.add_argument("settings", help="settings.bin made with --weights committed")
+    a.add_argument("--no-search", action="store_true", help="the model was proven with --no-search")
+    a.add_argument("--private", action="append", default=[], metavar="INPUT",
+                   help="an ONNX input the model was proven with as private (repeatable)")
+    a.set_defaults(fn=cmd_audit)
     v = sub.add_parser(
         "verify",
         help="verify PROOF against SETTINGS: exit 0 valid, 1 rejected, 2 usage/IO error, 3 not checked (work budget)",

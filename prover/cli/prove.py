@@ -283,6 +283,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
     calibration, samples = None, []
     if args.calibrate and (symbols or (dynamic and fixed is None)):
         raise UsageError("--calibrate applies to a model of fixed shapes, not to symbolic dimensions")
+    if args.weights == "committed" and (symbols or (dynamic and fixed is None)):
+        raise UsageError("--weights committed applies to a model of fixed shapes, not to symbolic dimensions (yet)")
     if symbols or (dynamic and fixed is None):
         graph, settings, inputs, float_out, load_s, settings_s, search = (
             sym if not symbols else _symbolic_instance(args, symbols, model_bytes, input_data, options, title, description)
@@ -313,7 +315,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
         load_s = time.perf_counter() - t0
         t = time.perf_counter()
         settings = gen_settings(
-            graph, preset=args.preset, security_bits=args.security, title=title, description=description
+            graph, preset=args.preset, security_bits=args.security, title=title, description=description,
+            weights=args.weights,
         )
         settings_s = time.perf_counter() - t
         t = time.perf_counter()
@@ -339,6 +342,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
     summary = {
         "model": str(args.model),
         "model_digest": settings.model_digest,
+        "weights": "committed" if settings.spec.committed else "public",
+        "model_root": settings.spec.model_root.hex() if settings.spec.committed else None,
         "symbols": dict(settings.spec.bound) or None,
         "title": title,
         "description": description,
@@ -435,6 +440,9 @@ def search_text(r: dict[str, Any] | None) -> str:
 def print_prove_summary(s: dict[str, Any]) -> None:
     say(f"model          {s['model']}")
     say(f"model digest   {s['model_digest']}  ({IDENTITY_NOTE}; the same whatever the labels)")
+    if s.get("model_root"):
+        say(f"weights        committed: model root {s['model_root']} (settings.bin holds no weight; "
+            "`luminair audit MODEL SETTINGS` recomputes the root from the weights)")
     say(f"title          {LABEL_NOTE}: {label_text(s.get('title'))}")
     say(f"description    {LABEL_NOTE}: {label_text(s.get('description'))}")
     if s.get("symbols"):
@@ -485,3 +493,34 @@ def print_prove_summary(s: dict[str, Any]) -> None:
         say(f"output {repr(printable(name)):<8} max |fixed - onnxruntime| = {q['max_abs_error']:.3g}, "
             f"mean {q['mean_abs_error']:.3g}{top1}")
     say("wrote          " + ", ".join(s["files"]))
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """`luminair audit MODEL SETTINGS`: recompute the model root from the model's weights."""
+    from luminair.prover import GenericCompiler, StwoCompiler
+    from luminair.prover.audit import audit
+    from luminair.prover.graph.model_file import load_model
+    from luminair.verifier.errors import FormatError
+    from luminair.verifier.statement import read_settings
+
+    data = read_file(args.settings, "settings")
+    try:
+        body = read_settings(data).body
+    except FormatError as e:
+        raise UsageError(str(e)) from None
+    if Path(args.model).suffix.lower() == ".onnx":
+        options: dict[str, Any] = {"scale_bits": body.scale_bits}
+        if args.private:
+            options["private_inputs"] = tuple(args.private)
+        graph = _load_onnx_bytes(read_file(args.model, "model"), args.model, options)
+    else:
+        check_regular_file(args.model, "model")
+        graph = load_model(args.model)
+    graph.compile(GenericCompiler(), StwoCompiler(search=not args.no_search))
+    result = audit(graph, data)
+    say(f"{'MATCH' if result.matches else 'MISMATCH'}: {result.detail}")
+    if result.model_root:
+        say(f"  model root  {result.model_root}  (settings.bin)")
+    if result.recomputed_root and result.recomputed_root != result.model_root:
+        say(f"  recomputed  {result.recomputed_root}  (from {args.model})")
+    return EXIT_OK if result.matches else 1

@@ -38,6 +38,11 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
             f"{r.verification_time_ms:.1f} ms"
         )
         say(f"  model digest ({IDENTITY_NOTE}): {r.model_digest}")
+        if r.visibility:
+            inputs = ", ".join(f"{printable(k)} {v}" for k, v in r.visibility["inputs"].items())
+            say(f"  visibility: weights {r.visibility['weights']}, inputs: {inputs or 'none'}, outputs {r.visibility['outputs']}")
+        if r.model_root:
+            say(f"  model root (committed weights; `luminair audit` checks it against a model file): {r.model_root}")
         say(f"  title ({LABEL_NOTE}): {label_text(r.model_title)}")
         say(f"  description ({LABEL_NOTE}): {label_text(r.model_description)}")
         if r.symbols:

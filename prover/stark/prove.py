@@ -58,11 +58,11 @@ def to_storage(values: Any, log_size: int, what: str) -> Array:
 
 def commit_preprocessed(tree: PreprocessedTree, columns: Mapping[str, Any], log_blowup: int) -> CommittedTree:
     """Coefficients and extensions of a preprocessed tree's columns, made once per model (settings).
-    Every preprocessed tree is committed inside the main tree: it gets no Merkle tree of its own,
-    only the main tree's is ever built, opened or mixed."""
+    A preprocessed tree is committed inside the main tree (no Merkle tree of its own), but for a
+    statement's tree (the model tree of committed weights), whose Merkle root settings.bin holds."""
     kernels.expect_work(sum(1 << (c.log_size + log_blowup) for c in tree.columns) * TWIN_NS_PER_LDE_CELL * 1e-9)
     cols = [to_storage(columns[c.key], c.log_size, f"preprocessed {c.key}") for c in tree.columns]
-    committed = commit_columns(cols, log_blowup, merkle=False)
+    committed = commit_columns(cols, log_blowup, merkle=tree.statement)
     for c, (col, spec) in enumerate(zip(cols, tree.columns)):  # the trace-domain values, kept (uint32)
         _tree_extensions(committed)[(c, spec.log_size)] = col.astype(U32)
     return committed
@@ -197,9 +197,15 @@ def prove_stark(
         if consume_main:  # the caller hands the row-order trace over: free it as soon as it is copied
             cols.clear()  # type: ignore[attr-defined]
     main_only = commit_columns(main_cols, b, merkle=False)  # hashed once, inside the main tree below
-    coeffs = [c for ct in preprocessed for c in ct.coeffs] + main_only.coeffs
-    evals = [e for ct in preprocessed for e in ct.evals] + main_only.evals
+    inside = [ct for ct, tree in zip(preprocessed, air.preprocessed) if not tree.statement]
+    coeffs = [c for ct in inside for c in ct.coeffs] + main_only.coeffs
+    evals = [e for ct in inside for e in ct.evals] + main_only.evals
     main_tree = CommittedTree(coeffs, evals, MerkleTree(evals))
+    # the statement's trees (the model tree): settings.bin's roots, opened before the main tree
+    statement_trees = [ct for ct, tree in zip(preprocessed, air.preprocessed) if tree.statement]
+    for ct, tree in zip(statement_trees, [t for t in air.preprocessed if t.statement]):
+        if ct.root != tree.root:
+            raise ProverError(f"the {tree.name} tree's root is not the one settings.bin holds")
     channel.mix_root(main_tree.root)
     timer.stage("commit main trace")
 
@@ -339,7 +345,7 @@ def prove_stark(
     # 5. Out-of-domain sampling.
     oods = qpoint_from_t(channel.draw_felt())
     check_sample_points(oods, lay)  # fails with probability ~2^-60: the verifier would refuse it too
-    trees: list[CommittedTree] = [main_tree]
+    trees: list[CommittedTree] = [*statement_trees, main_tree]
     if inter_tree is not None:
         trees.append(inter_tree)
     trees.append(comp_tree)

@@ -76,7 +76,7 @@ def forge(
     pub = public if public is not None else trace.public
     st = build_statement(settings.parsed, pub)
     plans = settings.plans
-    topology = {k: np.array(v, copy=True) for k, v in settings.topology.items()}
+    topology = {k: np.array(v, copy=True) for k, v in settings.topology.items()} | settings.model
     main = main_columns(cx, plans, trace.values, st.air, topology, settings.spec)
     main = [{k: np.array(v, copy=True) for k, v in cols.items()} for cols in main]
     if tamper is not None:
@@ -91,7 +91,8 @@ def forge(
 def _prove_forged(settings, st, plans, main, pub, topology, topology_tree, pre_override=None) -> bytes:
     s = settings.spec.scale_bits
     main[len(plans):] = table_multiplicities(st.air, plans, main[: len(plans)], topology, s, strict=False)
-    pre = pre_override or [topology_tree, *table_trees(st.air, s, settings.config.log_blowup)]
+    pre = pre_override or [topology_tree, *table_trees(st.air, s, settings.config.log_blowup),
+                           *([settings.model_tree] if settings.model_tree is not None else [])]
     stark = prove_stark(st.air, settings.config, st.statement_bytes, main, pre)
     return ProofFile(settings.parsed.digest, pub, stark).to_bytes()
 

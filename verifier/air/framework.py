@@ -190,11 +190,16 @@ class PreprocessedTree:
     * `known_values`: the verifier evaluates each column (row order, from `known_values()`) at its
       sample points itself and requires the proof's samples to equal that
       (verify.check_known_columns: a committed column of the right degree that agrees at the random
-      out-of-domain point is the column, up to the OODS error). The graph's function tables."""
+      out-of-domain point is the column, up to the OODS error). The graph's function tables.
+    A `statement` tree is the exception: committed by the statement, not the prover (the model tree
+    of committed weights, docs/committed-models.md), it is a tree of its own, opened at every query
+    against `root`, which settings.bin holds; its columns are bound by that root alone."""
 
     name: str
     columns: list[PreprocessedColumn]
     known_values: Callable[[], dict[str, list[int]]] | None = None
+    statement: bool = False
+    root: bytes = b""
 
 
 class Air:
@@ -511,7 +516,8 @@ class ColumnSlot:
 
 @dataclass
 class Layout:
-    """Trees in commitment order: the preprocessed trees, main, [interaction], composition."""
+    """Trees in commitment order: the statement's trees (roots from settings.bin), main (the other
+    preprocessed columns, then the components'), [interaction], composition."""
 
     tree_names: list[str]
     columns: list[list[ColumnSlot]]
@@ -534,11 +540,23 @@ def build_layout(air: Air) -> Layout:
     for info in air.infos:
         for key, masks in info.pre_masks.items():
             pre_masks.setdefault(key, set()).update(masks)
+
+    def slot(col: PreprocessedColumn) -> ColumnSlot:
+        return ColumnSlot(col.log_size, tuple(sorted(pre_masks.get(col.key, {0}))))
+
+    for tree in air.preprocessed:  # the statement's trees first, each its own
+        if tree.statement:
+            for c, col in enumerate(tree.columns):
+                pre_index[col.key] = (len(columns), c)
+            names.append(tree.name)
+            columns.append([slot(col) for col in tree.columns])
     main_cols: list[ColumnSlot] = []
     for tree in air.preprocessed:
+        if tree.statement:
+            continue
         for col in tree.columns:
-            pre_index[col.key] = (0, len(main_cols))
-            main_cols.append(ColumnSlot(col.log_size, tuple(sorted(pre_masks.get(col.key, {0})))))
+            pre_index[col.key] = (len(columns), len(main_cols))
+            main_cols.append(slot(col))
     main_offset = []
     for comp, info in zip(air.components, air.infos):
         main_offset.append(len(main_cols))

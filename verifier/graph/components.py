@@ -770,6 +770,25 @@ class PrivateInputComponent(GraphComponent):
         self.produce(ev, v)
 
 
+class CommittedComponent(GraphComponent):
+    """Committed weights (docs/committed-models.md): each row's value is the model tree's column
+    `<name>.v`, a preprocessed column of the statement's own tree whose root settings.bin holds, so
+    the verifier never reads a weight. Every value is range-checked to |v| < 2^(bits-1) (the
+    settings' model bits, the bound the products' lanes are sized for) and yielded with its fan-out,
+    as a private input is. Here `s` is those bits."""
+
+    name = "committed"
+
+    def __init__(self, log_size: int, bits: int) -> None:
+        self.ranges = (("v", bits),)
+        super().__init__(log_size, bits)
+
+    def evaluate_op(self, ev: Any) -> None:
+        v = self.t(ev, "v")
+        self.check_range(ev, v + (1 << (self.s - 1)), "v", self.s)
+        self.produce(ev, v)
+
+
 class PrivateIndexComponent(GraphComponent):
     """Private index inputs (token ids): yielded with their fan-out and not range-checked here; only
     Gathers read them (settings.bin), and each Gather checks every id it reads against its table."""
@@ -901,7 +920,7 @@ DOT_VARIANTS = {
     if (not (v.chunked_a or v.chunked_b) or v.lanes % KNOWN_LANES == 0) and not (v.direct and v.chunked_b)
 }
 COMPONENT_ORDER = (
-    "Known", "GatherTable", "PrivateInput", "PrivateIndex", "Gather", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
+    "Known", "GatherTable", "PrivateInput", "Committed", "PrivateIndex", "Gather", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
     "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "SumMaxReduce", "Relu", "Exp", "Erf", "ExpErf",
     *DOT_VARIANTS,
 )  # fmt: skip
@@ -916,6 +935,8 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
         return PrivateInputComponent(log_size, scale_bits)
     if kind == "PrivateIndex":
         return PrivateIndexComponent(log_size, scale_bits)
+    if kind == "Committed":
+        return CommittedComponent(log_size, scale_bits)
     v = DOT_VARIANTS.get(kind)
     if v is not None:
         return DotComponent(log_size, scale_bits, v.lanes, v.direct, v.bias, (v.chunked_a, v.chunked_b))

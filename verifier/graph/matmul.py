@@ -124,7 +124,7 @@ def _known_operand(spec: GraphSpec, node_index: int) -> tuple[int, bool] | None:
     for public in (False, True):
         for k in (1, 0):
             src = spec.nodes[node.srcs[k][0]]
-            if not public and src.op == "Constant" and src.values:
+            if not public and src.op == "Constant" and src.values and not src.committed:
                 return k, False
             if public and src.op == "Input" and not src.private:
                 return k, True

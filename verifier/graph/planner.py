@@ -118,6 +118,8 @@ def node_kind(spec: GraphSpec, index: int, lanes: Mapping[int, int], matmuls: Ma
               chunked: set[tuple[int, int]]) -> str:
     """The component a node's rows go to."""
     node = spec.nodes[index]
+    if node.committed:
+        return "Committed"  # the model tree's values (graph/components.CommittedComponent)
     if node.op == "Constant" and index in rowless:
         return "Direct"  # no rows: its readers take the weights from the verifier's own terms
     if index in matmuls:
@@ -153,7 +155,7 @@ def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, i
     by_kind: dict[tuple[str, int], list[int]] = {}
     for i, kind in enumerate(kinds):
         if kind not in ("Direct", "MatMul", "MatPair"):
-            by_kind.setdefault((kind, spec.constant_of(i) if kind not in KNOWN_KINDS else 0), []).append(i)
+            by_kind.setdefault((kind, _kind_constant(spec, kind, i)), []).append(i)
     by_kind = vary_constants(merge_kinds(by_kind), VARYING.__contains__)
     out: list[Instance] = []
     for kind, constant in sorted(by_kind, key=lambda key: (COMPONENT_ORDER.index(key[0]), key[1])):
@@ -163,15 +165,27 @@ def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, i
         name = make_component(kind, 4, constant).name
         for part, members in enumerate(chunks(nodes, split_parts([rows[i] for i in nodes]))):
             segs = layout_segments(members, rows.__getitem__)
-            fixed = _fixed_constant(spec, kind, members) if kind not in KNOWN_KINDS else 0
+            fixed = _fixed_constant(spec, kind, members) if kind not in VALUE_KINDS else _kind_constant(spec, kind, 0)
             consts = [fixed] if fixed is not None else sorted({spec.constant_of(i) for i in members})
             variable = fixed is None
             bound = _op_boundary_bound(spec, kind, segs, lanes) + 2 * (len(segs) + 1) * variable
             total = sum(seg.rows for seg in segs)
-            full = name + _constant_suffix(spec, op, consts) + (f".{part}" if part else "")
+            suffix = "" if kind in VALUE_KINDS else _constant_suffix(spec, op, consts)
+            full = name + suffix + (f".{part}" if part else "")
             out.append(Instance(kind, full, tuple(members), total, log_size_of(total), bound, DOT_VARIANTS.get(kind),
                                 constant=consts[-1], variable=variable))
     return out
+
+
+VALUE_KINDS = (*KNOWN_KINDS, "Committed")  # rows of values, no op: no constant of their own
+
+
+def _kind_constant(spec: GraphSpec, kind: str, index: int) -> int:
+    """The constant a node's rows are proven with: committed weights' bound bits (CommittedComponent),
+    0 for known rows, else the op's (spec.constant_of)."""
+    if kind in VALUE_KINDS:
+        return spec.model_bits if kind == "Committed" else 0
+    return spec.constant_of(index)
 
 
 def _fixed_constant(spec: GraphSpec, kind: str, members: Sequence[int]) -> int | None:
@@ -194,7 +208,7 @@ def _constant_suffix(spec: GraphSpec, op: str, constants: Sequence[int]) -> str:
 
 
 def _op_boundary_bound(spec: GraphSpec, kind: str, segs: list[Segment], lanes: Mapping[int, int]) -> int:
-    if kind in KNOWN_KINDS + ("PrivateInput", "PrivateIndex"):
+    if kind in KNOWN_KINDS + ("PrivateInput", "PrivateIndex", "Committed"):
         return 4 * len(segs)
     op = spec.nodes[segs[0].node].op
     bound = topology_cost(spec, segs, min(2, len(spec.nodes[segs[0].node].srcs)), op in GROUPED, lanes)

@@ -36,6 +36,9 @@ MAX_GRAPH_STEPS = 1 << 15  # view steps of all node inputs and outputs together 
 MAX_TITLE = 200
 MAX_DESCRIPTION = 2000
 MAX_NAME = 256
+COMMITTED_FLAG = 4  # a node flag: a constant whose values are in the model tree, not in settings.bin
+# committed constants are range-checked on every proof to |w| < 2^(bits-1) (a value is 16 bits at most)
+MIN_MODEL_BITS, MAX_MODEL_BITS = 2, 16
 
 
 def label_problem(text: str, maximum: int) -> str | None:
@@ -97,7 +100,7 @@ def write_graph(w: Writer, g: GraphSpec, labels: bool = True) -> None:
     for i, node in enumerate(g.nodes):
         w.u8(OP_CODE[node.op])
         w.string(node.name if labels else "")
-        w.u8((1 if node.private else 0) | (2 if node.index else 0))
+        w.u8((1 if node.private else 0) | (2 if node.index else 0) | (COMMITTED_FLAG if node.committed else 0))
         w.u8(0xFF if node.axis is None else node.axis)
         w.u8(g.scale_of(i))
         _write_ints(w, node.shape)
@@ -105,7 +108,7 @@ def write_graph(w: Writer, g: GraphSpec, labels: bool = True) -> None:
         for src, src_shape, steps in node.srcs:
             w.u32(src)
             _write_steps(w, steps)
-        if node.op == "Constant":
+        if node.op == "Constant" and not node.committed:
             _write_ints(w, node.values or [])
     w.u32(len(g.inputs))
     for inp in g.inputs:
@@ -116,6 +119,7 @@ def write_graph(w: Writer, g: GraphSpec, labels: bool = True) -> None:
         w.string(out.name)
         w.u32(out.node)
         _write_steps(w, out.steps)
+    w.u8(g.model_bits)
 
 
 def _write_steps(w: Writer, steps: tuple) -> None:
@@ -186,9 +190,12 @@ def read_graph(r: Reader, meter: WorkMeter | None = None, views_charged: bool = 
                 raise r.fail(f"{where} input {k}", f"refers to node {src}, which is not earlier in the graph")
             srcs.append((src, nodes[src].shape, _read_steps(r, f"{where} input {k}", steps_left)))
         axis = None if axis_raw == 0xFF else axis_raw
-        if flags & ~3 or (flags & 2 and op != "Input") or (flags & 1 and op != "Input"):
-            raise r.fail(f"{where} flags", f"{flags:#x} is not a valid flag set for {op} (1: private input, 2: index input)")
-        node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1), index=bool(flags & 2), scale=node_scale)
+        if (flags & ~(3 | COMMITTED_FLAG) or (flags & 2 and op != "Input") or (flags & 1 and op != "Input")
+                or (flags & COMMITTED_FLAG and op != "Constant")):
+            raise r.fail(f"{where} flags", f"{flags:#x} is not a valid flag set for {op} "
+                         f"(1: private input, 2: index input, {COMMITTED_FLAG}: committed constant)")
+        node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1), index=bool(flags & 2), scale=node_scale,
+                        committed=bool(flags & COMMITTED_FLAG))
         _check_scales(nodes, node, scale, where, r)
         if op == "Gather":
             _check_gather(nodes, node, where, r, shapes=not template)
@@ -198,7 +205,7 @@ def read_graph(r: Reader, meter: WorkMeter | None = None, views_charged: bool = 
             if meter is not None and not views_charged:
                 meter.charge("view checks", view_work([s for _, _, steps in srcs for s in steps]))
             _check_node_shapes(node, where, r)
-        if op == "Constant":
+        if op == "Constant" and not node.committed:
             vals = _read_int_array(r, f"{where} values", MAX_NUMEL)
             if len(vals) != prod(shape):
                 raise r.fail(f"{where} values", f"{len(vals)} values for shape {shape}")
@@ -253,7 +260,24 @@ def read_graph(r: Reader, meter: WorkMeter | None = None, views_charged: bool = 
         outputs.append(OutputSpec(name, idx, steps, shape, pieces_indices(pieces)))
     if not outputs:
         raise FormatError("settings.bin: the graph has no outputs")
-    return GraphSpec(scale, nodes, inputs, outputs, title, description, symbols, exprs)
+    model_bits = _read_model_bits(r, nodes)
+    return GraphSpec(scale, nodes, inputs, outputs, title, description, symbols, exprs, model_bits=model_bits)
+
+
+def _read_model_bits(r: Reader, nodes: list[NodeSpec]) -> int:
+    """The committed constants' bound (0 without any), and where a committed constant may be read:
+    not as a Gather's table (a Gather at public ids is the verifier's own values, docs/committed-models.md)."""
+    bits = r.u8("model bits")
+    committed = [i for i, n in enumerate(nodes) if n.committed]
+    if bool(bits) != bool(committed):
+        raise r.fail("model bits", f"{bits} with {len(committed)} committed constants (0 exactly when there are none)")
+    if committed and not MIN_MODEL_BITS <= bits <= MAX_MODEL_BITS:
+        raise r.fail("model bits", f"{bits} outside [{MIN_MODEL_BITS}, {MAX_MODEL_BITS}]")
+    for i, n in enumerate(nodes):
+        if n.op == "Gather" and nodes[n.srcs[0][0]].committed:
+            raise r.fail(f"node {i}", f"a Gather reads the committed constant {n.srcs[0][0]} as its table; "
+                         "a Gather's table stays public")
+    return bits
 
 
 def _check_scales(nodes: list[NodeSpec], node: NodeSpec, graph_scale: int, where: str, r: Reader) -> None:
@@ -300,15 +324,17 @@ def instantiate(template: GraphSpec, values: tuple[int, ...], meter: WorkMeter |
     for i, n in enumerate(template.nodes):
         shape = substitute(n.shape, evaluated, f"node {i} shape")
         srcs = [(s, nodes[s].shape, steps_of(st, f"node {i} input {k}")) for k, (s, _, st) in enumerate(n.srcs)]
-        nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values, n.index, n.scale))
+        nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values, n.index, n.scale, n.committed))
     outputs = [OutputSpec(o.name, o.node, steps_of(o.steps, f"output {k}")) for k, o in enumerate(template.outputs)]
-    concrete = GraphSpec(template.scale_bits, nodes, template.inputs, outputs, template.title, template.description)
+    concrete = GraphSpec(template.scale_bits, nodes, template.inputs, outputs, template.title, template.description,
+                         model_bits=template.model_bits)
     w = Writer()
     write_graph(w, concrete)
     label = ", ".join(f"{s.name}={v}" for s, v in zip(template.symbols, values))
     r = Reader(w.bytes(), f"settings.bin at {label}")
     spec = read_graph(r, meter, views_charged=True)
     spec.bound = {s.name: v for s, v in zip(template.symbols, values)}
+    spec.model_root, spec.model_log_blowup = template.model_root, template.model_log_blowup
     return spec
 
 
@@ -425,9 +451,13 @@ def pieces_indices(pieces: list[AffineView]) -> list[int]:
 
 def model_digest(spec: GraphSpec) -> bytes:
     """The model's identity: BLAKE2s of the graph body without the publisher's labels (title,
-    description, node names): graph, views, weights, numeric format, input/output names and maps."""
+    description, node names): graph, views, weights, numeric format, input/output names and maps;
+    with committed weights, the model root and the log blowup it depends on instead of their values."""
     w = Writer()
     write_graph(w, spec, labels=False)
+    if spec.committed:
+        w.u8(spec.model_log_blowup)
+        w.raw(spec.model_root)
     h = hashlib.blake2s(b"luminair model v2")
     for part in w.parts:  # part by part: no copy of the whole body (a weight tensor is one part)
         h.update(part)

@@ -72,6 +72,7 @@ class NodeSpec:
     values: Sequence[int] | None = None  # constants: raw fixed-point values, row-major (an array once decoded)
     index: bool = False  # inputs only: integers (token ids) that only Gather nodes read, not fixed-point values
     scale: int | None = None  # its values' scale 2^scale (None: the graph's; settings.bin names every node's)
+    committed: bool = False  # a constant held in the model tree (settings.bin has its root, not its values)
 
     @property
     def numel(self) -> int:
@@ -108,6 +109,17 @@ class GraphSpec:
     symbols: list = field(default_factory=list)
     exprs: list = field(default_factory=list)
     bound: dict = field(default_factory=dict)
+    # Committed weights (docs/committed-models.md): every committed constant lies in
+    # (-2^(model_bits-1), 2^(model_bits-1)), checked on every proof; the model tree's root and the
+    # log blowup it was extended with (settings.bin's model section, after the body)
+    model_bits: int = 0
+    model_root: bytes = b""
+    model_log_blowup: int = 0
+
+    @property
+    def committed(self) -> bool:
+        """Whether any constant is committed (the weights' visibility is "committed")."""
+        return self.model_bits > 0
 
     @property
     def is_template(self) -> bool:

@@ -13,7 +13,7 @@ from ..claim import Statement, statement_bytes
 from ..errors import FormatError, StatementError
 from ..fields import QM31, QONE, QZERO, P, q_add, q_inv, q_mul, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
-from .components import DATA, KNOWN, WEIGHTS, FunctionTableComponent, RangeTableComponent, make_component
+from .components import DATA, KNOWN, WEIGHTS, CommittedComponent, FunctionTableComponent, RangeTableComponent, make_component
 from .mat_plans import MAT_BUILDERS
 from .plan import MERGED_KINDS, ComponentPlan, Instance
 from .planner import KNOWN_KINDS, GraphPlan, plan_graph
@@ -27,6 +27,10 @@ from .topology import (
 
 if TYPE_CHECKING:  # (verifier/statement.py builds statements through this module)
     from ..statement import Settings
+
+
+INPUT_KINDS = ("PrivateInput", "PrivateIndex", "Committed")  # values the prover commits (no op)
+MODEL_TREE = "model"
 
 
 def build_components(plan: GraphPlan) -> list[ComponentPlan]:
@@ -68,7 +72,7 @@ def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
     n_rows = 1 << comp.log_size
     if kind in KNOWN_KINDS:
         patterns = value_topology(spec, segs, n_rows, KNOWN_LANES)
-    elif kind in ("PrivateInput", "PrivateIndex"):
+    elif kind in INPUT_KINDS:
         patterns = value_topology(spec, segs, n_rows)
     else:
         patterns = op_topology(spec, segs, n_rows, comp.n_inputs, op in GROUPED, plan.lanes, op in CONTRACT)
@@ -102,7 +106,7 @@ def build_graph_air(spec: GraphSpec, log_blowup: int) -> tuple[Air, list[Compone
 
 def _build_graph_air(plan: GraphPlan) -> tuple[Air, list[ComponentPlan]]:
     spec = plan.spec
-    if not any(inst.kind not in (*KNOWN_KINDS, "PrivateInput", "PrivateIndex") for inst in plan.instances):
+    if not any(inst.kind not in (*KNOWN_KINDS, *INPUT_KINDS) for inst in plan.instances):
         raise FormatError("settings.bin: the graph has no computation to prove")
     plans = build_components(plan)
     components: list = [p.component for p in plans]
@@ -121,6 +125,9 @@ def _build_graph_air(plan: GraphPlan) -> tuple[Air, list[ComponentPlan]]:
         cols = [PreprocessedColumn(f"table.{table}.in", log), PreprocessedColumn(f"table.{table}.out", log)]
         values = partial(table_columns, table, spec.scale_bits)
         trees.append(PreprocessedTree(f"table.{table}", cols, known_values=values))
+    model = [PreprocessedColumn(f"{c.name}.v", c.log_size) for c in components if isinstance(c, CommittedComponent)]
+    if model:  # committed weights: the model tree, settings.bin's root (docs/committed-models.md), opened first
+        trees.append(PreprocessedTree(MODEL_TREE, model, statement=True, root=spec.model_root))
     return Air(components, trees), plans
 
 
@@ -278,7 +285,7 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
             raise StatementError("degenerate LogUp challenge for the public terms")
         return q_mul(num, q_inv(den))
 
-    n_ops = sum(len(p.nodes) for p in plans if p.kind not in (*KNOWN_KINDS, "PrivateInput", "PrivateIndex"))
+    n_ops = sum(len(p.nodes) for p in plans if p.kind not in (*KNOWN_KINDS, *INPUT_KINDS))
     desc = f"graph of {len(spec.nodes)} nodes ({n_ops} proven ops), {len(air.components)} AIR components"
     if spec.bound:
         desc += " at " + ", ".join(f"{k}={v}" for k, v in spec.bound.items())

@@ -234,6 +234,8 @@ def operand_bound(spec: GraphSpec, node_index: int) -> int:
     """max |v| over a Dot operand: a constant's weights (known to the verifier), else the bound of
     every value in the data relation (16-bit signed)."""
     node = spec.nodes[node_index]
+    if node.committed:  # range-checked on every proof (graph/components.CommittedComponent)
+        return 1 << (spec.model_bits - 1)
     if node.op == "Constant" and node.values:
         return max(max(node.values), -min(node.values))
     return 1 << (VALUE_BITS - 1)
@@ -291,7 +293,7 @@ def direct_weight_reads(spec: GraphSpec, checked: set[int]) -> dict[int, int]:
         if node.op not in CONTRACT or i in checked:  # (a Freivalds-checked product holds no Dot rows)
             continue
         c, src_shape, steps = node.srcs[1]
-        if spec.nodes[c].op != "Constant" or readers.get(c) != 1:
+        if spec.nodes[c].op != "Constant" or spec.nodes[c].committed or readers.get(c) != 1:
             continue
         try:
             v = affine_view(src_shape, steps)
@@ -314,7 +316,7 @@ def rowless_constants(spec: GraphSpec, direct: Mapping[int, int], matmuls: Mappi
     for out_spec in spec.outputs:
         readers.setdefault(out_spec.node, []).append((-1, 0))
     for c, reads in readers.items():
-        if spec.nodes[c].op == "Constant" and all(
+        if spec.nodes[c].op == "Constant" and not spec.nodes[c].committed and all(
             (i in matmuls and k == 1 - matmuls[i].a_input) or (i >= 0 and known_gather(spec, i)) for i, k in reads
         ):
             out.add(c)
@@ -371,7 +373,8 @@ def chunked_reads(
 
     def known(n: int) -> bool:  # held by the known component (planner.node_kind's "Known")
         src = spec.nodes[n]
-        return (src.op == "Constant" and n not in rowless) or (src.op == "Input" and not src.private) or known_gather(spec, n)
+        return ((src.op == "Constant" and not src.committed and n not in rowless) or (src.op == "Input" and not src.private)
+                or known_gather(spec, n))
 
     out = set()
     for i, node in enumerate(spec.nodes):

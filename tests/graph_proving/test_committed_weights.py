@@ -1,0 +1,178 @@
+"""Committed weights (docs/committed-models.md): settings.bin holds the model tree's root instead of
+the weights, the committed component reads each weight from that tree (opened at every query
+against settings.bin's root) and range-checks it to the settings' model bits. The forgeries: a
+proof made with other weights under the root, one weight of the witness changed, a root that mixes
+two weight vectors, a weight past the model bits, settings relabelled between public and committed,
+and settings whose model section or flags are malformed."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from luminair.prover import GenericCompiler, Graph, StwoCompiler
+from luminair.prover.air.graph_trace import model_columns
+from luminair.prover.audit import audit
+from luminair.prover.stark.prove import commit_preprocessed
+from luminair.verifier.errors import FormatError
+from luminair.verifier.statement import read_settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from proving_helpers import check, forge  # noqa: E402
+
+
+def _mlp(seed: int = 7, nudge: float = 0.0) -> Graph:
+    rng = np.random.default_rng(seed)
+    cx = Graph()
+    x = cx.input("x", (2, 8))
+    w1 = rng.uniform(-0.35, 0.35, (8, 8))
+    w1[0, 0] += nudge
+    h = (x @ cx.constant(w1, "fc1.weight") + cx.constant(rng.uniform(-0.35, 0.35, (8,)), "fc1.bias")).relu()
+    (h @ cx.constant(rng.uniform(-0.35, 0.35, (8, 3)), "fc2.weight")).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    return cx
+
+
+FEED = {"x": np.linspace(-1.0, 1.0, 16).reshape(2, 8)}
+
+
+@pytest.fixture(scope="module")
+def honest():
+    cx = _mlp()
+    settings = cx.gen_settings(preset="fast", weights="committed")
+    trace = cx.gen_trace(FEED)
+    return cx, settings, trace, cx.prove(trace, settings)
+
+
+def test_committed_proof_verifies_without_weights_in_settings(honest):
+    cx, settings, trace, proof = honest
+    r = check(settings, proof)
+    assert r.success, r.error_message
+    assert r.visibility == {"weights": "committed", "inputs": {"x": "public"}, "outputs": "public"}
+    assert r.model_root == settings.spec.model_root.hex()
+    body = read_settings(settings.data).body
+    committed = [n for n in body.nodes if n.committed]
+    assert len(committed) == 3 and all(n.values is None for n in committed)  # no weight in settings.bin
+    public = cx.gen_settings(preset="fast")
+    rp = check(public, cx.prove(cx.gen_trace(FEED), public))
+    assert rp.success and rp.visibility["weights"] == "public" and rp.model_root is None
+    assert r.outputs["y"]["values"] == rp.outputs["y"]["values"]
+    assert r.model_digest != rp.model_digest  # the identity names the root, not the values
+    assert len(settings.data) < len(public.data)
+
+
+def test_audit_recomputes_the_root(honest):
+    cx, settings, _, _ = honest
+    assert audit(_mlp(), settings.data).matches
+    other = audit(_mlp(nudge=0.25), settings.data)
+    assert not other.matches and "not the commitment of these weights" in other.detail
+
+
+def test_other_weights_under_the_root_are_rejected(honest, monkeypatch):
+    """The prover commits the model tree of other weights (and proves their run) while settings.bin
+    names the honest root: the model tree's openings fail against it."""
+    cx, settings, _, _ = honest
+    cx2 = _mlp(nudge=0.25)
+    forged = cx2.gen_settings(preset="fast", weights="committed")
+    assert forged.spec.model_root != settings.spec.model_root
+    (tree,) = [t for t in settings.air.preprocessed if t.statement]
+    monkeypatch.setattr(tree, "root", forged.spec.model_root)  # the prover's own check, patched away
+    monkeypatch.setattr(settings, "model_tree", forged.model_tree)
+    monkeypatch.setattr(settings, "model", forged.model)
+    trace2 = cx2.gen_trace(FEED)
+    r = check(settings, forge(cx2, trace2, settings))
+    assert not r.success and r.check == "Merkle path" and "model" in r.error_message
+
+
+def test_one_weight_changed_in_the_witness_is_rejected(honest):
+    """The honest model tree, but the products read one weight that differs from it (the run of
+    weights with one element changed): the committed rows yield the tree's values, the Dot rows
+    consume others, and the LogUp sums do not cancel."""
+    cx, settings, trace, _ = honest
+    assert check(settings, forge(cx, trace, settings)).success  # the harness, without the change
+    cx2 = _mlp(nudge=0.25)
+    r = check(settings, forge(cx2, cx2.gen_trace(FEED), settings))
+    assert not r.success and r.check == "LogUp sum"
+
+
+def test_a_root_of_two_weight_vectors_is_rejected(honest):
+    """A model tree whose leaves mix two weight vectors' extensions (the first half of the domain
+    from one, the rest from the other): no weight vector has that root (audit says so for each), and
+    an honest proof under it fails the Merkle openings."""
+    cx, settings, trace, _ = honest
+    other = _mlp(nudge=0.25).gen_settings(preset="fast", weights="committed")
+    (tree,) = [t for t in settings.air.preprocessed if t.statement]
+    from luminair.prover.stark.merkle_tree import MerkleTree
+
+    mixed = []
+    for a, b in zip(settings.model_tree.evals, other.model_tree.evals):
+        m = a.copy()
+        m[len(m) // 2:] = b[len(m) // 2:]
+        mixed.append(m)
+    root = MerkleTree(mixed).root
+    data = settings.data[: -len(root)] + root
+    assert read_settings(data).body.model_root == root
+    for graph in (_mlp(), _mlp(nudge=0.25)):
+        assert not audit(graph, data).matches
+    st = read_settings(data)
+    from luminair.prover.proving import Settings
+
+    forged = Settings(data, st, settings.plans, settings.air, settings.topology, settings.topology_tree,
+                      settings.model, settings.model_tree)
+    forged.parsed.body = settings.parsed.body  # the prover's AIR, honest tree (statement digest: data's)
+    r = check(data, forge(cx, trace, forged))
+    assert not r.success and r.check == "Merkle path"
+    del tree
+
+
+def test_a_weight_past_the_model_bits_is_rejected(monkeypatch):
+    """Settings that claim fewer model bits than a weight needs (the products' lanes are sized for
+    the claim): the committed component's range check refuses the weight."""
+    import luminair.prover.air.graph_trace as gt
+
+    real = gt.commit_constants
+
+    def narrow(spec):
+        real(spec)
+        spec.model_bits -= 1
+
+    monkeypatch.setattr(gt, "commit_constants", narrow)
+    cx = _mlp()
+    settings = cx.gen_settings(preset="fast", weights="committed")
+    monkeypatch.undo()
+    real_counts = gt.table_multiplicities  # the forger drops the lookups its tables lack
+    monkeypatch.setattr(gt, "table_multiplicities", lambda *a, **k: real_counts(*a, **{**k, "strict": False}))
+    r = check(settings, forge(cx, cx.gen_trace(FEED), settings))
+    assert not r.success and r.check == "LogUp sum"
+
+
+def test_settings_relabelled_between_public_and_committed_are_rejected(honest):
+    cx, settings, trace, proof = honest
+    public = cx.gen_settings(preset="fast")
+    proof_public = cx.prove(cx.gen_trace(FEED), public)
+    for s, p in ((settings, proof_public), (public, proof)):
+        r = check(s, p)
+        assert not r.success and r.check == "statement mismatch" and "not for these settings" in r.error_message
+
+
+def test_malformed_model_sections_are_refused(honest):
+    _, settings, _, _ = honest
+    data = bytearray(settings.data)
+    blowup_at = len(data) - len(settings.spec.model_root) - 1
+    data[blowup_at] ^= 1
+    with pytest.raises(FormatError, match="model log blowup"):
+        read_settings(bytes(data))
+    bits_at = blowup_at - 1  # the body's last byte: the model bits
+    for bad, why in ((0, "0 exactly when there are none"), (17, "outside")):
+        data = bytearray(settings.data)
+        data[bits_at] = bad
+        with pytest.raises(FormatError, match=why):
+            read_settings(bytes(data))
+    with pytest.raises(FormatError, match="trailing|end of file|truncated|bytes"):
+        read_settings(settings.data[:-3])
+
+
+def test_weights_argument_is_checked():
+    with pytest.raises(ValueError, match="weights='hidden'"):
+        _mlp().gen_settings(preset="fast", weights="hidden")
