@@ -14,6 +14,7 @@ from typing import Any
 
 from ..verifier.formats import Writer
 from ..verifier.graph.settings import write_graph
+from ..verifier.graph.planner import plan_graph
 from ..verifier.graph.statement import build_graph_air
 from ..verifier.statement import read_settings
 from .air.graph_trace import build_spec, model_columns
@@ -54,7 +55,7 @@ def audit(graph: Any, settings_bytes: bytes) -> AuditResult:
     spec.model_root, spec.model_log_blowup = body.model_root, body.model_log_blowup
     air, plans = build_graph_air(spec, body.model_log_blowup)
     (tree,) = [t for t in air.preprocessed if t.statement]
-    recomputed = commit_preprocessed(tree, model_columns(plans, spec), body.model_log_blowup).root.hex()
+    recomputed = commit_preprocessed(tree, model_columns(plans, spec, plan_graph(spec)), body.model_log_blowup).root.hex()
     if recomputed != root:
         return AuditResult(False, "settings.bin's model root is not the commitment of these weights "
                                   f"(recomputed {recomputed[:16]}..., settings.bin has {root[:16]}...)", root, recomputed)

@@ -14,6 +14,7 @@ import os
 import secrets
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -28,6 +29,7 @@ from ..verifier.fields import P
 from ..verifier.formats import ProofFile, Writer
 from ..verifier.merkle import DIGEST_BYTES
 from ..verifier.graph.plan import ComponentPlan, air_cells
+from ..verifier.graph.matmul import weight_rows, weight_vector
 from ..verifier.graph.planner import GraphPlan, plan_graph
 from ..verifier.graph.settings import write_graph
 from ..verifier.graph.spec import GraphSpec
@@ -55,6 +57,7 @@ class Settings:
     topology_tree: CommittedTree  # their extension, made once; every proof commits it with the main trace
     model: dict[str, np.ndarray] = field(default_factory=dict)  # committed weights: the model tree's columns
     model_tree: CommittedTree | None = None  # their extension and Merkle tree, whose root settings.bin holds
+    weights: dict[int, Any] = field(default_factory=dict)  # committed constant -> its values (the prover's own)
 
     @property
     def spec(self) -> GraphSpec:
@@ -314,7 +317,7 @@ def gen_settings(
     air, plans = build_graph_air(body, cfg.log_blowup)
     model, model_tree = {}, None
     if spec.committed:  # the model tree, extended with the config's blowup: its root joins settings.bin
-        model = model_columns(plans, spec)
+        model = model_columns(plans, spec, plan_graph(body))
         (tree_spec,) = [t for t in air.preprocessed if t.statement]
         model_tree = commit_preprocessed(tree_spec, model, cfg.log_blowup)
         for s in (spec, body):
@@ -333,7 +336,8 @@ def gen_settings(
     topology = topology_columns(graph, plans, parsed.body)
     tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
     prepare_sparse_columns(air, cfg.log_blowup)
-    return Settings(data, parsed, plans, air, topology, tree, model, model_tree)
+    weights = {i: node.values for i, node in enumerate(spec.nodes) if node.committed}
+    return Settings(data, parsed, plans, air, topology, tree, model, model_tree, weights)
 
 
 def _graph_bytes(spec: GraphSpec) -> bytes:
@@ -418,9 +422,24 @@ def prove(
     pre = [settings.topology_tree, *table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)]
     if settings.model_tree is not None:  # (the AIR's trees: topology, tables, then the model tree)
         pre.append(settings.model_tree)
-    stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage, consume_main=True)
+    stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage, consume_main=True,
+                        vectors=partial(product_vectors, settings, st.air))
     data = ProofFile(settings.parsed.digest, public, stark).to_bytes()
     return Proof(data, trace.outputs, stats)
+
+
+def product_vectors(settings: Settings, air: Any, challenges: dict[str, Any]) -> list[list[Any]]:
+    """v = W rho of every product of committed weights (the proof's vectors, in AIR order), bound
+    into the plan, whose MatIn components read them as the verifier does."""
+    plan, out = plan_graph(settings.spec), []
+    for ci in air.vector_components:
+        comp = air.components[ci]
+        mp = plan.matmuls[comp.node]
+        w_node = settings.spec.nodes[comp.node].srcs[1 - mp.a_input][0]
+        v = weight_vector(weight_rows(settings.spec, mp, list(settings.weights[w_node])), mp.n, challenges[comp.rho])
+        plan.product_vectors[comp.node] = v
+        out.append(v)
+    return out
 
 
 def release_view_indices(graph: Any) -> None:

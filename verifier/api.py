@@ -122,7 +122,7 @@ def _verify(
         settings.config.check_floor(min_security_bits)
         settings = bind_symbols(settings, proof.public_values, meter)
         meter.charge_all(statement_work(settings, proof.stark_bytes), complete=True)
-        st = build_statement(settings, proof.public_values)
+        st = build_statement(settings, proof.public_values, proof.stark.vectors)
         terms = soundness_terms(settings.config, st.air, st.public_terms)
         bits = security_bits(terms)
         if bits < min_security_bits:

@@ -84,6 +84,7 @@ OUTPUT_SOURCE_UNITS = 0.05  # per element of an output's source node
 OPENING_UNITS_PER_BYTE = 0.3
 MATMUL_PRODUCT_UNITS = 0.15  # a weight of a Freivalds-checked product: one big-integer multiply-add of v = W rho
 MATMUL_PERIOD_UNITS = 3  # a value of v at the out-of-domain point: 4 coordinates of a sparse column
+VECTOR_UNITS = 4  # a value of a committed product's v: decoded, mixed, one Horner step of its public term
 TABLE_ROW_UNITS = 3  # a function table's rows, generated with integer arithmetic
 ERF_ROW_UNITS = 10  # an erf row: an integer series each (8.3 us measured at scale 14)
 TABLE_EVAL_UNITS = 2  # a padded table row, its two columns evaluated at the out-of-domain point
@@ -224,7 +225,7 @@ def graph_table_work(plan: GraphPlan) -> int:
     evaluated at the out-of-domain point over all its padded rows (poly.dense_columns_at); the
     range tables' values are topology columns of 2 boundary rows each (range8, range16)."""
     spec = plan.spec
-    kinds = {inst.kind for inst in plan.instances} - {"Known", "GatherTable", "PrivateInput", "PrivateIndex", "MatIn", "MatPair", "MatOut"}
+    kinds = {inst.kind for inst in plan.instances} - {"Known", "GatherTable", "PrivateInput", "PrivateIndex", "MatIn", "MatPair", "MatOut", "MatW"}
     components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
     needed = {t for c in components for t in c.tables}
     units = 0
@@ -252,7 +253,10 @@ def _function_table_rows(name: str, scale_bits: int) -> int:
 def graph_work(plan: GraphPlan) -> dict[str, float]:
     """Work units of a graph statement, from its plan (the shapes alone: nothing is enumerated)."""
     spec = plan.spec
-    matmul = sum(MATMUL_PRODUCT_UNITS * mp.k * mp.n + MATMUL_PERIOD_UNITS * mp.k for mp in plan.matmuls.values())
+    # a product of known weights computes v = W rho (K N products); of committed weights, it reads v
+    # from the proof and adds sum_k gamma^(k+1) v_k (one QM31 product a value)
+    matmul = sum((VECTOR_UNITS if mp.w_committed else MATMUL_PRODUCT_UNITS * mp.n) * mp.k + MATMUL_PERIOD_UNITS * mp.k
+                 for mp in plan.matmuls.values())
     steps = sum(len(steps) for node in spec.nodes for _, _, steps in node.srcs)
     # a known row, or a Dot row that takes its weights from the verifier's terms: one term each (the
     # two QM31 products of the running fraction dominate; its values are combined in one pass)

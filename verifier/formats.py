@@ -48,7 +48,8 @@ SETTINGS_MAGIC = b"LMNRSETT"
 # 12: a scale per node (settings.bin: a u8 after the axis; every shift, exponent and table scale is
 #    derived from the scales)
 # 13: committed weights (node flag 4 on a constant, no values; the body's model bits; settings.bin's
-#    model section after the body: the log blowup and the model tree's root, a tree of its own)
+#    model section after the body: the log blowup and the model tree's root, a tree of its own;
+#    proof.bin's vectors after the interaction nonce: v = W rho of the products of committed weights)
 FORMAT_VERSION = 13
 # What a file of each older version (1, 2, ...) lacked, as the "unsupported version" message says it
 OLDER_FORMATS = (
@@ -71,6 +72,7 @@ MAX_COLUMNS = 1 << 12  # a graph AIR's largest tree has a few hundred; example A
 MAX_MASKS = 8
 MAX_OPENED = 1 << 12
 MAX_WITNESS = 1 << 20
+MAX_VECTOR = 1 << 18  # a vector's values (a product's reduced length K)
 MAX_FRI_LAYERS = 40
 MAX_LAST_LAYER = 1 << 10
 MAX_PUBLIC_TENSORS = 1 << 12
@@ -387,6 +389,9 @@ class StarkProof:
     fri: FriProof
     pow_nonce: int
     interaction_nonce: int = 0  # grinding before the LogUp challenges
+    # the prover's vectors, sent once the challenges are drawn (v = W rho of each product with
+    # committed weights, graph/components.MatWComponent), one per Air.vector_components
+    vectors: Sequence[Sequence[QM31]] = ()
 
 
 def _write_decommitment(w: Writer, d: Decommitment) -> None:
@@ -420,6 +425,10 @@ def write_stark_proof(w: Writer, p: StarkProof) -> None:
     w.hashes(p.commitments)
     w.mark("interaction proof of work")
     w.u64(p.interaction_nonce)
+    w.mark("vectors")
+    w.u32(len(p.vectors))
+    for vec in p.vectors:
+        w.qm31_list(vec)
     w.mark("claimed sums")
     w.qm31_list(p.claimed_sums)
     w.mark("sampled values")
@@ -453,6 +462,7 @@ def write_stark_proof(w: Writer, p: StarkProof) -> None:
 def read_stark_proof(r: Reader) -> StarkProof:
     commitments = r.hashes("commitments", MAX_TREES)
     interaction_nonce = r.u64("interaction_nonce")
+    vectors = [r.qm31_list(f"vectors[{i}]", MAX_VECTOR) for i in range(r.count("vectors", MAX_COLUMNS, 4))]
     claimed = r.qm31_list("claimed_sums", MAX_COLUMNS)
     sampled = [
         [r.qm31_list(f"sampled_values[{t}][{c}]", MAX_MASKS)
@@ -475,7 +485,8 @@ def read_stark_proof(r: Reader) -> StarkProof:
     ]
     last = r.qm31_list("fri.last_layer", MAX_LAST_LAYER)
     nonce = r.u64("pow_nonce")
-    return StarkProof(commitments, claimed, sampled, queried, decs, FriProof(first, inner, last), nonce, interaction_nonce)
+    return StarkProof(commitments, claimed, sampled, queried, decs, FriProof(first, inner, last), nonce, interaction_nonce,
+                      vectors)
 
 
 # --- proof.bin ----------------------------------------------------------------------------------

@@ -100,7 +100,9 @@ def bind_symbols(settings: Settings, public: Sequence[Sequence[int]], meter: Wor
     return Settings(settings.kind, settings.config, concrete, settings.raw, template=body)
 
 
-def build_statement(settings: Settings, public: Sequence[Sequence[int]]) -> Statement:
-    st = graph_statement(settings, public)
+def build_statement(settings: Settings, public: Sequence[Sequence[int]], vectors: Sequence[Sequence[Any]] = ()) -> Statement:
+    """The statement of a proof: its public values, and its vectors (StarkProof.vectors) where the
+    model's weights are committed."""
+    st = graph_statement(settings, public, vectors)
     check_entry_bound(st.air, st.public_terms)
     return st

@@ -5,8 +5,9 @@ Transcript order (the prover mirrors it in prover/stark/prove.py):
   1. protocol tag, config, statement (settings digest + public values), component list
   2. main root (the main trace, the topology columns, which the constraints pin, and the function
      tables, pinned in step 4); a model tree of committed weights is settings.bin's, opened in step 6
-  3. interaction proof of work; LogUp relation elements; claimed sums (checked against the public
-     terms); interaction root
+  3. interaction proof of work; LogUp relation elements and challenges; the prover's vectors (v = W rho
+     of committed weights), then the challenges drawn against them; claimed sums (checked against the
+     public terms); interaction root
   4. composition alpha; composition root; OODS point; sampled values (the columns the verifier
      knows, the function tables, must match its own evaluation); DEEP alpha
   5. FRI roots with their folding randomness; last layer; proof of work; query positions
@@ -81,6 +82,15 @@ def draw_challenges(channel: Channel, air: Air) -> dict[str, QM31]:
     return {name: channel.draw_felt() for name in air.challenges}
 
 
+def draw_late_challenges(channel: Channel, air: Air, vectors: Sequence[Sequence[QM31]]) -> dict[str, QM31]:
+    """The challenges drawn after the prover's vectors (air.late_challenges, in sorted order): the
+    vectors are mixed first, so each late challenge is random against them."""
+    if not air.late_challenges:
+        return {}
+    channel.mix_felts([x for vec in vectors for x in vec])
+    return {name: channel.draw_felt() for name in air.late_challenges}
+
+
 def _expect(cond: bool, what: str) -> None:
     if not cond:
         raise FormatError(f"proof.bin: {what}")
@@ -91,6 +101,10 @@ def check_shape(air: Air, proof: StarkProof) -> None:
     lay = air.layout
     n_commit = 2 + (lay.interaction_tree is not None)  # the statement's trees' roots are settings.bin's
     _expect(len(proof.commitments) == n_commit, f"{len(proof.commitments)} commitments, expected {n_commit}")
+    lengths = [air.components[ci].vector_length for ci in air.vector_components]
+    _expect(len(proof.vectors) == len(lengths), f"{len(proof.vectors)} vectors, expected {len(lengths)}")
+    for i, (vec, n) in enumerate(zip(proof.vectors, lengths)):
+        _expect(len(vec) == n, f"vector {i} ({air.components[air.vector_components[i]].name}): {len(vec)} values, expected {n}")
     n_sums = sum(1 for info in air.infos if info.n_batches)
     _expect(len(proof.claimed_sums) == n_sums, f"{len(proof.claimed_sums)} claimed sums, expected {n_sums}")
     n_trees = len(lay.columns)
@@ -193,10 +207,13 @@ def verify_stark(
     channel.mix_u64(proof.interaction_nonce)
     elements = draw_elements(channel, air)
     challenges = draw_challenges(channel, air)
+    challenges |= draw_late_challenges(channel, air, proof.vectors)
     # the claimed sums of the components with LogUp entries, in order (check_shape counted them)
     claimed = dict(zip([ci for ci, info in enumerate(air.infos) if info.n_batches], proof.claimed_sums))
     channel.mix_felts(proof.claimed_sums)
     total = public_sum(elements) if public_sum is not None else air.public_logup_sum(elements)
+    for ci, vec in zip(air.vector_components, proof.vectors):  # the vectors' own terms (MatW's check)
+        total = q_add(total, air.components[ci].public_term(challenges, list(vec)))
     for s in proof.claimed_sums:
         total = q_add(total, s)
     if total != QZERO:

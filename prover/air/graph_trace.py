@@ -16,7 +16,7 @@ from ...verifier.packed import INT, from_le
 from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, RANGE, RANGE16, WEIGHTS
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.plan import MERGED_KINDS, ComponentPlan
-from ...verifier.graph.planner import KNOWN_KINDS, plan_graph
+from ...verifier.graph.planner import KNOWN_KINDS, GraphPlan, plan_graph
 from ...verifier.graph.statement import build_graph_air, range_tables
 from ...verifier.graph.components import HI_BITS, HI_BOUND, S_BITS
 from ...verifier.graph.topology import (
@@ -170,12 +170,24 @@ def commit_constants(spec: GraphSpec) -> None:
     spec.model_bits = max(2, top.bit_length() + 1)
 
 
-def model_columns(plans: list[ComponentPlan], spec: GraphSpec) -> dict[str, np.ndarray]:
+def model_columns(plans: list[ComponentPlan], spec: GraphSpec, graph_plan: GraphPlan) -> dict[str, np.ndarray]:
     """The model tree's columns (row order): each committed component's values, node after node
-    (its segments), zero on padding rows. Canonical: a function of the weights and the layout the
-    settings imply, so anyone holding the weights recomputes the root (luminair audit)."""
+    (its segments), and each MatW's lanes of W (graph/mat_plans.mat_w_rows), zero on padding rows.
+    Canonical: a function of the weights and the layout the settings imply, so anyone holding the
+    weights recomputes the root (luminair audit). `spec` holds the values, `graph_plan` is the
+    settings' plan."""
+    from ...verifier.graph.mat_plans import mat_w_rows
+
     out = {}
     for plan in plans:
+        if plan.kind == "MatW":
+            (index,) = plan.nodes
+            w_node = spec.nodes[index].srcs[1 - graph_plan.matmuls[index].a_input][0]
+            for j, lane in mat_w_rows(graph_plan, index, list(spec.nodes[w_node].values)).items():
+                col = np.zeros(1 << plan.component.log_size, dtype=I64)
+                col[: len(lane)] = lane
+                out[f"{plan.component.name}.w{j}"] = col
+            continue
         if plan.kind != "Committed":
             continue
         col = np.zeros(1 << plan.component.log_size, dtype=I64)
@@ -593,7 +605,7 @@ def _mat_weights(spec: GraphSpec, mp: Any, values: dict[int, np.ndarray]) -> np.
     from ...verifier.graph.matmul import weight_rows
 
     w_node = spec.nodes[mp.node].srcs[1 - mp.a_input][0]
-    src = values[w_node] if mp.w_public else spec.nodes[w_node].values
+    src = values[w_node] if mp.w_public or mp.w_committed else spec.nodes[w_node].values  # (the run holds a constant too)
     return np.array(weight_rows(spec, mp, [int(x) for x in np.asarray(src).reshape(-1)]), dtype=I64)
 
 
@@ -615,6 +627,12 @@ def main_columns(
         if plan.kind in KNOWN_KINDS:
             cols = _known_columns(spec, plan, known_fan, values)
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
+            continue
+        if plan.kind == "MatW":  # committed weights, range-checked: each lane's limbs are main
+            comp, cols = plan.component, {}
+            for key in comp.model_columns():
+                range_value(cols, key.rsplit(".", 1)[1], comp.s, pre[key] + (1 << (comp.s - 1)))
+            out.append(split_limbs(cols, comp))
             continue
         if plan.kind in _MAT_KINDS:
             out.append(split_limbs(_mat_kind_columns(spec, graph, plan, fan, values)[1], plan.component))
@@ -645,6 +663,8 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
     fan = fanouts(graph, spec)
     out: dict[str, np.ndarray] = {}
     for plan in plans:
+        if plan.kind == "MatW":
+            continue  # no topology columns: its group starts are a sparse column
         if plan.kind in KNOWN_KINDS:
             zero = {n: np.zeros(graph.node(n).numel, dtype=I64) for n in plan.nodes}
             topo = _known_columns(spec, plan, fan, zero)

@@ -19,7 +19,7 @@ from ...verifier.config import PcsConfig
 from ...verifier.fields import P, QM31, q_mul, q_pow
 from ...verifier.formats import StarkProof
 from ...verifier.pcs import Sample
-from ...verifier.verify import check_sample_points, draw_challenges, draw_elements, mix_statement
+from ...verifier.verify import check_sample_points, draw_challenges, draw_elements, draw_late_challenges, mix_statement
 from . import circle_fft as cf
 from . import field_vec as fv
 from . import kernels
@@ -164,6 +164,7 @@ def prove_stark(
     stats: ProveStats | None = None,
     on_stage: StageHook | None = None,
     consume_main: bool = False,
+    vectors: Callable[[dict[str, QM31]], list[list[QM31]]] | None = None,
 ) -> StarkProof:
     """Prove that `main` (per component: column name -> row-order values) satisfies `air`.
 
@@ -214,6 +215,12 @@ def prove_stark(
     channel.mix_u64(interaction_nonce)
     elements = draw_elements(channel, air)
     challenges = draw_challenges(channel, air)
+    sent: list[list[QM31]] = []
+    if air.vector_components:  # the prover's vectors (v = W rho of committed weights), then their challenges
+        if vectors is None:
+            raise ProverError("the AIR needs the prover's vectors (committed weights) and none were given")
+        sent = vectors(challenges)
+        challenges |= draw_late_challenges(channel, air, sent)
     # preprocessed key -> (its committed tree, column): extensions are cached on that tree
     pre_lookup = {col.key: (ct, c) for ct, tree in zip(preprocessed, air.preprocessed) for c, col in enumerate(tree.columns)}
 
@@ -404,7 +411,7 @@ def prove_stark(
     fri_proof = fri.decommit(queries)
     timer.stage("openings")
     commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
-    return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce)
+    return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce, sent)
 
 
 TWIN_NS_PER_LDE_CELL = 250  # the numpy twins' proving time per committed cell of the extended trace, measured

@@ -87,11 +87,19 @@ class Component:
     # key -> {row: value mod P}: columns known to the verifier, non-zero on few rows (ev.sparse)
     sparse_columns: dict[str, dict[int, int]] = {}
     challenges: tuple[str, ...] = ()  # random QM31 values it reads (ev.challenge)
+    # challenges drawn only after the proof's vectors are mixed (a component with vector_length > 0
+    # has the prover send one vector of that many QM31 values once the other challenges are drawn)
+    late_challenges: tuple[str, ...] = ()
+    vector_length = 0
     aux_columns: dict[str, "GeometricColumn | RunningColumn"] = {}  # QM31 columns filled after the challenges (ev.aux)
 
     def periodic_values(self, challenges: dict[str, QM31]) -> dict[str, tuple[int, list[QM31]]]:
         """key -> (p, the 2^p values of one period) of every ev.periodic column."""
         return {}
+
+    def public_term(self, challenges: dict[str, QM31], vector: list[QM31]) -> QM31:
+        """What the verifier adds to the running sum for this component's vector (vector_length > 0)."""
+        raise AirDefinitionError(f"{self.name}: no public term for its vector")
 
     def running_term(self, ev: Any, name: str) -> Any:
         """What a RunningColumn adds on each row."""
@@ -216,6 +224,9 @@ class Air:
         self._check()
         self.relations = sorted({rel for info in self.infos for rel, _ in info.entries})
         self.challenges = sorted({name for comp in self.components for name in comp.challenges})
+        self.late_challenges = sorted({name for comp in self.components for name in comp.late_challenges})
+        # the components whose vectors the proof carries (StarkProof.vectors), in AIR order
+        self.vector_components = [ci for ci, comp in enumerate(self.components) if comp.vector_length]
         self.layout = build_layout(self)
 
     def _check(self) -> None:
@@ -382,7 +393,7 @@ class InfoEvaluator:
         return InfoValue(1)
 
     def challenge(self, name: str) -> InfoValue:
-        if name not in self.component.challenges:
+        if name not in self.component.challenges and name not in self.component.late_challenges:
             raise AirDefinitionError(f"{self.component.name}: undeclared challenge {name!r}")
         return InfoValue(0, frozenset((name,)), True)
 
@@ -401,7 +412,7 @@ class InfoEvaluator:
         t = InfoValue._of(term)
         if t.deg > MAX_CONSTRAINT_DEGREE:
             raise AirDefinitionError(f"{self.component.name}: a plain sum term has degree > {MAX_CONSTRAINT_DEGREE}")
-        if t.factors is not ALL_FACTORS and not t.factors & set(self.component.challenges):
+        if t.factors is not ALL_FACTORS and not t.factors & {*self.component.challenges, *self.component.late_challenges}:
             # a monomial free of the instance's challenges could cancel another instance's (module docstring)
             raise AirDefinitionError(
                 f"{self.component.name}: plain sum term {self.info.n_terms} is not a multiple of one of the "

@@ -30,7 +30,7 @@ from typing import Any, Callable
 from ..air.framework import (
     HEADS, AirDefinitionError, Component, GeometricColumn, RunningColumn, constrain_geometric, constrain_running,
 )
-from ..fields import P, QM31
+from ..fields import P, QM31, q_add, q_mul
 from ..numeric import DOT_ACC_BITS, DOT_ACC_BOUND, VALUE_BITS, erf_saturation, nonzero_start
 from .topology import DOT_LANE_CHOICES, KNOWN_LANES
 
@@ -1166,3 +1166,55 @@ class MatPairComponent(GraphComponent):
                 ev.add_to_relation(RANGE, 1, [lo])
                 ev.add_to_relation(RANGE, 1, [hi + 128])
         ev.add_to_sum(ev.challenge(self.challenges[0]) * ev.sparse("last") * ev.aux("x") * ev.aux("y"))
+
+
+class MatWComponent(GraphComponent):
+    """The committed weights W (K x N) of one Freivalds-checked product (graph/matmul.py,
+    docs/committed-models.md), from the model tree: row t of group k holds W[k, tL + j] in its L
+    lanes, the model tree's columns `<name>.w{j}` (0 past N and on padding rows). The MatIn of the
+    product reads v = W rho from the proof (the prover sends it once rho is drawn); only then is
+    this component's gamma drawn, and each row adds -gamma g r sum_j rho^j w_j to the running sum
+    (aux g = gamma^k, a counter over the groups; r = rho^(tL), a run of rho^L in each group) while
+    the verifier adds sum_k gamma^(k+1) v_k itself. The two cancel, for random gamma, only if every
+    v_k = sum_n W[k, n] rho^n: their difference is a polynomial of degree K + 1 in gamma, a
+    challenge of this component alone, without a constant term. Each w_j + 2^(bits-1) is
+    range-checked to `bits` (the model bits: the products' integer bounds assume them)."""
+
+    def __init__(self, log_size: int, bits: int, lanes: int, node: int, k: int, tag: str) -> None:
+        self.lanes, self.node, self.k = lanes, node, k
+        self.name = f"matw{lanes}.n{node}"
+        self.rho = mat_challenges(tag, False)[1]
+        self.gamma = f"{self.name}.gamma"
+        self.challenges = (self.rho,)
+        self.late_challenges = (self.gamma,)
+        self.vector_length = k
+        self.aux_columns = {"g": GeometricColumn("first", self.gamma, False), "r": GeometricColumn("first", self.rho, True, lanes)}
+        self.ranges = tuple((f"w{j}", bits) for j in range(lanes))
+        super().__init__(log_size, bits)
+
+    def topology_columns(self) -> tuple[str, ...]:
+        return ()
+
+    def topology_kinds(self) -> dict[str, str]:
+        return {}
+
+    def model_columns(self) -> tuple[str, ...]:
+        return tuple(f"{self.name}.w{j}" for j in range(self.lanes))
+
+    def evaluate_op(self, ev: Any) -> None:
+        for name, col in self.aux_columns.items():
+            constrain_geometric(ev, name, col)
+        total, power, rho = 0, None, ev.challenge(self.rho)
+        for j, key in enumerate(self.model_columns()):
+            w = ev.pre(key)
+            self.check_range(ev, w + (1 << (self.s - 1)), f"w{j}", self.s)
+            total = total + (w if power is None else power * w)
+            power = rho if power is None else power * rho
+        ev.add_to_sum(-(ev.challenge(self.gamma) * ev.aux("g") * ev.aux("r") * total))
+
+    def public_term(self, challenges: dict[str, QM31], v: list[QM31]) -> QM31:
+        """sum_k gamma^(k+1) v_k: the verifier's side of the check."""
+        gamma, acc = challenges[self.gamma], (0, 0, 0, 0)
+        for x in reversed(v):  # Horner: ((v_(K-1) gamma + v_(K-2)) gamma + ...) gamma
+            acc = q_mul(q_add(acc, x), gamma)
+        return acc

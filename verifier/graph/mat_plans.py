@@ -12,7 +12,7 @@ from ..errors import StatementError
 from ..air.framework import HEADS
 from ..fields import QM31, QONE, QZERO, q_pow
 from ..numeric import from_field
-from .components import MatInComponent, MatOutComponent, MatPairComponent, mat_challenges
+from .components import MatInComponent, MatOutComponent, MatPairComponent, MatWComponent, mat_challenges
 from .matmul import MatPlan, PairPlan, weight_rows, weight_vector
 from .plan import ComponentPlan, Instance, chunks, component_cells, log_size_of, padded_rows, split_parts
 from .spec import GraphSpec
@@ -246,6 +246,11 @@ def build_mat_in(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
                 raise StatementError(f"node {index}: its weights are a public input with no values bound")
             w = weight_rows(spec, mp, [from_field(v) for v in public])
             return weight_vector(w, mp.n, challenges[names[1]], challenges[names[3]])
+        if mp.w_committed:  # the proof's v = W rho (checked by the product's MatW component)
+            v = plan.product_vectors.get(index)
+            if v is None or len(v) != mp.k:
+                raise StatementError(f"node {index}: its committed weights' vector v is missing from the proof")
+            return v
         if index not in constant_rows:
             constant_rows[index] = weight_rows(spec, mp, spec.nodes[w_node].values or [])
         return weight_vector(constant_rows[index], mp.n, challenges[names[1]])
@@ -357,4 +362,41 @@ def build_mat_pair(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
     return ComponentPlan("MatPair", list(nodes), sum(pp.pair_rows for pp in pps), comp, segs, inst)
 
 
-MAT_BUILDERS = {"MatIn": build_mat_in, "MatPair": build_mat_pair, "MatOut": build_mat_out}
+def mat_w_instances(matmuls: Mapping[int, MatPlan], indices: list[int], share: dict[int, tuple[str, int]]) -> list[Instance]:
+    """A MatW for each product of committed weights: K groups of ceil(N / L) rows (its `first`
+    column's K boundaries and the two geometric columns' anchors are its topology)."""
+    out = []
+    for i in indices:
+        mp = matmuls.get(i)
+        if mp is None or not mp.w_committed:
+            continue
+        rows = mp.k * -(-mp.n // mp.mat_w_lanes)
+        out.append(Instance("MatW", f"matw{mp.mat_w_lanes}.n{i}", (i,), rows, log_size_of(rows), 2 * mp.k + 8,
+                            tag=share[i][0]))
+    return out
+
+
+def build_mat_w(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
+    """The MatW component of one product of committed weights (graph/components.MatWComponent)."""
+    (index,) = inst.nodes
+    mp = plan.matmuls[index]
+    comp = MatWComponent(inst.log_size, plan.spec.model_bits, mp.mat_w_lanes, index, mp.k, inst.tag)
+    group = -(-mp.n // mp.mat_w_lanes)
+    comp.sparse_columns["first"] = {r: 1 for r in range(0, mp.k * group, group)}
+    return ComponentPlan("MatW", [index], inst.rows, comp, [Segment(index, 0, inst.rows)], inst)
+
+
+def mat_w_rows(plan: "GraphPlan", index: int, values: list[int]) -> dict[int, list[int]]:
+    """Lane j of a MatW's rows (row order, without padding): W[k, tL + j] on row k T + t (0 past N),
+    from the constant's values (the prover's and `luminair audit`'s side: the verifier has none)."""
+    mp = plan.matmuls[index]
+    lanes, group = mp.mat_w_lanes, -(-mp.n // mp.mat_w_lanes)
+    rows = weight_rows(plan.spec, mp, values)
+    out = {j: [0] * (mp.k * group) for j in range(lanes)}
+    for k, row in enumerate(rows):
+        for n, w in enumerate(row):
+            out[n % lanes][k * group + n // lanes] = w
+    return out
+
+
+MAT_BUILDERS = {"MatIn": build_mat_in, "MatPair": build_mat_pair, "MatOut": build_mat_out, "MatW": build_mat_w}

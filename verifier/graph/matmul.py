@@ -47,7 +47,7 @@ from ..fields import QM31, P, q_add, q_mul
 from ..numeric import DOT_ACC_BOUND
 from .components import HI_BOUND
 from .spec import CONTRACT, GraphSpec
-from .topology import AffineView, ViewError, affine_view
+from .topology import AffineView, ViewError, affine_view, is_bijection, operand_bound
 
 MAX_MAT_LANES = 64  # values of an operand a MatPair row holds
 # values of A a MatIn row holds: every lane costs 8 columns (2 limbs, 3 lookups), each opened at
@@ -79,6 +79,10 @@ class MatPlan:
     bias: AffineView | None  # the bias in MatOut row order
     a_input: int = 0  # which of the Dot's operands is A (the other one is W, known to the verifier)
     w_public: bool = False  # W is a public input: split into limbs too (split_w)
+    # W is a committed constant (docs/committed-models.md): in the model tree, in a MatW component
+    # of this product's own; the proof sends v = W rho (the verifier never reads W)
+    w_committed: bool = False
+    mat_w_lanes: int = 0
 
     @property
     def m(self) -> int:
@@ -124,7 +128,7 @@ def _known_operand(spec: GraphSpec, node_index: int) -> tuple[int, bool] | None:
     for public in (False, True):
         for k in (1, 0):
             src = spec.nodes[node.srcs[k][0]]
-            if not public and src.op == "Constant" and src.values and not src.committed:
+            if not public and src.op == "Constant" and (src.values or src.committed):
                 return k, False
             if public and src.op == "Input" and not src.private:
                 return k, True
@@ -178,8 +182,10 @@ def mat_plan(spec: GraphSpec, index: int, dot_lanes: int) -> MatPlan | None:
         if k * 255 * 255 + DOT_ACC_BOUND >= P:
             return None
     else:
-        values = spec.nodes[node.srcs[w_idx][0]].values or [0]
-        if not known_weights_fit(k, max(max(values), -min(values))):
+        w_node = node.srcs[w_idx][0]
+        if spec.nodes[w_node].committed and not committed_fits(spec, w_node, wv, axis, n_axes):
+            return None
+        if not known_weights_fit(k, operand_bound(spec, w_node)):
             return None
     if not freivalds_pays(m, n, k, dot_lanes, public):
         return None
@@ -193,8 +199,29 @@ def mat_plan(spec: GraphSpec, index: int, dot_lanes: int) -> MatPlan | None:
     if views is None:
         return None
     out_view, bias = views
+    committed = spec.nodes[node.srcs[w_idx][0]].committed
     return MatPlan(index, tuple(m_axes), tuple(n_axes), k, lanes, p, a_view, av.strides[axis], out_view, bias,
-                   a_idx, public)
+                   a_idx, public, committed, mat_w_lanes(n) if committed else 0)
+
+
+MAT_W_LANES = 16  # weights a MatW row holds at most (each lane a model-tree column and a range check)
+
+
+def mat_w_lanes(n: int) -> int:
+    """Lanes of a MatW row for N columns of W: a power of two, at most MAT_W_LANES."""
+    return min(MAT_W_LANES, 1 << max(0, (n - 1).bit_length()))
+
+
+def committed_fits(spec: GraphSpec, w_node: int, wv: AffineView, axis: int, n_axes: list[int]) -> bool:
+    """Whether a committed constant can be a Freivalds product's W held in a MatW: its one reader
+    is this product and W[k, n] reads each of its elements exactly once, so the model tree holds
+    every weight once (two copies of a weight could differ: docs/committed-models.md)."""
+    readers = sum(1 for nd in spec.nodes for src, _, _ in nd.srcs if src == w_node)
+    readers += sum(1 for out in spec.outputs if out.node == w_node)
+    dims = [axis, *n_axes]
+    view = AffineView([wv.sizes[d] for d in dims], [wv.strides[d] for d in dims], wv.offset,
+                      [wv.masks[d] for d in dims])
+    return readers == 1 and is_bijection(view, spec.nodes[w_node].numel)
 
 
 def _padded(rows: int) -> int:

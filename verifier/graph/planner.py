@@ -27,7 +27,7 @@ from math import prod
 from typing import Any, Mapping
 
 from .components import COMPONENT_ORDER, DOT_VARIANTS, RANGE16_MIN_LOG, DotVariant, MatOutComponent, make_component
-from .mat_plans import mat_topology_cost, mat_variant_instances, operand_instances
+from .mat_plans import mat_topology_cost, mat_variant_instances, mat_w_instances, operand_instances
 from .matmul import MatPlan, PairPlan, mat_plans, pair_plans
 from .plan import MERGED_KINDS, Instance, chunks, log_size_of, merge_kinds, split_parts, vary_constants
 from ..numeric import default_constant
@@ -60,6 +60,8 @@ class GraphPlan:
     # a checked product's public weights: each proof's values, bound by graph/statement.py before
     # its periodic columns are evaluated (the plan and the AIR serve every proof of one settings.bin)
     public_values: dict[int, Sequence[int]] = field(default_factory=dict)
+    # a product of committed weights: the proof's v = W rho (StarkProof.vectors), bound likewise
+    product_vectors: dict[int, Sequence[Any]] = field(default_factory=dict)
 
     def rows_of(self, index: int) -> int:
         return rows_of(self.spec, index, self.lanes.get(index, 1), self.kinds[index])
@@ -118,10 +120,12 @@ def node_kind(spec: GraphSpec, index: int, lanes: Mapping[int, int], matmuls: Ma
               chunked: set[tuple[int, int]]) -> str:
     """The component a node's rows go to."""
     node = spec.nodes[index]
+    if node.op == "Constant" and index in rowless:
+        # no rows: its readers take the weights from the verifier's own terms (a committed
+        # constant's: from the MatW component of the one product that reads it)
+        return "Direct"
     if node.committed:
         return "Committed"  # the model tree's values (graph/components.CommittedComponent)
-    if node.op == "Constant" and index in rowless:
-        return "Direct"  # no rows: its readers take the weights from the verifier's own terms
     if index in matmuls:
         return "MatMul"  # a MatIn of its own and a share of a MatOut (graph/matmul.py)
     if index in pairs:
@@ -240,8 +244,8 @@ def _product_instances(spec: GraphSpec, kinds: tuple[str, ...], matmuls: Mapping
             outs.append(Instance("MatOut", tag, tuple(members), rows, log_size_of(rows), 2 * (len(members) + 1) * (len(shifts) > 1),
                                  tag=tag, bias=bias, split_w=split_w, constant=shifts[-1], variable=len(shifts) > 1))
     operands = operand_instances(spec, matmuls, pairs, indices, share)
-    out = operands + outs
+    out = operands + outs + mat_w_instances(matmuls, indices, share)
     bounds = {i: mat_topology_cost(spec, products[i], i in pairs) for i in indices}
     # each product's bound counts its MatIn or MatPair rows and its share of the MatOut
-    return [inst if inst.kind == "MatOut" else replace(inst, boundary_bound=sum(bounds[i] for i in inst.nodes))
+    return [inst if inst.kind in ("MatOut", "MatW") else replace(inst, boundary_bound=sum(bounds[i] for i in inst.nodes))
             for inst in out]

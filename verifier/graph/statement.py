@@ -13,7 +13,7 @@ from ..claim import Statement, statement_bytes
 from ..errors import FormatError, StatementError
 from ..fields import QM31, QONE, QZERO, P, q_add, q_inv, q_mul, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
-from .components import DATA, KNOWN, WEIGHTS, CommittedComponent, FunctionTableComponent, RangeTableComponent, make_component
+from .components import DATA, KNOWN, WEIGHTS, CommittedComponent, FunctionTableComponent, MatWComponent, RangeTableComponent, make_component
 from .mat_plans import MAT_BUILDERS
 from .plan import MERGED_KINDS, ComponentPlan, Instance
 from .planner import KNOWN_KINDS, GraphPlan, plan_graph
@@ -126,6 +126,7 @@ def _build_graph_air(plan: GraphPlan) -> tuple[Air, list[ComponentPlan]]:
         values = partial(table_columns, table, spec.scale_bits)
         trees.append(PreprocessedTree(f"table.{table}", cols, known_values=values))
     model = [PreprocessedColumn(f"{c.name}.v", c.log_size) for c in components if isinstance(c, CommittedComponent)]
+    model += [PreprocessedColumn(key, c.log_size) for c in components if isinstance(c, MatWComponent) for key in c.model_columns()]
     if model:  # committed weights: the model tree, settings.bin's root (docs/committed-models.md), opened first
         trees.append(PreprocessedTree(MODEL_TREE, model, statement=True, root=spec.model_root))
     return Air(components, trees), plans
@@ -184,7 +185,7 @@ def known_values(spec: GraphSpec, node: int, public_of: dict[int, Sequence[int]]
     return public_of[node]
 
 
-def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> Statement:
+def graph_statement(settings: "Settings", public: Sequence[Sequence[int]], vectors: Sequence[Sequence[QM31]] = ()) -> Statement:
     """The AIR, statement bytes, public LogUp terms and decoded public values of a graph proof."""
     spec: GraphSpec = settings.body
     if spec.is_template:
@@ -237,6 +238,9 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]]) -> St
         air, plans = build_graph_air(spec, settings.config.log_blowup)
     except AirDefinitionError as e:
         raise FormatError(f"settings.bin: the graph cannot be proven as described: {e}") from None
+    # the proof's v = W rho of each product of committed weights (verify.check_shape counts them)
+    graph_plan.product_vectors.clear()
+    graph_plan.product_vectors.update((air.components[ci].node, vec) for ci, vec in zip(air.vector_components, vectors))
     bases = node_bases(spec)
 
     def public_sum(elements: dict[str, RelationElements]) -> QM31:

@@ -264,7 +264,7 @@ def dot_lanes(spec: GraphSpec, node_index: int) -> int:
     return 1
 
 
-def _is_bijection(v: AffineView, numel: int) -> bool:
+def is_bijection(v: AffineView, numel: int) -> bool:
     """Whether an affine view reads every element of a source of `numel` elements exactly once:
     unmasked, offset 0, and its (size, stride) pairs a mixed radix of the source's flat index."""
     if v.masked() or v.offset != 0:
@@ -299,7 +299,7 @@ def direct_weight_reads(spec: GraphSpec, checked: set[int]) -> dict[int, int]:
             v = affine_view(src_shape, steps)
         except ViewError:
             continue
-        if _is_bijection(v, spec.nodes[c].numel):
+        if is_bijection(v, spec.nodes[c].numel):
             direct[i] = c
     return direct
 
@@ -316,7 +316,7 @@ def rowless_constants(spec: GraphSpec, direct: Mapping[int, int], matmuls: Mappi
     for out_spec in spec.outputs:
         readers.setdefault(out_spec.node, []).append((-1, 0))
     for c, reads in readers.items():
-        if spec.nodes[c].op == "Constant" and not spec.nodes[c].committed and all(
+        if spec.nodes[c].op == "Constant" and all(
             (i in matmuls and k == 1 - matmuls[i].a_input) or (i >= 0 and known_gather(spec, i)) for i, k in reads
         ):
             out.add(c)
