@@ -428,15 +428,18 @@ def prove(
     return Proof(data, trace.outputs, stats)
 
 
-def product_vectors(settings: Settings, air: Any, challenges: dict[str, Any]) -> list[list[Any]]:
+def product_vectors(settings: Settings, air: Any, challenges: dict[str, Any], weights: Mapping[int, Any] | None = None
+                    ) -> list[list[Any]]:
     """v = W rho of every product of committed weights (the proof's vectors, in AIR order), bound
-    into the plan, whose MatIn components read them as the verifier does."""
+    into the plan, whose MatIn components read them as the verifier does. `weights` (committed
+    constant -> values) replaces the settings' own (forgery tests)."""
     plan, out = plan_graph(settings.spec), []
+    weights = settings.weights if weights is None else weights
     for ci in air.vector_components:
         comp = air.components[ci]
         mp = plan.matmuls[comp.node]
         w_node = settings.spec.nodes[comp.node].srcs[1 - mp.a_input][0]
-        v = weight_vector(weight_rows(settings.spec, mp, list(settings.weights[w_node])), mp.n, challenges[comp.rho])
+        v = weight_vector(weight_rows(settings.spec, mp, list(weights[w_node])), mp.n, challenges[comp.rho])
         plan.product_vectors[comp.node] = v
         out.append(v)
     return out

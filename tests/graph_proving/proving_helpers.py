@@ -3,13 +3,14 @@ build forged proofs with a patched witness generator that still produces complet
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 import numpy as np
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
 from luminair.prover.air.graph_trace import main_columns, table_multiplicities
 from luminair.prover.air.witness import RANGED
-from luminair.prover.proving import Settings, Trace, table_trees
+from luminair.prover.proving import Settings, Trace, product_vectors, table_trees
 from luminair.prover.stark.prove import commit_preprocessed, prove_stark
 from luminair.verifier import verify
 from luminair.verifier.config import PRESETS
@@ -68,6 +69,7 @@ def forge(
     public: list[list[int]] | None = None,
     pre_override: list | None = None,
     tamper_topology: Callable[[dict[str, np.ndarray]], None] | None = None,
+    vectors: Callable | None = None,
 ) -> bytes:
     """A complete proof from a dishonest witness: `tamper` edits the main columns (row order);
     table multiplicities are then recounted as a cheating prover would (dropping lookups that are
@@ -85,15 +87,17 @@ def forge(
     if tamper_topology is not None:
         tamper_topology(topology)
         tree = commit_preprocessed(st.air.preprocessed[0], topology, settings.config.log_blowup)
-    return _prove_forged(settings, st, plans, main, pub, topology, tree, pre_override)
+    return _prove_forged(settings, st, plans, main, pub, topology, tree, pre_override, vectors)
 
 
-def _prove_forged(settings, st, plans, main, pub, topology, topology_tree, pre_override=None) -> bytes:
+def _prove_forged(settings, st, plans, main, pub, topology, topology_tree, pre_override=None, vectors=None) -> bytes:
+    """`vectors(challenges)`: the prover's vectors (committed weights' v = W rho; by default the honest ones)."""
     s = settings.spec.scale_bits
     main[len(plans):] = table_multiplicities(st.air, plans, main[: len(plans)], topology, s, strict=False)
     pre = pre_override or [topology_tree, *table_trees(st.air, s, settings.config.log_blowup),
                            *([settings.model_tree] if settings.model_tree is not None else [])]
-    stark = prove_stark(st.air, settings.config, st.statement_bytes, main, pre)
+    stark = prove_stark(st.air, settings.config, st.statement_bytes, main, pre,
+                        vectors=vectors or partial(product_vectors, settings, st.air))
     return ProofFile(settings.parsed.digest, pub, stark).to_bytes()
 
 

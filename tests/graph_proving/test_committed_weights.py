@@ -80,6 +80,7 @@ def test_other_weights_under_the_root_are_rejected(honest, monkeypatch):
     monkeypatch.setattr(tree, "root", forged.spec.model_root)  # the prover's own check, patched away
     monkeypatch.setattr(settings, "model_tree", forged.model_tree)
     monkeypatch.setattr(settings, "model", forged.model)
+    monkeypatch.setattr(settings, "weights", forged.weights)
     trace2 = cx2.gen_trace(FEED)
     r = check(settings, forge(cx2, trace2, settings))
     assert not r.success and r.check == "Merkle path" and "model" in r.error_message
@@ -119,7 +120,7 @@ def test_a_root_of_two_weight_vectors_is_rejected(honest):
     from luminair.prover.proving import Settings
 
     forged = Settings(data, st, settings.plans, settings.air, settings.topology, settings.topology_tree,
-                      settings.model, settings.model_tree)
+                      settings.model, settings.model_tree, settings.weights)
     forged.parsed.body = settings.parsed.body  # the prover's AIR, honest tree (statement digest: data's)
     r = check(data, forge(cx, trace, forged))
     assert not r.success and r.check == "Merkle path"
@@ -176,3 +177,105 @@ def test_malformed_model_sections_are_refused(honest):
 def test_weights_argument_is_checked():
     with pytest.raises(ValueError, match="weights='hidden'"):
         _mlp().gen_settings(preset="fast", weights="hidden")
+
+
+# --- Freivalds-checked products of committed weights (MatW) ---------------------------------------
+
+
+def _wide(nudge: float = 0.0) -> Graph:
+    """A product large enough for the Freivalds check: x (4, 64) @ W (64, 32)."""
+    rng = np.random.default_rng(11)
+    cx = Graph()
+    x = cx.input("x", (4, 64))
+    w = rng.uniform(-0.2, 0.2, (64, 32))
+    w[3, 5] += nudge
+    (x @ cx.constant(w, "fc.weight")).relu().output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    return cx
+
+
+WIDE = {"x": np.random.default_rng(12).uniform(-1, 1, (4, 64))}
+
+
+@pytest.fixture(scope="module")
+def wide():
+    cx = _wide()
+    settings = cx.gen_settings(preset="fast", weights="committed")
+    trace = cx.gen_trace(WIDE)
+    return cx, settings, trace, cx.prove(trace, settings)
+
+
+def test_a_checked_product_of_committed_weights_verifies(wide):
+    cx, settings, trace, proof = wide
+    kinds = [p.kind for p in settings.plans]
+    assert "MatW" in kinds and "MatIn" in kinds and "Committed" not in kinds  # W only in the model tree
+    r = check(settings, proof)
+    assert r.success, r.error_message
+    np.testing.assert_array_equal(np.array(r.outputs["y"]["values"]), cx.run(WIDE, exact=True)["y"].reshape(-1))
+    assert audit(_wide(), settings.data).matches and not audit(_wide(0.1), settings.data).matches
+
+
+def _forged_run(settings, nudge: float, v_of: str = "theirs"):
+    """A proof of the run of other weights W' under the honest settings (model tree W): the trace
+    and v are W''s (v_of="theirs": v = W' rho, so the Freivalds check of S = A W' holds), or v = W rho
+    ("honest", inconsistent with the trace)."""
+    from luminair.prover.proving import product_vectors
+
+    cx2 = _wide(nudge)
+    other = cx2.gen_settings(preset="fast", weights="committed")
+    source = other if v_of == "theirs" else settings
+
+    def vectors(challenges):
+        return product_vectors(settings, settings.air, challenges, source.weights)
+
+    return forge(cx2, cx2.gen_trace(WIDE), settings, vectors=vectors)
+
+
+def test_other_weights_with_their_own_v_are_rejected_by_the_matw_check(wide, monkeypatch):
+    """S = A W' with v = W' rho passes the Freivalds check; only MatW's check of v against the
+    model tree objects. Without that check (both of its sides removed) the same forgery verifies."""
+    cx, settings, trace, _ = wide
+    assert check(settings, forge(cx, trace, settings)).success  # the harness, honest
+    r = check(settings, _forged_run(settings, 0.1))
+    assert not r.success and r.check == "LogUp sum"
+    from luminair.verifier.graph.components import MatWComponent
+
+    monkeypatch.setattr(MatWComponent, "public_term", lambda self, ch, v: (0, 0, 0, 0))
+    real = MatWComponent.evaluate_op
+
+    def without_check(self, ev):
+        saved = ev.add_to_sum
+        ev.add_to_sum = lambda term: saved(term * 0)
+        try:
+            real(self, ev)
+        finally:
+            ev.add_to_sum = saved
+
+    monkeypatch.setattr(MatWComponent, "evaluate_op", without_check)
+    assert check(settings, _forged_run(settings, 0.1)).success  # (mutation: the check is what catches it)
+
+
+def test_a_v_that_differs_from_w_rho_in_one_element_is_rejected(wide):
+    from luminair.prover.proving import product_vectors
+    from luminair.verifier.fields import q_add
+
+    cx, settings, trace, _ = wide
+
+    def one_off(challenges):
+        vecs = product_vectors(settings, settings.air, challenges)
+        vecs[0][7] = q_add(vecs[0][7], (1, 0, 0, 0))
+        return vecs
+
+    r = check(settings, forge(cx, trace, settings, vectors=one_off))
+    assert not r.success and r.check == "LogUp sum"
+
+
+def test_a_missing_or_short_vector_is_refused(wide):
+    from luminair.verifier.formats import ProofFile, read_proof_file
+
+    _, settings, _, proof = wide
+    pf = read_proof_file(proof.data)
+    for vectors, why in (([], "0 vectors, expected 1"), ([list(pf.stark.vectors[0])[:-1]], "values, expected")):
+        pf.stark.vectors = vectors
+        r = check(settings, ProofFile(pf.settings_digest, pf.public_values, pf.stark).to_bytes())
+        assert not r.success and why in r.error_message
