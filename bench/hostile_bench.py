@@ -534,7 +534,7 @@ def filled_proof(settings: bytes, fills: tuple[str, ...], size: int = MAX_PROOF_
         layers = [_DIGEST + _counted(k, _QM31) + _counted(0, _DIGEST) + _counted(0, _WORD) for k in counts("FRI siblings")]
         if "FRI siblings" not in fills:
             layers = layers[:1]
-        return (_counted(0, _DIGEST) + struct.pack("<Q", 0) + _counted(0, _QM31) + trees("sampled values", _QM31)
+        return (_counted(0, _DIGEST) + struct.pack("<Q", 0) + struct.pack("<I", 0) + _counted(0, _QM31) + trees("sampled values", _QM31)
                 + trees("queried values", _WORD) + decs + layers[0] + struct.pack("<I", len(layers) - 1) + b"".join(layers[1:])
                 + _counted(0, _QM31) + struct.pack("<Q", 0))
 

@@ -256,7 +256,7 @@ _OP_COMPONENTS = {
     "sum_reduce": "SumReduce", "max_reduce": "MaxReduce", "sum_max_reduce": "SumReduce and MaxReduce",
     "known": "known values (weights, public inputs, embedding rows)", "private_input": "private inputs",
     "known_table": "embedding tables read at private ids", "private_index": "private token ids",
-    "gather": "embedding rows at private ids",
+    "gather": "embedding rows at private ids", "committed": "committed weights (the model tree's values)",
 }  # fmt: skip
 
 
@@ -268,6 +268,9 @@ def component_title(name: str) -> str:
         what = "matrix product inputs" if m[1] == "matin" else "products of two computed matrices"
         more = f" and {m[5]} more" if m[5] else ""
         return f"{what} (node {m[4]}{more})"
+    m = re.fullmatch(r"matw(\d+)\.n(\d+)", name)
+    if m:
+        return f"committed weights of a checked product (node {m[2]}, {m[1]} a row)"
     m = re.fullmatch(r"matout(b?)(w?)(?:\.(\d+))?", name)
     if m:
         notes = [t for t, on in (("with bias", m[1]), ("split weights", m[2]), (f"part {m[3]}", m[3])) if on]

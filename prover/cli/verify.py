@@ -38,7 +38,7 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
             f"{r.verification_time_ms:.1f} ms"
         )
         say(f"  model digest ({IDENTITY_NOTE}): {r.model_digest}")
-        if r.visibility:
+        if r.visibility and (r.visibility["weights"] != "public" or "private" in r.visibility["inputs"].values()):
             inputs = ", ".join(f"{printable(k)} {v}" for k, v in r.visibility["inputs"].items())
             say(f"  visibility: weights {r.visibility['weights']}, inputs: {inputs or 'none'}, outputs {r.visibility['outputs']}")
         if r.model_root:

@@ -12,9 +12,7 @@ import numpy as np
 import pytest
 
 from luminair.prover import GenericCompiler, Graph, StwoCompiler
-from luminair.prover.air.graph_trace import model_columns
 from luminair.prover.audit import audit
-from luminair.prover.stark.prove import commit_preprocessed
 from luminair.verifier.errors import FormatError
 from luminair.verifier.statement import read_settings
 

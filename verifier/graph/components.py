@@ -1188,7 +1188,8 @@ class MatWComponent(GraphComponent):
         self.challenges = (self.rho,)
         self.late_challenges = (self.gamma,)
         self.vector_length = k
-        self.aux_columns = {"g": GeometricColumn("first", self.gamma, False), "r": GeometricColumn("first", self.rho, True, lanes)}
+        self.counters = {"g": GeometricColumn("first", self.gamma, False), "r": GeometricColumn("first", self.rho, True, lanes)}
+        self.aux_columns = dict(self.counters)
         self.ranges = tuple((f"w{j}", bits) for j in range(lanes))
         super().__init__(log_size, bits)
 
@@ -1202,7 +1203,7 @@ class MatWComponent(GraphComponent):
         return tuple(f"{self.name}.w{j}" for j in range(self.lanes))
 
     def evaluate_op(self, ev: Any) -> None:
-        for name, col in self.aux_columns.items():
+        for name, col in self.counters.items():
             constrain_geometric(ev, name, col)
         total, power, rho = 0, None, ev.challenge(self.rho)
         for j, key in enumerate(self.model_columns()):

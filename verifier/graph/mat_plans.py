@@ -250,7 +250,7 @@ def build_mat_in(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
             v = plan.product_vectors.get(index)
             if v is None or len(v) != mp.k:
                 raise StatementError(f"node {index}: its committed weights' vector v is missing from the proof")
-            return v
+            return list(v)
         if index not in constant_rows:
             constant_rows[index] = weight_rows(spec, mp, spec.nodes[w_node].values or [])
         return weight_vector(constant_rows[index], mp.n, challenges[names[1]])

@@ -240,7 +240,8 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]], vecto
         raise FormatError(f"settings.bin: the graph cannot be proven as described: {e}") from None
     # the proof's v = W rho of each product of committed weights (verify.check_shape counts them)
     graph_plan.product_vectors.clear()
-    graph_plan.product_vectors.update((air.components[ci].node, vec) for ci, vec in zip(air.vector_components, vectors))
+    mat_ws = [air.components[ci] for ci in air.vector_components]
+    graph_plan.product_vectors.update((c.node, vec) for c, vec in zip(mat_ws, vectors) if isinstance(c, MatWComponent))
     bases = node_bases(spec)
 
     def public_sum(elements: dict[str, RelationElements]) -> QM31:
