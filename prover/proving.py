@@ -436,12 +436,14 @@ def product_vectors(settings: Settings, air: Any, challenges: dict[str, Any], we
     plan, out = plan_graph(settings.spec), []
     weights = settings.weights if weights is None else weights
     for ci in air.vector_components:
-        comp = air.components[ci]
-        mp = plan.matmuls[comp.node]
-        w_node = settings.spec.nodes[comp.node].srcs[1 - mp.a_input][0]
-        v = weight_vector(weight_rows(settings.spec, mp, list(weights[w_node])), mp.n, challenges[comp.rho])
-        plan.product_vectors[comp.node] = v
-        out.append(v)
+        comp, vec = air.components[ci], []
+        for node in comp.nodes:  # (a MatW: its products' v in turn)
+            mp = plan.matmuls[node]
+            w_node = settings.spec.nodes[node].srcs[1 - mp.a_input][0]
+            v = weight_vector(weight_rows(settings.spec, mp, list(weights[w_node])), mp.n, challenges[comp.rho])
+            plan.product_vectors[node] = v
+            vec += v
+        out.append(vec)
     return out
 
 

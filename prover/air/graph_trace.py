@@ -179,14 +179,13 @@ def model_columns(plans: list[ComponentPlan], spec: GraphSpec, graph_plan: Graph
     from ...verifier.graph.mat_plans import mat_w_rows
 
     out = {}
+    weights = {i: n.values for i, n in enumerate(spec.nodes) if n.committed}
     for plan in plans:
         if plan.kind == "MatW":
-            (index,) = plan.nodes
-            w_node = spec.nodes[index].srcs[1 - graph_plan.matmuls[index].a_input][0]
-            for j, lane in mat_w_rows(graph_plan, index, list(spec.nodes[w_node].values)).items():
+            for key, lane in zip(plan.component.model_columns(), mat_w_rows(graph_plan, plan.component, weights)):
                 col = np.zeros(1 << plan.component.log_size, dtype=I64)
                 col[: len(lane)] = lane
-                out[f"{plan.component.name}.w{j}"] = col
+                out[key] = col
             continue
         if plan.kind != "Committed":
             continue
@@ -628,20 +627,22 @@ def main_columns(
             cols = _known_columns(spec, plan, known_fan, values)
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
-        if plan.kind == "MatW":  # committed weights, range-checked: each lane's limbs are main
+        if plan.kind == "MatW":  # committed weights: limbs are main where one limb does not hold them
             comp, cols = plan.component, {}
             for key in comp.model_columns():
-                range_value(cols, key.rsplit(".", 1)[1], comp.s, pre[key] + (1 << (comp.s - 1)))
+                if comp.ranges:
+                    range_value(cols, key.rsplit(".", 1)[1], comp.s, pre[key] + (1 << (comp.s - 1)))
             out.append(split_limbs(cols, comp))
             continue
         if plan.kind in _MAT_KINDS:
             out.append(split_limbs(_mat_kind_columns(spec, graph, plan, fan, values)[1], plan.component))
             continue
         rows = _layout(spec, graph, plan, fan, values)
-        if plan.kind == "Committed":  # the value is the model tree's column: only its limbs are main
+        if plan.kind == "Committed":  # the value is the model tree's column: only limbs are main
             v = pre[f"{plan.component.name}.v"]
             cols = {}
-            range_value(cols, "v", plan.component.s, v + (1 << (plan.component.s - 1)))
+            if plan.component.ranges:
+                range_value(cols, "v", plan.component.s, v + (1 << (plan.component.s - 1)))
         elif plan.kind in ("PrivateInput", "PrivateIndex"):
             v = np.zeros(1 << plan.component.log_size, dtype=I64)
             for nid, r0, count in rows.node_rows:

@@ -25,7 +25,7 @@ Rows past the real ones (padding) hold valid dummy computations and take part in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ..air.framework import (
     HEADS, AirDefinitionError, Component, GeometricColumn, RunningColumn, constrain_geometric, constrain_running,
@@ -143,6 +143,25 @@ class GraphComponent(Component):
         top = bits - width * (len(limbs) - 1)
         if top < width:
             ev.add_to_relation(table, mult, [limbs[-1] + ((1 << width) - (1 << top))])
+
+    def check_value_range(self, ev: Any, expr: Any, prefix: str, bits: int) -> None:
+        """expr in [0, 2^bits) for a value of the component's own ranges (`value_ranges`): looked up
+        as it is where one limb holds it (bits <= limb_bits: no main column; with bits below the
+        width, expr + 2^width - 2^bits too), else split into limbs (check_range)."""
+        if bits > self.limb_bits:
+            self.check_range(ev, expr, prefix, bits)
+            return
+        table = RANGE if self.limb_bits == 8 else RANGE16
+        ev.add_to_relation(table, 1, [expr])
+        if bits < self.limb_bits:
+            ev.add_to_relation(table, 1, [expr + ((1 << self.limb_bits) - (1 << bits))])
+
+    value_ranges: tuple[tuple[str, int], ...] = ()  # (prefix, bits) checked by check_value_range
+
+    def use_value_limbs(self, width: int) -> None:
+        """use_limbs for a component whose `value_ranges` need limbs only past one limb's width."""
+        self.ranges = tuple((p, bits) for p, bits in self.value_ranges if bits > width)
+        GraphComponent.use_limbs(self, width)
 
     def t(self, ev: Any, col: str, offset: int = 0) -> Any:
         """A topology column."""
@@ -780,12 +799,17 @@ class CommittedComponent(GraphComponent):
     name = "committed"
 
     def __init__(self, log_size: int, bits: int) -> None:
-        self.ranges = (("v", bits),)
+        self.value_ranges = (("v", bits),)
         super().__init__(log_size, bits)
+
+    use_limbs = GraphComponent.use_value_limbs
+
+    def range_tables(self) -> set[str]:
+        return {RANGE if self.limb_bits == 8 else RANGE16}
 
     def evaluate_op(self, ev: Any) -> None:
         v = self.t(ev, "v")
-        self.check_range(ev, v + (1 << (self.s - 1)), "v", self.s)
+        self.check_value_range(ev, v + (1 << (self.s - 1)), "v", self.s)
         self.produce(ev, v)
 
 
@@ -1169,29 +1193,43 @@ class MatPairComponent(GraphComponent):
 
 
 class MatWComponent(GraphComponent):
-    """The committed weights W (K x N) of one Freivalds-checked product (graph/matmul.py,
-    docs/committed-models.md), from the model tree: row t of group k holds W[k, tL + j] in its L
-    lanes, the model tree's columns `<name>.w{j}` (0 past N and on padding rows). The MatIn of the
-    product reads v = W rho from the proof (the prover sends it once rho is drawn); only then is
-    this component's gamma drawn, and each row adds -gamma g r sum_j rho^j w_j to the running sum
-    (aux g = gamma^k, a counter over the groups; r = rho^(tL), a run of rho^L in each group) while
-    the verifier adds sum_k gamma^(k+1) v_k itself. The two cancel, for random gamma, only if every
-    v_k = sum_n W[k, n] rho^n: their difference is a polynomial of degree K + 1 in gamma, a
-    challenge of this component alone, without a constant term. Each w_j + 2^(bits-1) is
-    range-checked to `bits` (the model bits: the products' integer bounds assume them)."""
+    """The committed weights of the Freivalds-checked products that share a MatOut (graph/matmul.py,
+    docs/committed-models.md), from the model tree: the products' rows one after another, row t of
+    group k of a product holding W[k, tL + j] in its L lanes (the model tree's columns
+    `<name>.w{j}`; 0 past N and on padding rows). Each product's MatIn reads v = W rho from the
+    proof (this component's vector: every product's v in turn, sent once rho is drawn); only then
+    is gamma drawn, and each row adds -gamma g r sum_j rho^j w_j to the running sum (aux g = gamma^G,
+    G the group's index over all the products; r = rho^(tL), a run of rho^L in each group) while the
+    verifier adds sum_G gamma^(G+1) V_G itself (V: the vector). The two cancel, for random gamma,
+    only if every V_G = sum_n W[k, n] rho^n: their difference is a polynomial of degree sum K + 1
+    in gamma, a challenge of this component alone, without a constant term. Each w_j + 2^(bits-1)
+    is range-checked to `bits` (the model bits: the products' integer bounds assume them)."""
 
-    def __init__(self, log_size: int, bits: int, lanes: int, node: int, k: int, tag: str) -> None:
-        self.lanes, self.node, self.k = lanes, node, k
-        self.name = f"matw{lanes}.n{node}"
+    def __init__(self, log_size: int, bits: int, lanes: int, nodes: list[int], ks: list[int], tag: str) -> None:
+        self.lanes, self.nodes, self.ks = lanes, nodes, ks
+        self.name = f"matw{lanes}.n{nodes[0]}" + (f"+{len(nodes) - 1}" if len(nodes) > 1 else "")
         self.rho = mat_challenges(tag, False)[1]
         self.gamma = f"{self.name}.gamma"
         self.challenges = (self.rho,)
         self.late_challenges = (self.gamma,)
-        self.vector_length = k
+        self.vector_length = sum(ks)
         self.counters = {"g": GeometricColumn("first", self.gamma, False), "r": GeometricColumn("first", self.rho, True, lanes)}
         self.aux_columns = dict(self.counters)
-        self.ranges = tuple((f"w{j}", bits) for j in range(lanes))
+        self.value_ranges = tuple((f"w{j}", bits) for j in range(lanes))
         super().__init__(log_size, bits)
+
+    use_limbs = GraphComponent.use_value_limbs
+
+    def range_tables(self) -> set[str]:
+        return {RANGE if self.limb_bits == 8 else RANGE16}
+
+    def split(self, vector: Sequence[QM31]) -> dict[int, list[QM31]]:
+        """Each product's v from the component's vector."""
+        out, at = {}, 0
+        for node, k in zip(self.nodes, self.ks):
+            out[node] = list(vector[at : at + k])
+            at += k
+        return out
 
     def topology_columns(self) -> tuple[str, ...]:
         return ()
@@ -1208,7 +1246,7 @@ class MatWComponent(GraphComponent):
         total, power, rho = 0, None, ev.challenge(self.rho)
         for j, key in enumerate(self.model_columns()):
             w = ev.pre(key)
-            self.check_range(ev, w + (1 << (self.s - 1)), f"w{j}", self.s)
+            self.check_value_range(ev, w + (1 << (self.s - 1)), f"w{j}", self.s)
             total = total + (w if power is None else power * w)
             power = rho if power is None else power * rho
         ev.add_to_sum(-(ev.challenge(self.gamma) * ev.aux("g") * ev.aux("r") * total))

@@ -13,7 +13,7 @@ from ..air.framework import HEADS
 from ..fields import QM31, QONE, QZERO, q_pow
 from ..numeric import from_field
 from .components import MatInComponent, MatOutComponent, MatPairComponent, MatWComponent, mat_challenges
-from .matmul import MatPlan, PairPlan, weight_rows, weight_vector
+from .matmul import MatPlan, PairPlan, mat_w_lanes, weight_rows, weight_vector
 from .plan import ComponentPlan, Instance, chunks, component_cells, log_size_of, padded_rows, split_parts
 from .spec import GraphSpec
 from .topology import ColumnPattern, Segment, layout_segments, node_bases, power_pattern, view_columns, view_cost
@@ -363,39 +363,60 @@ def build_mat_pair(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
 
 
 def mat_w_instances(matmuls: Mapping[int, MatPlan], indices: list[int], share: dict[int, tuple[str, int]]) -> list[Instance]:
-    """A MatW for each product of committed weights: K groups of ceil(N / L) rows (its `first`
-    column's K boundaries and the two geometric columns' anchors are its topology)."""
-    out = []
+    """One MatW for the products of committed weights that share a MatOut: their K groups of
+    ceil(N / L) rows each, one product after another (its `first` column's boundaries, two a group
+    at most, and the geometric columns' anchors are its topology)."""
+    by_tag: dict[str, list[int]] = {}
     for i in indices:
         mp = matmuls.get(i)
-        if mp is None or not mp.w_committed:
-            continue
-        rows = mp.k * -(-mp.n // mp.mat_w_lanes)
-        out.append(Instance("MatW", f"matw{mp.mat_w_lanes}.n{i}", (i,), rows, log_size_of(rows), 2 * mp.k + 8,
-                            tag=share[i][0]))
+        if mp is not None and mp.w_committed:
+            by_tag.setdefault(share[i][0], []).append(i)
+    out = []
+    for tag, nodes in by_tag.items():
+        lanes = mat_w_lanes(min(matmuls[i].n for i in nodes))
+        rows = sum(mat_w_group(matmuls[i], lanes) * matmuls[i].k for i in nodes)
+        name = f"matw{lanes}.n{nodes[0]}" + (f"+{len(nodes) - 1}" if len(nodes) > 1 else "")
+        out.append(Instance("MatW", name, tuple(nodes), rows, log_size_of(rows),
+                            2 * sum(matmuls[i].k for i in nodes) + 8, tag=tag))
     return out
 
 
+def mat_w_group(mp: MatPlan, lanes: int) -> int:
+    """Rows of one group (one k) of a product's MatW rows."""
+    return -(-mp.n // lanes)
+
+
 def build_mat_w(plan: "GraphPlan", inst: Instance) -> ComponentPlan:
-    """The MatW component of one product of committed weights (graph/components.MatWComponent)."""
-    (index,) = inst.nodes
-    mp = plan.matmuls[index]
-    comp = MatWComponent(inst.log_size, plan.spec.model_bits, mp.mat_w_lanes, index, mp.k, inst.tag)
-    group = -(-mp.n // mp.mat_w_lanes)
-    comp.sparse_columns["first"] = {r: 1 for r in range(0, mp.k * group, group)}
-    return ComponentPlan("MatW", [index], inst.rows, comp, [Segment(index, 0, inst.rows)], inst)
+    """The MatW component of the products of committed weights of one MatOut
+    (graph/components.MatWComponent)."""
+    nodes = list(inst.nodes)
+    mps = [plan.matmuls[i] for i in nodes]
+    lanes = mat_w_lanes(min(mp.n for mp in mps))
+    comp = MatWComponent(inst.log_size, plan.spec.model_bits, lanes, nodes, [mp.k for mp in mps], inst.tag)
+    first: dict[int, int] = {}
+    segs = layout_segments(nodes, lambda i: mat_w_group(plan.matmuls[i], lanes) * plan.matmuls[i].k)
+    for seg, mp in zip(segs, mps):
+        first.update((r, 1) for r in range(seg.start, seg.start + seg.rows, mat_w_group(mp, lanes)))
+    comp.sparse_columns["first"] = first
+    return ComponentPlan("MatW", nodes, inst.rows, comp, segs, inst)
 
 
-def mat_w_rows(plan: "GraphPlan", index: int, values: list[int]) -> dict[int, list[int]]:
-    """Lane j of a MatW's rows (row order, without padding): W[k, tL + j] on row k T + t (0 past N),
-    from the constant's values (the prover's and `luminair audit`'s side: the verifier has none)."""
-    mp = plan.matmuls[index]
-    lanes, group = mp.mat_w_lanes, -(-mp.n // mp.mat_w_lanes)
-    rows = weight_rows(plan.spec, mp, values)
-    out = {j: [0] * (mp.k * group) for j in range(lanes)}
-    for k, row in enumerate(rows):
-        for n, w in enumerate(row):
-            out[n % lanes][k * group + n // lanes] = w
+def mat_w_rows(plan: "GraphPlan", comp: MatWComponent, weights: Mapping[int, list[int]]) -> list[list[int]]:
+    """Lane j of a MatW's rows (row order, without padding): W[k, tL + j] on row k T + t of each
+    product's rows (0 past N), from the constants' values (`weights`: the W node -> its values; the
+    prover's and `luminair audit`'s side: the verifier has none)."""
+    lanes = comp.lanes
+    out: list[list[int]] = [[] for _ in range(lanes)]
+    for index in comp.nodes:
+        mp = plan.matmuls[index]
+        group = mat_w_group(mp, lanes)
+        w_node = plan.spec.nodes[index].srcs[1 - mp.a_input][0]
+        block = [[0] * (mp.k * group) for _ in range(lanes)]
+        for k, row in enumerate(weight_rows(plan.spec, mp, list(weights[w_node]))):
+            for n, w in enumerate(row):
+                block[n % lanes][k * group + n // lanes] = w
+        for j in range(lanes):
+            out[j] += block[j]
     return out
 
 

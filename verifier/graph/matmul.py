@@ -82,7 +82,6 @@ class MatPlan:
     # W is a committed constant (docs/committed-models.md): in the model tree, in a MatW component
     # of this product's own; the proof sends v = W rho (the verifier never reads W)
     w_committed: bool = False
-    mat_w_lanes: int = 0
 
     @property
     def m(self) -> int:
@@ -201,7 +200,7 @@ def mat_plan(spec: GraphSpec, index: int, dot_lanes: int) -> MatPlan | None:
     out_view, bias = views
     committed = spec.nodes[node.srcs[w_idx][0]].committed
     return MatPlan(index, tuple(m_axes), tuple(n_axes), k, lanes, p, a_view, av.strides[axis], out_view, bias,
-                   a_idx, public, committed, mat_w_lanes(n) if committed else 0)
+                   a_idx, public, committed)
 
 
 MAT_W_LANES = 16  # weights a MatW row holds at most (each lane a model-tree column and a range check)

@@ -241,7 +241,9 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]], vecto
     # the proof's v = W rho of each product of committed weights (verify.check_shape counts them)
     graph_plan.product_vectors.clear()
     mat_ws = [air.components[ci] for ci in air.vector_components]
-    graph_plan.product_vectors.update((c.node, vec) for c, vec in zip(mat_ws, vectors) if isinstance(c, MatWComponent))
+    for c, vec in zip(mat_ws, vectors):
+        if isinstance(c, MatWComponent):
+            graph_plan.product_vectors.update(c.split(vec))
     bases = node_bases(spec)
 
     def public_sum(elements: dict[str, RelationElements]) -> QM31:
