@@ -163,11 +163,11 @@ def commit_constants(spec: GraphSpec) -> None:
     chosen = [i for i, n in enumerate(spec.nodes) if n.op == "Constant" and n.numel > 1 and i not in tables]
     if not chosen:
         raise TraceError("--weights committed: the model has no weight tensor to commit (every constant is a scalar)")
-    top = max((max(abs(int(min(spec.nodes[i].values))), abs(int(max(spec.nodes[i].values))))
-               for i in chosen if spec.nodes[i].values), default=0)
+    values = [v for i in chosen for v in (min(spec.nodes[i].values), max(spec.nodes[i].values))]
     for i in chosen:
         spec.nodes[i].committed = True
-    spec.model_bits = max(2, top.bit_length() + 1)
+    # the fewest bits b with every value in [-2^(b-1), 2^(b-1)) (a 16-bit value needs 16 at most)
+    spec.model_bits = max(2, *(int(v).bit_length() + 1 if v >= 0 else (-int(v) - 1).bit_length() + 1 for v in values))
 
 
 def model_columns(plans: list[ComponentPlan], spec: GraphSpec, graph_plan: GraphPlan) -> dict[str, np.ndarray]:

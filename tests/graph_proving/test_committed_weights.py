@@ -277,3 +277,18 @@ def test_a_missing_or_short_vector_is_refused(wide):
         pf.stark.vectors = vectors
         r = check(settings, ProofFile(pf.settings_digest, pf.public_values, pf.stark).to_bytes())
         assert not r.success and why in r.error_message
+
+
+def test_model_bits_are_the_fewest_that_hold_every_weight(honest):
+    from luminair.prover.air.graph_trace import commit_constants
+    from luminair.verifier.graph.spec import GraphSpec, NodeSpec
+
+    _, settings, _, _ = honest
+    values = [v for n in settings.spec.nodes if n.committed for v in settings.weights[settings.spec.nodes.index(n)]]
+    b = settings.spec.model_bits
+    assert -(1 << (b - 1)) <= min(values) and max(values) < 1 << (b - 1)
+    assert not (-(1 << (b - 2)) <= min(values) and max(values) < 1 << (b - 2))
+    for extreme, bits in ((-32768, 16), (32767, 16), (-2048, 12), (2048, 13)):
+        spec = GraphSpec(10, [NodeSpec("Constant", (2,), values=[extreme, 0])], [], [])
+        commit_constants(spec)
+        assert spec.model_bits == bits

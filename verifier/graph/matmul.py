@@ -215,12 +215,24 @@ def committed_fits(spec: GraphSpec, w_node: int, wv: AffineView, axis: int, n_ax
     """Whether a committed constant can be a Freivalds product's W held in a MatW: its one reader
     is this product and W[k, n] reads each of its elements exactly once, so the model tree holds
     every weight once (two copies of a weight could differ: docs/committed-models.md)."""
-    readers = sum(1 for nd in spec.nodes for src, _, _ in nd.srcs if src == w_node)
-    readers += sum(1 for out in spec.outputs if out.node == w_node)
+    readers = reader_counts(spec).get(w_node, 0)
     dims = [axis, *n_axes]
     view = AffineView([wv.sizes[d] for d in dims], [wv.strides[d] for d in dims], wv.offset,
                       [wv.masks[d] for d in dims])
     return readers == 1 and is_bijection(view, spec.nodes[w_node].numel)
+
+
+def reader_counts(spec: GraphSpec) -> dict[int, int]:
+    """node -> how many node inputs and outputs read it (a derived cache, like the plan: one pass)."""
+    got = spec.__dict__.get("_readers")
+    if got is None:
+        got = spec.__dict__["_readers"] = {}
+        for nd in spec.nodes:
+            for src, _, _ in nd.srcs:
+                got[src] = got.get(src, 0) + 1
+        for out in spec.outputs:
+            got[out.node] = got.get(out.node, 0) + 1
+    return got
 
 
 def _padded(rows: int) -> int:
