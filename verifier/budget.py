@@ -230,7 +230,7 @@ def graph_table_work(plan: GraphPlan) -> int:
     needed = {t for c in components for t in c.tables}
     units = 0
     if plan.matmuls or plan.pairs or any(c.range_tables() for c in components):
-        units += 2 * 2 * BOUNDARY_UNITS  # range8 and range16 at most
+        units += 2 * 3 * BOUNDARY_UNITS  # range8, range16 and a committed value's range<b> at most
     for table in needed:
         rows = 1 << 4 if table == "pow2" else _function_table_rows(table, spec.scale_bits)
         per_row = ERF_ROW_UNITS if table == "erf" else TABLE_ROW_UNITS

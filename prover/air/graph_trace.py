@@ -627,22 +627,15 @@ def main_columns(
             cols = _known_columns(spec, plan, known_fan, values)
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
-        if plan.kind == "MatW":  # committed weights: limbs are main where one limb does not hold them
-            comp, cols = plan.component, {}
-            for key in comp.model_columns():
-                if comp.ranges:
-                    range_value(cols, key.rsplit(".", 1)[1], comp.s, pre[key] + (1 << (comp.s - 1)))
-            out.append(split_limbs(cols, comp))
+        if plan.kind == "MatW":  # committed weights, looked up as they are: no main column
+            out.append({})
             continue
         if plan.kind in _MAT_KINDS:
             out.append(split_limbs(_mat_kind_columns(spec, graph, plan, fan, values)[1], plan.component))
             continue
         rows = _layout(spec, graph, plan, fan, values)
-        if plan.kind == "Committed":  # the value is the model tree's column: only limbs are main
-            v = pre[f"{plan.component.name}.v"]
+        if plan.kind == "Committed":  # the value is the model tree's column, looked up as it is
             cols = {}
-            if plan.component.ranges:
-                range_value(cols, "v", plan.component.s, v + (1 << (plan.component.s - 1)))
         elif plan.kind in ("PrivateInput", "PrivateIndex"):
             v = np.zeros(1 << plan.component.log_size, dtype=I64)
             for nid, r0, count in rows.node_rows:
@@ -681,7 +674,9 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
     return out
 
 
-RANGES = (RANGE, RANGE16)  # relations whose tables hold 0..rows - 1
+def is_range(rel: str) -> bool:
+    """Relations whose tables hold 0..rows - 1 (range8, range16, range<b>)."""
+    return rel.startswith("range")
 
 
 def _check_product(nid: int, got: np.ndarray, expect: np.ndarray) -> None:
@@ -720,7 +715,7 @@ def table_multiplicities(
     counts: dict[str, np.ndarray] = {}
     for table_comp in air.components[len(plans):]:
         counts[table_comp.name] = np.zeros(1 << table_comp.log_size, dtype=I64)
-    starts = {name: table_start(name[len("table."):], s) for name in counts if name[len("table."):] not in RANGES}
+    starts = {name: table_start(name[len("table."):], s) for name in counts if not is_range(name[len("table."):])}
     for plan, cols in zip(plans, mains):
         comp = plan.component
         n = comp.log_size
@@ -747,7 +742,7 @@ def table_multiplicities(
             if rel in (DATA, KNOWN, WEIGHTS, CHUNKS):
                 continue
             m = mult.a.astype(I64) if isinstance(mult, BV) else np.full(1 << n, int(mult), dtype=I64)
-            if rel in RANGES:
+            if is_range(rel):
                 size = len(counts["table." + rel])
                 v = vals[0].a.astype(I64)
                 bad = (v >= size) & (m != 0)

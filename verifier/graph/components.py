@@ -45,6 +45,12 @@ RANGE16 = "range16"
 # takes 2 limbs and 3 lookups instead of 4 and 5. A smaller graph keeps 8-bit limbs: the table
 # would be its tallest component.
 RANGE16_MIN_LOG = 16
+
+
+def value_table_bits(bits: int) -> int:
+    """The range table a committed value of `bits` bits is looked up in: range8 for up to 8 bits (a
+    second lookup bounds it below), else a table of exactly `bits` bits (range9 .. range16)."""
+    return max(8, bits)
 WeightColumns = Callable[[dict[str, QM31]], dict[str, tuple[int, list[QM31]]]]  # challenges -> MatIn's periodic columns
 HALF = 1 << (VALUE_BITS - 1)  # 2^15: shifts a 16-bit signed value to [0, 2^16)
 INV2 = (P + 1) // 2  # 1/2 mod P (2^30): 2^k * INV2 = 2^(k-1) for k >= 1
@@ -144,24 +150,13 @@ class GraphComponent(Component):
         if top < width:
             ev.add_to_relation(table, mult, [limbs[-1] + ((1 << width) - (1 << top))])
 
-    def check_value_range(self, ev: Any, expr: Any, prefix: str, bits: int) -> None:
-        """expr in [0, 2^bits) for a value of the component's own ranges (`value_ranges`): looked up
-        as it is where one limb holds it (bits <= limb_bits: no main column; with bits below the
-        width, expr + 2^width - 2^bits too), else split into limbs (check_range)."""
-        if bits > self.limb_bits:
-            self.check_range(ev, expr, prefix, bits)
-            return
-        table = RANGE if self.limb_bits == 8 else RANGE16
-        ev.add_to_relation(table, 1, [expr])
-        if bits < self.limb_bits:
-            ev.add_to_relation(table, 1, [expr + ((1 << self.limb_bits) - (1 << bits))])
-
-    value_ranges: tuple[tuple[str, int], ...] = ()  # (prefix, bits) checked by check_value_range
-
-    def use_value_limbs(self, width: int) -> None:
-        """use_limbs for a component whose `value_ranges` need limbs only past one limb's width."""
-        self.ranges = tuple((p, bits) for p, bits in self.value_ranges if bits > width)
-        GraphComponent.use_limbs(self, width)
+    def check_value_range(self, ev: Any, expr: Any, bits: int) -> None:
+        """expr in [0, 2^bits), bits <= 16, with no main column: expr looked up in the range table of
+        value_table_bits(bits) bits and, below those, expr + 2^table - 2^bits too."""
+        table = value_table_bits(bits)
+        ev.add_to_relation(f"range{table}", 1, [expr])
+        if bits < table:
+            ev.add_to_relation(f"range{table}", 1, [expr + ((1 << table) - (1 << bits))])
 
     def t(self, ev: Any, col: str, offset: int = 0) -> Any:
         """A topology column."""
@@ -798,18 +793,12 @@ class CommittedComponent(GraphComponent):
 
     name = "committed"
 
-    def __init__(self, log_size: int, bits: int) -> None:
-        self.value_ranges = (("v", bits),)
-        super().__init__(log_size, bits)
-
-    use_limbs = GraphComponent.use_value_limbs
-
     def range_tables(self) -> set[str]:
-        return {RANGE if self.limb_bits == 8 else RANGE16}
+        return {f"range{value_table_bits(self.s)}"}
 
     def evaluate_op(self, ev: Any) -> None:
         v = self.t(ev, "v")
-        self.check_value_range(ev, v + (1 << (self.s - 1)), "v", self.s)
+        self.check_value_range(ev, v + (1 << (self.s - 1)), self.s)
         self.produce(ev, v)
 
 
@@ -853,7 +842,8 @@ class GatherComponent(GraphComponent):
 
 
 class RangeTableComponent(GraphComponent):
-    """range8 / range16: the values 0..2^bits - 1, each with the multiplicity it is looked up. The
+    """range8 / range16 (and range<b>, committed values of b bits): the values 0..2^bits - 1, each
+    with the multiplicity it is looked up. The
     values are a topology column (committed with the main trace, no tree of their own to open): an
     affine column anchored at 0 whose second difference is zero but where the cycle wraps (rows 0
     and 1), so it holds exactly value[r] = r (topology.py: the only solution on a cyclic trace)."""
@@ -861,7 +851,7 @@ class RangeTableComponent(GraphComponent):
     def __init__(self, bits: int) -> None:
         super().__init__(bits, 0)
         self.name = f"table.range{bits}"
-        self.relation = RANGE if bits == 8 else RANGE16
+        self.relation = f"range{bits}"  # (RANGE, RANGE16, or a committed value's table)
         n = 1 << bits
         self.main_columns = ("multiplicity",)
         self.sparse_columns = {"d.value": {0: P - n, 1: n}}
@@ -1215,13 +1205,10 @@ class MatWComponent(GraphComponent):
         self.vector_length = sum(ks)
         self.counters = {"g": GeometricColumn("first", self.gamma, False), "r": GeometricColumn("first", self.rho, True, lanes)}
         self.aux_columns = dict(self.counters)
-        self.value_ranges = tuple((f"w{j}", bits) for j in range(lanes))
         super().__init__(log_size, bits)
 
-    use_limbs = GraphComponent.use_value_limbs
-
     def range_tables(self) -> set[str]:
-        return {RANGE if self.limb_bits == 8 else RANGE16}
+        return {f"range{value_table_bits(self.s)}"}
 
     def split(self, vector: Sequence[QM31]) -> dict[int, list[QM31]]:
         """Each product's v from the component's vector."""
@@ -1246,7 +1233,7 @@ class MatWComponent(GraphComponent):
         total, power, rho = 0, None, ev.challenge(self.rho)
         for j, key in enumerate(self.model_columns()):
             w = ev.pre(key)
-            self.check_value_range(ev, w + (1 << (self.s - 1)), f"w{j}", self.s)
+            self.check_value_range(ev, w + (1 << (self.s - 1)), self.s)
             total = total + (w if power is None else power * w)
             power = rho if power is None else power * rho
         ev.add_to_sum(-(ev.challenge(self.gamma) * ev.aux("g") * ev.aux("r") * total))

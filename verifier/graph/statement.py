@@ -55,7 +55,7 @@ def build_components(plan: GraphPlan) -> list[ComponentPlan]:
 
 
 def range_tables(components: list) -> set[str]:
-    """The range tables (range8, range16) the components' lookups need."""
+    """The range tables (range8, range16, a committed value's range<b>) the components' lookups need."""
     return set().union(*(c.range_tables() for c in components))
 
 
@@ -111,7 +111,7 @@ def _build_graph_air(plan: GraphPlan) -> tuple[Air, list[ComponentPlan]]:
     plans = build_components(plan)
     components: list = [p.component for p in plans]
     # the range tables' values are topology columns: listed with the plans'
-    components += [RangeTableComponent(bits) for bits in (8, 16) if f"range{bits}" in range_tables(components)]
+    components += [RangeTableComponent(bits) for bits in sorted(int(t[len("range"):]) for t in range_tables(components))]
     topology = [
         PreprocessedColumn(f"{c.name}.{col}", c.log_size) for c in components for col in c.topology_columns()
     ]
