@@ -35,12 +35,16 @@ def _mlp(seed: int = 7, nudge: float = 0.0) -> Graph:
 FEED = {"x": np.linspace(-1.0, 1.0, 16).reshape(2, 8)}
 
 
+def _proven(cx: Graph, feed: dict):
+    """(graph, committed settings, trace, proof) at the fast preset."""
+    settings = cx.gen_settings(preset="fast", weights="committed")
+    trace = cx.gen_trace(feed)
+    return cx, settings, trace, cx.prove(trace, settings)
+
+
 @pytest.fixture(scope="module")
 def honest():
-    cx = _mlp()
-    settings = cx.gen_settings(preset="fast", weights="committed")
-    trace = cx.gen_trace(FEED)
-    return cx, settings, trace, cx.prove(trace, settings)
+    return _proven(_mlp(), FEED)
 
 
 def test_committed_proof_verifies_without_weights_in_settings(honest):
@@ -197,10 +201,7 @@ WIDE = {"x": np.random.default_rng(12).uniform(-1, 1, (4, 64))}
 
 @pytest.fixture(scope="module")
 def wide():
-    cx = _wide()
-    settings = cx.gen_settings(preset="fast", weights="committed")
-    trace = cx.gen_trace(WIDE)
-    return cx, settings, trace, cx.prove(trace, settings)
+    return _proven(_wide(), WIDE)
 
 
 def test_a_checked_product_of_committed_weights_verifies(wide):
