@@ -54,7 +54,7 @@ def audit(graph: Any, settings_bytes: bytes) -> AuditResult:
                                   "another model, or other compile options (--no-search)", root)
     spec.model_root, spec.model_log_blowup = body.model_root, body.model_log_blowup
     air, plans = build_graph_air(spec, body.model_log_blowup)
-    (tree,) = [t for t in air.preprocessed if t.statement]
+    (tree,) = [t for t in air.preprocessed if t.statement and not t.proof_root]
     recomputed = commit_preprocessed(tree, model_columns(plans, spec, plan_graph(spec)), body.model_log_blowup).root.hex()
     if recomputed != root:
         return AuditResult(False, "settings.bin's model root is not the commitment of these weights "
@@ -71,3 +71,34 @@ def _first_difference(a: Any, b: Any) -> str:
                 [s[0] for s in x.srcs] != [s[0] for s in y.srcs] or (not x.committed and x.values != y.values):
             return f"node {i}: {x.op} {x.shape} against {y.op} {y.shape}"
     return "inputs, outputs or numeric format"
+
+
+def input_digest(settings_bytes: bytes, inputs: dict[str, Any]) -> str:
+    """The input digest (hex) a proof under `settings_bytes` reports for these committed inputs (real
+    values, by input name): the root of the input tree their fixed-point values make, laid out as
+    the settings' plan lays out its committed inputs and extended with the settings' log blowup."""
+    import numpy as np
+
+    from ..verifier.numeric import NumericFormat
+    from .air.graph_trace import input_columns
+    from .graph.execute import quantize_checked
+
+    settings = read_settings(settings_bytes)
+    spec = settings.body
+    nodes = spec.committed_inputs
+    if not nodes:
+        raise ValueError("settings.bin has no committed input")
+    names = {inp.node: inp.name for inp in spec.inputs}
+    values = {}
+    for node in nodes:
+        name = names[node]
+        if name not in inputs:
+            raise ValueError(f"committed input {name!r}: no values given")
+        shape = spec.nodes[node].shape
+        x = np.asarray(inputs[name], dtype=np.float64).reshape(-1)
+        if x.size != spec.nodes[node].numel:
+            raise ValueError(f"committed input {name!r}: {x.size} values for shape {shape}")
+        values[node] = quantize_checked(f"input {name!r}", shape, x, NumericFormat(spec.scale_bits), spec.scale_of(node))
+    air, plans = build_graph_air(spec, settings.config.log_blowup)
+    (tree,) = [t for t in air.preprocessed if t.proof_root]
+    return commit_preprocessed(tree, input_columns(plans, values), settings.config.log_blowup).root.hex()

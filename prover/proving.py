@@ -37,7 +37,7 @@ from ..verifier.graph.statement import build_graph_air
 from ..verifier.security import security_bits as union_security_bits
 from ..verifier.security import soundness_terms, union_bits, weakest
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
-from .air.graph_trace import build_spec, main_columns, model_columns, table_columns, topology_columns
+from .air.graph_trace import build_spec, input_columns, main_columns, model_columns, table_columns, topology_columns
 from .compile.stwo import StwoCompiler
 from .presets import config_for_bits, preset_config
 from .graph.graph import Graph as GraphFrontend
@@ -280,7 +280,7 @@ def reach_union_bound(cfg: PcsConfig, spec: GraphSpec, target: int, air: Any = N
 
 
 # Who sees each kind of tensor (docs/committed-models.md; the README compares them with EZKL's)
-VISIBILITIES = {"weights": ("public", "committed"), "inputs": ("public", "private")}
+VISIBILITIES = {"weights": ("public", "committed"), "inputs": ("public", "private", "committed")}
 
 
 def _ensure_compiled(graph: Any) -> None:
@@ -297,15 +297,20 @@ def gen_settings(
     title: str = "",
     description: str = "",
     weights: str = "public",
+    inputs: str = "public",
 ) -> Settings:
     """The model's statement: graph, numeric format, weights, table specs and proof config, plus the
     publisher's labels (`title`, `description`: bound by every proof, not part of the model digest).
     `weights`: "public" (settings.bin holds every weight) or "committed" (it holds the root of the
     model tree instead: docs/committed-models.md)."""
-    if weights not in VISIBILITIES["weights"]:
-        raise ValueError(f"weights={weights!r}: expected one of {', '.join(VISIBILITIES['weights'])}")
+    for kind, chosen in (("weights", weights), ("inputs", inputs)):
+        if chosen not in VISIBILITIES[kind]:
+            raise ValueError(f"{kind}={chosen!r}: expected one of {', '.join(VISIBILITIES[kind])}")
     _ensure_compiled(graph)
-    spec = build_spec(graph, title, description, weights)
+    spec = build_spec(graph, title, description, weights, "committed" if inputs == "committed" else "public")
+    if inputs == "private":
+        for inp in spec.inputs:
+            spec.nodes[inp.node].private = True
     # The config is chosen on the verifier's own reading of the graph body, and that reading's AIR
     # (built once, cached on the body) is the one proven: settings.bin ends with the same body bytes
     # whatever its config.
@@ -318,7 +323,7 @@ def gen_settings(
     model, model_tree = {}, None
     if spec.committed:  # the model tree, extended with the config's blowup: its root joins settings.bin
         model = model_columns(plans, spec, plan_graph(body))
-        (tree_spec,) = [t for t in air.preprocessed if t.statement]
+        (tree_spec,) = [t for t in air.preprocessed if t.statement and not t.proof_root]
         model_tree = commit_preprocessed(tree_spec, model, cfg.log_blowup)
         for s in (spec, body):
             s.model_root, s.model_log_blowup = model_tree.root, cfg.log_blowup
@@ -411,21 +416,34 @@ def prove(
     t = time.perf_counter()
     # a graph instantiated from symbolic dimensions: the symbols' values lead the public values
     bound = settings.spec.bound
-    public = ([list(bound.values())] if bound else []) + trace.public
+    public = ([list(bound.values())] if bound else []) + statement_public(graph, settings.spec, trace.public)
     st = build_statement(settings.parsed, public)
-    main = main_columns(graph, settings.plans, trace.values, st.air, preprocessed_values(settings, st.air), settings.spec)
+    inputs = input_columns(settings.plans, trace.values)  # committed inputs: this proof's input tree
+    main = main_columns(graph, settings.plans, trace.values, st.air, preprocessed_values(settings, st.air) | inputs,
+                        settings.spec)
     release_view_indices(graph)  # the columns are built: the views' index maps (100+ MB) are not read again
     stats.stages["trace columns"] = time.perf_counter() - t
     if on_stage:
         on_stage("trace columns")
     cfg = settings.config
     pre = [settings.topology_tree, *table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)]
-    if settings.model_tree is not None:  # (the AIR's trees: topology, tables, then the model tree)
+    if settings.model_tree is not None:  # (the AIR's trees: topology, tables, the model tree, the input tree)
         pre.append(settings.model_tree)
+    if inputs:
+        (tree,) = [t for t in st.air.preprocessed if t.proof_root]
+        pre.append(commit_preprocessed(tree, inputs, cfg.log_blowup))
     stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage, consume_main=True,
                         vectors=partial(product_vectors, settings, st.air))
     data = ProofFile(settings.parsed.digest, public, stark).to_bytes()
     return Proof(data, trace.outputs, stats)
+
+
+def statement_public(graph: Any, spec: GraphSpec, public: list[list[int]]) -> list[list[int]]:
+    """A trace's public values as the settings see them: without the inputs that the settings make
+    private or committed (gen_settings(inputs=...)), which the graph itself does not mark."""
+    shown = [node for node in graph.inputs().values() if not node.private]
+    keep = [not spec.nodes[node.id].private for node in shown]
+    return [v for v, k in zip(public, keep) if k] + public[len(shown):]
 
 
 def product_vectors(settings: Settings, air: Any, challenges: dict[str, Any], weights: Mapping[int, Any] | None = None

@@ -31,7 +31,7 @@ from .formats import read_proof_file
 from .security import security_bits, soundness_terms, weakest
 from .statement import KIND_NAMES, bind_symbols, build_statement, read_settings
 from .usage import UsageError, check_bytes, check_verify_arguments
-from .verify import Progress, report, verify_stark
+from .verify import Progress, report, statement_roots, verify_stark
 
 OUT_OF_MEMORY = "malformed file: the files need more memory than this verifier has"
 
@@ -132,10 +132,11 @@ def _verify(
                 f"{terms[worst]} bits) is below the verifier's floor of {min_security_bits} bits"
             )
         verify_stark(st.air, settings.config, st.statement_bytes, proof.stark, st.public_sum, progress)
+        inputs = dict(st.inputs or {}) | committed_inputs(settings.body, st.air, proof.stark)
         return VerifyResult(
             success=True,
             outputs=st.outputs,
-            inputs=st.inputs or None,
+            inputs=inputs or None,
             symbols=dict(settings.body.bound) if getattr(settings.body, "bound", None) else None,
             security_bits=bits,
             security_label=preset_label(settings.config).strip(" []") or None,
@@ -169,11 +170,27 @@ def _verify(
 
 def visibility(spec: Any) -> dict[str, Any]:
     """Who sees each kind of tensor of a graph statement (VerifyResult.visibility)."""
+    def seen(node: Any) -> str:
+        return "committed" if node.committed else "private" if node.private else "public"
+
     return {
         "weights": "committed" if spec.committed else "public",
-        "inputs": {inp.name: "private" if spec.nodes[inp.node].private else "public" for inp in spec.inputs},
+        "inputs": {inp.name: seen(spec.nodes[inp.node]) for inp in spec.inputs},
         "outputs": "public",
     }
+
+
+def committed_inputs(spec: Any, air: Any, stark: Any) -> dict[str, Any]:
+    """The committed inputs of a verified proof: each one's shape and the input digest (the input
+    tree's root, which `luminair verify --input` recomputes from the values)."""
+    nodes = spec.committed_inputs
+    if not nodes:
+        return {}
+    trees = [t for t in air.preprocessed if t.statement]
+    roots = statement_roots(air, stark)
+    (digest,) = [root.hex() for t, root in zip(trees, roots) if t.proof_root]
+    return {inp.name: {"shape": list(spec.nodes[inp.node].shape), "committed": True, "digest": digest}
+            for inp in spec.inputs if inp.node in nodes}
 
 
 def declared_work(proof_bytes: bytes, settings_bytes: bytes) -> WorkMeter:

@@ -82,6 +82,17 @@ def draw_challenges(channel: Channel, air: Air) -> dict[str, QM31]:
     return {name: channel.draw_felt() for name in air.challenges}
 
 
+def statement_roots(air: Air, proof: StarkProof) -> list[bytes]:
+    """Every tree's root in layout order: the statement trees' (settings.bin's, or the first of
+    proof.bin's commitments for a proof_root tree), then the rest of proof.bin's."""
+    own = list(proof.commitments)
+    roots = []
+    for tree in air.preprocessed:
+        if tree.statement:
+            roots.append(own.pop(0) if tree.proof_root else tree.root)
+    return roots + own
+
+
 def draw_late_challenges(channel: Channel, air: Air, vectors: Sequence[Sequence[QM31]]) -> dict[str, QM31]:
     """The challenges drawn after the prover's vectors (air.late_challenges, in sorted order): the
     vectors are mixed first, so each late challenge is random against them."""
@@ -99,7 +110,8 @@ def _expect(cond: bool, what: str) -> None:
 def check_shape(air: Air, proof: StarkProof) -> None:
     """The proof's lists must have exactly the sizes the statement implies."""
     lay = air.layout
-    n_commit = 2 + (lay.interaction_tree is not None)  # the statement's trees' roots are settings.bin's
+    # a statement tree's root is settings.bin's (the model tree) or leads proof.bin's (the input tree)
+    n_commit = 2 + (lay.interaction_tree is not None) + sum(t.proof_root for t in air.preprocessed if t.statement)
     _expect(len(proof.commitments) == n_commit, f"{len(proof.commitments)} commitments, expected {n_commit}")
     lengths = [air.components[ci].vector_length for ci in air.vector_components]
     _expect(len(proof.vectors) == len(lengths), f"{len(proof.vectors)} vectors, expected {len(lengths)}")
@@ -192,9 +204,13 @@ def verify_stark(
     # 2. The main commitment: the trace, and the preprocessed columns (the topology, which the
     #    constraints pin; the function tables, which step 4 pins).
     report(progress, 3)
-    # the model tree's root (committed weights: settings.bin's, bound by the statement digest), then
-    # the proof's: main (with the preprocessed columns), [interaction], composition
-    roots = [tree.root for tree in air.preprocessed if tree.statement] + list(proof.commitments)
+    # the statement trees' roots (the model tree's: settings.bin's, bound by the statement digest; the
+    # input tree's: proof.bin's, mixed here), then main (with the preprocessed columns), [interaction],
+    # composition
+    roots = statement_roots(air, proof)
+    for tree, root in zip([t for t in air.preprocessed if t.statement], roots):
+        if tree.proof_root:
+            channel.mix_root(root)
     channel.mix_root(roots[lay.main_tree])
 
     # 3. LogUp: grinding, then the relation elements; bind the claimed sums, check they cancel the

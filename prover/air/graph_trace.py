@@ -122,9 +122,11 @@ def chunk_fanouts(spec: GraphSpec) -> dict[int, np.ndarray]:
     return out
 
 
-def build_spec(graph: Any, title: str = "", description: str = "", weights: str = "public") -> GraphSpec:
+def build_spec(graph: Any, title: str = "", description: str = "", weights: str = "public",
+               inputs: str = "public") -> GraphSpec:
     """The graph as the verifier sees it; with weights="committed", its weight tensors are committed
-    constants (committed_constants): the prover's spec keeps their values, settings.bin does not."""
+    constants (committed_constants): the prover's spec keeps their values, settings.bin does not;
+    with inputs="committed", every value input is private and committed (the input tree)."""
     from ..graph.execute import constant_raw, node_scale
 
     fmt = graph.numeric_format
@@ -144,15 +146,33 @@ def build_spec(graph: Any, title: str = "", description: str = "", weights: str 
             NodeSpec(n.op.value, tuple(n.shape), srcs, n.axis, n.name or "", bool(n.private), values, bool(n.index),
                      node_scale(n, fmt))
         )
-    inputs = [InputSpec(name, node.id) for name, node in graph.inputs().items()]
+    inputs_ = [InputSpec(name, node.id) for name, node in graph.inputs().items()]
     outputs = [
         OutputSpec(name, node.id, tuple(view.steps), tuple(view.shape), [int(i) for i in view.src_indices()])
         for name, (node, view) in graph.outputs().items()
     ]
-    spec = GraphSpec(fmt.scale_bits, nodes, inputs, outputs, title, description)
+    spec = GraphSpec(fmt.scale_bits, nodes, inputs_, outputs, title, description)
     if weights == "committed":
         commit_constants(spec)
+    if inputs == "committed":
+        for inp in spec.inputs:
+            node = spec.nodes[inp.node]
+            if not node.index:
+                node.private = node.committed = True
     return spec
+
+
+def input_columns(plans: list[ComponentPlan], values: dict[int, np.ndarray]) -> dict[str, np.ndarray]:
+    """The input tree's columns (row order): each committed input's values, node after node, as the
+    committed component lays them out (a proof's own: its root is the input digest)."""
+    out = {}
+    for plan in plans:
+        if plan.kind == "CommittedInput":
+            col = np.zeros(1 << plan.component.log_size, dtype=I64)
+            for seg in plan.segments:
+                col[seg.start : seg.start + seg.rows] = np.asarray(values[seg.node], dtype=I64).reshape(-1)
+            out[f"{plan.component.name}.v"] = col
+    return out
 
 
 def commit_constants(spec: GraphSpec) -> None:
@@ -634,7 +654,7 @@ def main_columns(
             out.append(split_limbs(_mat_kind_columns(spec, graph, plan, fan, values)[1], plan.component))
             continue
         rows = _layout(spec, graph, plan, fan, values)
-        if plan.kind == "Committed":  # the value is the model tree's column, looked up as it is
+        if plan.kind in ("Committed", "CommittedInput"):  # the value is a statement tree's column, looked up as it is
             cols = {}
         elif plan.kind in ("PrivateInput", "PrivateIndex"):
             v = np.zeros(1 << plan.component.log_size, dtype=I64)

@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="public: settings.bin holds every weight (default); committed: it holds the root of the "
                         "model tree instead, so the verifier never reads a weight (binds them, does not hide them: "
                         "anyone with the weights checks the root with `luminair audit`)")
+    p.add_argument("--inputs", choices=["public", "private", "committed"], default="public",
+                   help="public: proof.bin holds the input values (default); private: it holds nothing of them; "
+                        "committed: nothing but a digest, which `luminair verify --input` checks against values")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(fn=cmd_prove)
@@ -165,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the verifier's work budget in units of about 1 us (default: what the files' bytes back, at "
         f"most {MAX_WORK}, about 1 s); name it to check models larger than that (docs/formats.md, 'Verifier work budget')",
     )
+    v.add_argument("--input", metavar="INPUT.json", default=None,
+                   help="for a proof of committed inputs: also check that its input digest is that of these values "
+                        "(rejected, check 'input digest', if not)")
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_verify)
     i = sub.add_parser(

@@ -257,6 +257,7 @@ _OP_COMPONENTS = {
     "known": "known values (weights, public inputs, embedding rows)", "private_input": "private inputs",
     "known_table": "embedding tables read at private ids", "private_index": "private token ids",
     "gather": "embedding rows at private ids", "committed": "committed weights (the model tree's values)",
+    "committed_input": "committed inputs (the input tree's values)",
 }  # fmt: skip
 
 

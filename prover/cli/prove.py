@@ -283,8 +283,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
     calibration, samples = None, []
     if args.calibrate and (symbols or (dynamic and fixed is None)):
         raise UsageError("--calibrate applies to a model of fixed shapes, not to symbolic dimensions")
-    if args.weights == "committed" and (symbols or (dynamic and fixed is None)):
-        raise UsageError("--weights committed applies to a model of fixed shapes, not to symbolic dimensions (yet)")
+    if (args.weights == "committed" or args.inputs != "public") and (symbols or (dynamic and fixed is None)):
+        raise UsageError("--weights committed and --inputs private|committed apply to a model of fixed shapes, "
+                         "not to symbolic dimensions (yet; --private NAME does)")
     if symbols or (dynamic and fixed is None):
         graph, settings, inputs, float_out, load_s, settings_s, search = (
             sym if not symbols else _symbolic_instance(args, symbols, model_bytes, input_data, options, title, description)
@@ -316,7 +317,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         t = time.perf_counter()
         settings = gen_settings(
             graph, preset=args.preset, security_bits=args.security, title=title, description=description,
-            weights=args.weights,
+            weights=args.weights, inputs=args.inputs,
         )
         settings_s = time.perf_counter() - t
         t = time.perf_counter()

@@ -7,7 +7,7 @@ import json
 import shlex
 from typing import Any
 
-from .common import EXIT_NOT_CHECKED, EXIT_OK, EXIT_REJECTED, IDENTITY_NOTE, LABEL_NOTE, UsageError, index_map_text, label_text, printable, read_file, say, source_text
+from .common import read_input_file, EXIT_NOT_CHECKED, EXIT_OK, EXIT_REJECTED, IDENTITY_NOTE, LABEL_NOTE, UsageError, index_map_text, label_text, printable, read_file, say, source_text
 
 
 def _floor_hint(args: argparse.Namespace, settings: bytes) -> str | None:
@@ -41,6 +41,9 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
         if r.visibility and (r.visibility["weights"] != "public" or "private" in r.visibility["inputs"].values()):
             inputs = ", ".join(f"{printable(k)} {v}" for k, v in r.visibility["inputs"].items())
             say(f"  visibility: weights {r.visibility['weights']}, inputs: {inputs or 'none'}, outputs {r.visibility['outputs']}")
+        digests = {v["digest"] for v in (r.inputs or {}).values() if isinstance(v, dict) and v.get("committed")}
+        if digests:
+            say(f"  input digest (committed inputs; `luminair verify --input` checks it against values): {digests.pop()}")
         if r.model_root:
             say(f"  model root (committed weights; `luminair audit` checks it against a model file): {r.model_root}")
         say(f"  title ({LABEL_NOTE}): {label_text(r.model_title)}")
@@ -125,6 +128,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     settings = read_file(args.settings, "settings")
     check_not_swapped(args, proof, settings)
     r = verifier.verify(proof, settings, min_security_bits=args.min_security_bits, max_work=args.max_work)
+    if getattr(args, "input", None) and r.success:
+        r = check_input_digest(r, settings, args.input)
     hint = None
     if r.check == "config below floor":
         hint = _floor_hint(args, settings)
@@ -141,6 +146,33 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if r.kind == "not checked":
         return EXIT_NOT_CHECKED
     return EXIT_OK if r.success else EXIT_REJECTED
+
+
+def check_input_digest(r: Any, settings: bytes, path: str) -> Any:
+    """A verified verdict, or a rejection (check "input digest") when the proof's committed inputs
+    are not the values of INPUT.json (EZKL style: one list per graph input, in the graph's order)."""
+    from luminair.prover.audit import input_digest
+    from luminair.verifier.api import VerifyResult
+
+    committed = {name: v["digest"] for name, v in (r.inputs or {}).items() if isinstance(v, dict) and v.get("committed")}
+    if not committed:
+        raise UsageError("--input checks committed inputs, and this proof has none (its public inputs are in the verdict)")
+    data = read_input_file(path)
+    rows = data.get("input_data") if isinstance(data, dict) else None
+    names = list(r.visibility["inputs"])
+    if not isinstance(rows, list) or len(rows) != len(names):
+        raise UsageError(f"{path}: input_data must hold one list per graph input ({', '.join(names)})")
+    try:
+        expected = input_digest(settings, dict(zip(names, rows)))
+    except ValueError as e:
+        raise UsageError(f"{path}: {e}") from None
+    got = next(iter(committed.values()))
+    if got == expected:
+        r.extra["input_digest_checked"] = path
+        return r
+    return VerifyResult(False, f"input digest: the proof's committed inputs ({', '.join(committed)}) have digest "
+                        f"{got[:16]}..., the values of {path} {expected[:16]}...: the proof is about other inputs",
+                        "input digest", model_digest=r.model_digest)
 
 
 def _budget_hint(args: argparse.Namespace, needed: int | None) -> str:

@@ -204,8 +204,12 @@ def prove_stark(
     main_tree = CommittedTree(coeffs, evals, MerkleTree(evals))
     # the statement's trees (the model tree): settings.bin's roots, opened before the main tree
     statement_trees = [ct for ct, tree in zip(preprocessed, air.preprocessed) if tree.statement]
+    own_roots = []  # (the input tree's: proof.bin's first commitments, mixed before the main root)
     for ct, tree in zip(statement_trees, [t for t in air.preprocessed if t.statement]):
-        if ct.root != tree.root:
+        if tree.proof_root:
+            own_roots.append(ct.root)
+            channel.mix_root(ct.root)
+        elif ct.root != tree.root:
             raise ProverError(f"the {tree.name} tree's root is not the one settings.bin holds")
     channel.mix_root(main_tree.root)
     timer.stage("commit main trace")
@@ -410,7 +414,7 @@ def prove_stark(
         decs.append(dec)
     fri_proof = fri.decommit(queries)
     timer.stage("openings")
-    commitments = [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
+    commitments = own_roots + [main_tree.root] + ([inter_tree.root] if inter_tree else []) + [comp_tree.root]
     return StarkProof(commitments, claimed, sampled, queried, decs, fri_proof, nonce, interaction_nonce, sent)
 
 

@@ -293,3 +293,61 @@ def test_model_bits_are_the_fewest_that_hold_every_weight(honest):
         spec = GraphSpec(10, [NodeSpec("Constant", (2,), values=[extreme, 0])], [], [])
         commit_constants(spec)
         assert spec.model_bits == bits
+
+
+# --- committed inputs: the input tree, its root the proof's input digest ----------------------------
+
+
+def test_committed_inputs_report_a_digest_of_their_values(honest):
+    from luminair.prover.audit import input_digest
+
+    cx = _mlp()
+    settings = cx.gen_settings(preset="fast", inputs="committed")
+    proof = cx.prove(cx.gen_trace(FEED), settings)
+    r = check(settings, proof)
+    assert r.success, r.error_message
+    assert r.visibility["inputs"] == {"x": "committed"} and r.visibility["weights"] == "public"
+    digest = r.inputs["x"]["digest"]
+    assert r.inputs["x"] == {"shape": [2, 8], "committed": True, "digest": digest}
+    from luminair.verifier.formats import read_proof_file
+
+    assert len(read_proof_file(proof.data).public_values) == 1  # the output alone
+    assert input_digest(settings.data, FEED) == digest
+    assert input_digest(settings.data, {"x": FEED["x"] + 0.25}) != digest
+    other = cx.prove(cx.gen_trace({"x": FEED["x"] + 0.25}), settings)
+    assert check(settings, other).inputs["x"]["digest"] != digest
+
+
+def test_an_input_tree_of_other_values_than_the_run_is_rejected(monkeypatch):
+    """The prover commits the input tree of other values than the run it proves: the committed rows
+    yield the tree's values, the readers consume the run's, and the LogUp sums do not cancel."""
+    import luminair.prover.proving as proving
+
+    cx = _mlp()
+    settings = cx.gen_settings(preset="fast", inputs="committed")
+    other = cx.gen_trace({"x": FEED["x"] + 0.25})
+    real = proving.input_columns
+    monkeypatch.setattr(proving, "input_columns", lambda plans, values: real(plans, other.values))
+    r = check(settings, cx.prove(cx.gen_trace(FEED), settings))
+    assert not r.success and r.check == "LogUp sum"
+
+
+def test_cli_verify_checks_the_input_digest(tmp_path):
+    import json
+    import subprocess
+    import sys as _sys
+
+    root = Path(__file__).resolve().parents[2]
+    good = tmp_path / "in.json"
+    good.write_text(json.dumps({"input_data": [[0.1 * i for i in range(8)]]}))
+    bad = tmp_path / "other.json"
+    bad.write_text(json.dumps({"input_data": [[0.1 * i + 0.5 for i in range(8)]]}))
+    run = lambda *a: subprocess.run([_sys.executable, "-m", "luminair.prover.cli", *a], capture_output=True, text=True)  # noqa: E731
+    p = run("prove", str(root / "examples" / "tiny_mlp.py"), "--input", str(good), "--out", str(tmp_path / "o"),
+            "--inputs", "committed", "--preset", "fast", "--quiet")
+    assert p.returncode == 0, p.stderr
+    pair = [str(tmp_path / "o" / "proof.bin"), str(tmp_path / "o" / "settings.bin"), "--min-security-bits", "0"]
+    ok = run("verify", *pair, "--input", str(good))
+    assert ok.returncode == 0 and "input digest" in ok.stdout, ok.stdout + ok.stderr
+    no = run("verify", *pair, "--input", str(bad))
+    assert no.returncode == 1 and "input digest: the proof's committed inputs (x)" in no.stdout, no.stdout

@@ -208,6 +208,7 @@ class PreprocessedTree:
     known_values: Callable[[], dict[str, list[int]]] | None = None
     statement: bool = False
     root: bytes = b""
+    proof_root: bool = False  # a statement tree whose root proof.bin holds (the input tree), not settings.bin
 
 
 class Air:

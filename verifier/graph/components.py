@@ -802,6 +802,13 @@ class CommittedComponent(GraphComponent):
         self.produce(ev, v)
 
 
+class CommittedInputComponent(CommittedComponent):
+    """Committed inputs: as committed weights, from the input tree, committed by the prover for each
+    proof (its root, in proof.bin, is the input digest the verifier reports); 16-bit values."""
+
+    name = "committed_input"
+
+
 class PrivateIndexComponent(GraphComponent):
     """Private index inputs (token ids): yielded with their fan-out and not range-checked here; only
     Gathers read them (settings.bin), and each Gather checks every id it reads against its table."""
@@ -934,7 +941,7 @@ DOT_VARIANTS = {
     if (not (v.chunked_a or v.chunked_b) or v.lanes % KNOWN_LANES == 0) and not (v.direct and v.chunked_b)
 }
 COMPONENT_ORDER = (
-    "Known", "GatherTable", "PrivateInput", "Committed", "PrivateIndex", "Gather", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
+    "Known", "GatherTable", "PrivateInput", "Committed", "CommittedInput", "PrivateIndex", "Gather", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
     "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "SumMaxReduce", "Relu", "Exp", "Erf", "ExpErf",
     *DOT_VARIANTS,
 )  # fmt: skip
@@ -951,6 +958,8 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
         return PrivateIndexComponent(log_size, scale_bits)
     if kind == "Committed":
         return CommittedComponent(log_size, scale_bits)
+    if kind == "CommittedInput":
+        return CommittedInputComponent(log_size, scale_bits)
     v = DOT_VARIANTS.get(kind)
     if v is not None:
         return DotComponent(log_size, scale_bits, v.lanes, v.direct, v.bias, (v.chunked_a, v.chunked_b))

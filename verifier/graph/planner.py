@@ -124,8 +124,8 @@ def node_kind(spec: GraphSpec, index: int, lanes: Mapping[int, int], matmuls: Ma
         # no rows: its readers take the weights from the verifier's own terms (a committed
         # constant's: from the MatW component of the one product that reads it)
         return "Direct"
-    if node.committed:
-        return "Committed"  # the model tree's values (graph/components.CommittedComponent)
+    if node.committed:  # the model tree's or the input tree's values (graph/components.CommittedComponent)
+        return "CommittedInput" if node.op == "Input" else "Committed"
     if index in matmuls:
         return "MatMul"  # a MatIn of its own and a share of a MatOut (graph/matmul.py)
     if index in pairs:
@@ -181,14 +181,14 @@ def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, i
     return out
 
 
-VALUE_KINDS = (*KNOWN_KINDS, "Committed")  # rows of values, no op: no constant of their own
+VALUE_KINDS = (*KNOWN_KINDS, "Committed", "CommittedInput")  # rows of values, no op: no constant of their own
 
 
 def _kind_constant(spec: GraphSpec, kind: str, index: int) -> int:
     """The constant a node's rows are proven with: committed weights' bound bits (CommittedComponent),
     0 for known rows, else the op's (spec.constant_of)."""
-    if kind in VALUE_KINDS:
-        return spec.model_bits if kind == "Committed" else 0
+    if kind in VALUE_KINDS:  # (a committed input: a 16-bit value)
+        return {"Committed": spec.model_bits, "CommittedInput": 16}.get(kind, 0)
     return spec.constant_of(index)
 
 
@@ -212,7 +212,7 @@ def _constant_suffix(spec: GraphSpec, op: str, constants: Sequence[int]) -> str:
 
 
 def _op_boundary_bound(spec: GraphSpec, kind: str, segs: list[Segment], lanes: Mapping[int, int]) -> int:
-    if kind in KNOWN_KINDS + ("PrivateInput", "PrivateIndex", "Committed"):
+    if kind in KNOWN_KINDS + ("PrivateInput", "PrivateIndex", "Committed", "CommittedInput"):
         return 4 * len(segs)
     op = spec.nodes[segs[0].node].op
     bound = topology_cost(spec, segs, min(2, len(spec.nodes[segs[0].node].srcs)), op in GROUPED, lanes)

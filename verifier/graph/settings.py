@@ -190,10 +190,11 @@ def read_graph(r: Reader, meter: WorkMeter | None = None, views_charged: bool = 
                 raise r.fail(f"{where} input {k}", f"refers to node {src}, which is not earlier in the graph")
             srcs.append((src, nodes[src].shape, _read_steps(r, f"{where} input {k}", steps_left)))
         axis = None if axis_raw == 0xFF else axis_raw
+        committed_input = op == "Input" and flags == 1 | COMMITTED_FLAG  # private, its digest reported
         if (flags & ~(3 | COMMITTED_FLAG) or (flags & 2 and op != "Input") or (flags & 1 and op != "Input")
-                or (flags & COMMITTED_FLAG and op != "Constant")):
-            raise r.fail(f"{where} flags", f"{flags:#x} is not a valid flag set for {op} "
-                         f"(1: private input, 2: index input, {COMMITTED_FLAG}: committed constant)")
+                or (flags & COMMITTED_FLAG and op != "Constant" and not committed_input)):
+            raise r.fail(f"{where} flags", f"{flags:#x} is not a valid flag set for {op} (1: private input, 2: "
+                         f"index input, {COMMITTED_FLAG}: committed constant, or with 1 a committed input)")
         node = NodeSpec(op, shape, srcs, axis, name, bool(flags & 1), index=bool(flags & 2), scale=node_scale,
                         committed=bool(flags & COMMITTED_FLAG))
         _check_scales(nodes, node, scale, where, r)
@@ -268,7 +269,7 @@ def _read_model_bits(r: Reader, nodes: list[NodeSpec]) -> int:
     """The committed constants' bound (0 without any), and where a committed constant may be read:
     not as a Gather's table (a Gather at public ids is the verifier's own values, docs/committed-models.md)."""
     bits = r.u8("model bits")
-    committed = [i for i, n in enumerate(nodes) if n.committed]
+    committed = [i for i, n in enumerate(nodes) if n.committed and n.op == "Constant"]
     if bool(bits) != bool(committed):
         raise r.fail("model bits", f"{bits} with {len(committed)} committed constants (0 exactly when there are none)")
     if committed and not MIN_MODEL_BITS <= bits <= MAX_MODEL_BITS:

@@ -72,7 +72,9 @@ class NodeSpec:
     values: Sequence[int] | None = None  # constants: raw fixed-point values, row-major (an array once decoded)
     index: bool = False  # inputs only: integers (token ids) that only Gather nodes read, not fixed-point values
     scale: int | None = None  # its values' scale 2^scale (None: the graph's; settings.bin names every node's)
-    committed: bool = False  # a constant held in the model tree (settings.bin has its root, not its values)
+    # a constant held in the model tree (settings.bin has its root, not its values), or a private
+    # input held in the input tree (proof.bin has its root: the input digest)
+    committed: bool = False
 
     @property
     def numel(self) -> int:
@@ -120,6 +122,11 @@ class GraphSpec:
     def committed(self) -> bool:
         """Whether any constant is committed (the weights' visibility is "committed")."""
         return self.model_bits > 0
+
+    @property
+    def committed_inputs(self) -> list[int]:
+        """The committed inputs' nodes (their values in the input tree, its root the proof's digest)."""
+        return [inp.node for inp in self.inputs if self.nodes[inp.node].committed]
 
     @property
     def is_template(self) -> bool:

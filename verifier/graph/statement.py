@@ -13,7 +13,7 @@ from ..claim import Statement, statement_bytes
 from ..errors import FormatError, StatementError
 from ..fields import QM31, QONE, QZERO, P, q_add, q_inv, q_mul, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
-from .components import DATA, KNOWN, WEIGHTS, CommittedComponent, FunctionTableComponent, MatWComponent, RangeTableComponent, make_component
+from .components import DATA, KNOWN, WEIGHTS, CommittedComponent, CommittedInputComponent, FunctionTableComponent, MatWComponent, RangeTableComponent, make_component
 from .mat_plans import MAT_BUILDERS
 from .plan import MERGED_KINDS, ComponentPlan, Instance
 from .planner import KNOWN_KINDS, GraphPlan, plan_graph
@@ -29,8 +29,8 @@ if TYPE_CHECKING:  # (verifier/statement.py builds statements through this modul
     from ..statement import Settings
 
 
-INPUT_KINDS = ("PrivateInput", "PrivateIndex", "Committed")  # values the prover commits (no op)
-MODEL_TREE = "model"
+INPUT_KINDS = ("PrivateInput", "PrivateIndex", "Committed", "CommittedInput")  # values the prover commits (no op)
+MODEL_TREE, INPUT_TREE = "model", "input"
 
 
 def build_components(plan: GraphPlan) -> list[ComponentPlan]:
@@ -125,10 +125,13 @@ def _build_graph_air(plan: GraphPlan) -> tuple[Air, list[ComponentPlan]]:
         cols = [PreprocessedColumn(f"table.{table}.in", log), PreprocessedColumn(f"table.{table}.out", log)]
         values = partial(table_columns, table, spec.scale_bits)
         trees.append(PreprocessedTree(f"table.{table}", cols, known_values=values))
-    model = [PreprocessedColumn(f"{c.name}.v", c.log_size) for c in components if isinstance(c, CommittedComponent)]
+    model = [PreprocessedColumn(f"{c.name}.v", c.log_size) for c in components if type(c) is CommittedComponent]
     model += [PreprocessedColumn(key, c.log_size) for c in components if isinstance(c, MatWComponent) for key in c.model_columns()]
     if model:  # committed weights: the model tree, settings.bin's root (docs/committed-models.md), opened first
         trees.append(PreprocessedTree(MODEL_TREE, model, statement=True, root=spec.model_root))
+    inputs = [PreprocessedColumn(f"{c.name}.v", c.log_size) for c in components if isinstance(c, CommittedInputComponent)]
+    if inputs:  # committed inputs: the input tree, its root each proof's (the input digest)
+        trees.append(PreprocessedTree(INPUT_TREE, inputs, statement=True, proof_root=True))
     return Air(components, trees), plans
 
 

@@ -234,7 +234,7 @@ def operand_bound(spec: GraphSpec, node_index: int) -> int:
     """max |v| over a Dot operand: a constant's weights (known to the verifier), else the bound of
     every value in the data relation (16-bit signed)."""
     node = spec.nodes[node_index]
-    if node.committed:  # range-checked on every proof (graph/components.CommittedComponent)
+    if node.committed and node.op == "Constant":  # range-checked on every proof (CommittedComponent)
         return 1 << (spec.model_bits - 1)
     if node.op == "Constant" and node.values:
         return max(max(node.values), -min(node.values))
