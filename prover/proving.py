@@ -302,15 +302,13 @@ def gen_settings(
     """The model's statement: graph, numeric format, weights, table specs and proof config, plus the
     publisher's labels (`title`, `description`: bound by every proof, not part of the model digest).
     `weights`: "public" (settings.bin holds every weight) or "committed" (it holds the root of the
-    model tree instead: docs/committed-models.md)."""
+    model tree instead: docs/committed-models.md); `inputs`: "public" (proof.bin holds the values),
+    "private" (nothing of them) or "committed" (their digest)."""
     for kind, chosen in (("weights", weights), ("inputs", inputs)):
         if chosen not in VISIBILITIES[kind]:
             raise ValueError(f"{kind}={chosen!r}: expected one of {', '.join(VISIBILITIES[kind])}")
     _ensure_compiled(graph)
-    spec = build_spec(graph, title, description, weights, "committed" if inputs == "committed" else "public")
-    if inputs == "private":
-        for inp in spec.inputs:
-            spec.nodes[inp.node].private = True
+    spec = build_spec(graph, title, description, weights, inputs)
     # The config is chosen on the verifier's own reading of the graph body, and that reading's AIR
     # (built once, cached on the body) is the one proven: settings.bin ends with the same body bytes
     # whatever its config.
@@ -341,8 +339,8 @@ def gen_settings(
     topology = topology_columns(graph, plans, parsed.body)
     tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
     prepare_sparse_columns(air, cfg.log_blowup)
-    weights = {i: node.values for i, node in enumerate(spec.nodes) if node.committed}
-    return Settings(data, parsed, plans, air, topology, tree, model, model_tree, weights)
+    values = {i: node.values for i, node in enumerate(spec.nodes) if node.committed and node.op == "Constant"}
+    return Settings(data, parsed, plans, air, topology, tree, model, model_tree, values)
 
 
 def _graph_bytes(spec: GraphSpec) -> bytes:

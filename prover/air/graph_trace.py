@@ -126,7 +126,8 @@ def build_spec(graph: Any, title: str = "", description: str = "", weights: str 
                inputs: str = "public") -> GraphSpec:
     """The graph as the verifier sees it; with weights="committed", its weight tensors are committed
     constants (committed_constants): the prover's spec keeps their values, settings.bin does not;
-    with inputs="committed", every value input is private and committed (the input tree)."""
+    with inputs="private" every input is private, with "committed" every value input is committed too
+    (the input tree; token ids stay private)."""
     from ..graph.execute import constant_raw, node_scale
 
     fmt = graph.numeric_format
@@ -154,11 +155,10 @@ def build_spec(graph: Any, title: str = "", description: str = "", weights: str 
     spec = GraphSpec(fmt.scale_bits, nodes, inputs_, outputs, title, description)
     if weights == "committed":
         commit_constants(spec)
-    if inputs == "committed":
-        for inp in spec.inputs:
-            node = spec.nodes[inp.node]
-            if not node.index:
-                node.private = node.committed = True
+    for inp in spec.inputs if inputs != "public" else ():  # private or committed: no value in proof.bin
+        node = spec.nodes[inp.node]
+        node.private = True
+        node.committed = inputs == "committed" and not node.index  # (token ids stay private)
     return spec
 
 

@@ -176,9 +176,15 @@ def test_malformed_model_sections_are_refused(honest):
         read_settings(settings.data[:-3])
 
 
-def test_weights_argument_is_checked():
+def test_visibility_arguments_are_checked_and_private_inputs_leave_the_proof():
     with pytest.raises(ValueError, match="weights='hidden'"):
         _mlp().gen_settings(preset="fast", weights="hidden")
+    with pytest.raises(ValueError, match="inputs='secret'"):
+        _mlp().gen_settings(preset="fast", inputs="secret")
+    cx = _mlp()
+    settings = cx.gen_settings(preset="fast", inputs="private")
+    r = check(settings, cx.prove(cx.gen_trace(FEED), settings))
+    assert r.success and r.visibility["inputs"] == {"x": "private"} and r.inputs is None
 
 
 # --- Freivalds-checked products of committed weights (MatW) ---------------------------------------
