@@ -73,6 +73,34 @@ def _first_difference(a: Any, b: Any) -> str:
     return "inputs, outputs or numeric format"
 
 
+def output_digest(settings_bytes: bytes, outputs: dict[str, Any]) -> str:
+    """The output digest (hex) a proof under `settings_bytes` reports for these committed outputs
+    (real values, by output name): the root of the output tree their fixed-point values make."""
+    import numpy as np
+
+    from ..verifier.numeric import NumericFormat
+    from .graph.execute import quantize_checked
+
+    settings = read_settings(settings_bytes)
+    spec = settings.body
+    outs = [out for out in spec.outputs if out.committed]
+    if not outs:
+        raise ValueError("settings.bin has no committed output")
+    air, plans = build_graph_air(spec, settings.config.log_blowup)
+    (plan,) = [p for p in plans if p.kind == "CommittedOutput"]
+    col = np.zeros(1 << plan.component.log_size, dtype=np.int64)
+    for out, seg in zip(outs, plan.segments):
+        if out.name not in outputs:
+            raise ValueError(f"committed output {out.name!r}: no values given")
+        x = np.asarray(outputs[out.name], dtype=np.float64).reshape(-1)
+        if x.size != seg.rows:
+            raise ValueError(f"committed output {out.name!r}: {x.size} values for shape {tuple(out.shape)}")
+        col[seg.start : seg.start + seg.rows] = quantize_checked(
+            f"output {out.name!r}", tuple(out.shape), x, NumericFormat(spec.scale_bits), spec.scale_of(out.node))
+    (tree,) = [t for t in air.preprocessed if t.name == "output"]
+    return commit_preprocessed(tree, {f"{plan.component.name}.v": col}, settings.config.log_blowup).root.hex()
+
+
 def input_digest(settings_bytes: bytes, inputs: dict[str, Any]) -> str:
     """The input digest (hex) a proof under `settings_bytes` reports for these committed inputs (real
     values, by input name): the root of the input tree their fixed-point values make, laid out as
@@ -100,5 +128,5 @@ def input_digest(settings_bytes: bytes, inputs: dict[str, Any]) -> str:
             raise ValueError(f"committed input {name!r}: {x.size} values for shape {shape}")
         values[node] = quantize_checked(f"input {name!r}", shape, x, NumericFormat(spec.scale_bits), spec.scale_of(node))
     air, plans = build_graph_air(spec, settings.config.log_blowup)
-    (tree,) = [t for t in air.preprocessed if t.proof_root]
+    (tree,) = [t for t in air.preprocessed if t.name == "input"]
     return commit_preprocessed(tree, input_columns(plans, values), settings.config.log_blowup).root.hex()

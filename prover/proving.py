@@ -37,7 +37,7 @@ from ..verifier.graph.statement import build_graph_air
 from ..verifier.security import security_bits as union_security_bits
 from ..verifier.security import soundness_terms, union_bits, weakest
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
-from .air.graph_trace import build_spec, input_columns, main_columns, model_columns, table_columns, topology_columns
+from .air.graph_trace import build_spec, input_columns, main_columns, model_columns, output_columns, table_columns, topology_columns
 from .compile.stwo import StwoCompiler
 from .presets import config_for_bits, preset_config
 from .graph.graph import Graph as GraphFrontend
@@ -280,7 +280,8 @@ def reach_union_bound(cfg: PcsConfig, spec: GraphSpec, target: int, air: Any = N
 
 
 # Who sees each kind of tensor (docs/committed-models.md; the README compares them with EZKL's)
-VISIBILITIES = {"weights": ("public", "committed"), "inputs": ("public", "private", "committed")}
+VISIBILITIES = {"weights": ("public", "committed"), "inputs": ("public", "private", "committed"),
+                "outputs": ("public", "committed")}
 
 
 def _ensure_compiled(graph: Any) -> None:
@@ -298,17 +299,20 @@ def gen_settings(
     description: str = "",
     weights: str = "public",
     inputs: str = "public",
+    outputs: str = "public",
 ) -> Settings:
     """The model's statement: graph, numeric format, weights, table specs and proof config, plus the
     publisher's labels (`title`, `description`: bound by every proof, not part of the model digest).
     `weights`: "public" (settings.bin holds every weight) or "committed" (it holds the root of the
     model tree instead: docs/committed-models.md); `inputs`: "public" (proof.bin holds the values),
     "private" (nothing of them) or "committed" (their digest)."""
-    for kind, chosen in (("weights", weights), ("inputs", inputs)):
+    for kind, chosen in (("weights", weights), ("inputs", inputs), ("outputs", outputs)):
         if chosen not in VISIBILITIES[kind]:
             raise ValueError(f"{kind}={chosen!r}: expected one of {', '.join(VISIBILITIES[kind])}")
     _ensure_compiled(graph)
     spec = build_spec(graph, title, description, weights, inputs)
+    for out in spec.outputs:
+        out.committed = outputs == "committed"
     # The config is chosen on the verifier's own reading of the graph body, and that reading's AIR
     # (built once, cached on the body) is the one proven: settings.bin ends with the same body bytes
     # whatever its config.
@@ -417,8 +421,9 @@ def prove(
     public = ([list(bound.values())] if bound else []) + statement_public(graph, settings.spec, trace.public)
     st = build_statement(settings.parsed, public)
     inputs = input_columns(settings.plans, trace.values)  # committed inputs: this proof's input tree
-    main = main_columns(graph, settings.plans, trace.values, st.air, preprocessed_values(settings, st.air) | inputs,
-                        settings.spec)
+    outputs = output_columns(settings.plans, settings.spec, trace.values)  # and its output tree
+    main = main_columns(graph, settings.plans, trace.values, st.air,
+                        preprocessed_values(settings, st.air) | inputs | outputs, settings.spec)
     release_view_indices(graph)  # the columns are built: the views' index maps (100+ MB) are not read again
     stats.stages["trace columns"] = time.perf_counter() - t
     if on_stage:
@@ -427,9 +432,10 @@ def prove(
     pre = [settings.topology_tree, *table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)]
     if settings.model_tree is not None:  # (the AIR's trees: topology, tables, the model tree, the input tree)
         pre.append(settings.model_tree)
-    if inputs:
-        (tree,) = [t for t in st.air.preprocessed if t.proof_root]
-        pre.append(commit_preprocessed(tree, inputs, cfg.log_blowup))
+    for name, cols in (("input", inputs), ("output", outputs)):  # (in the AIR's order: input, then output)
+        if cols:
+            (tree,) = [t for t in st.air.preprocessed if t.name == name]
+            pre.append(commit_preprocessed(tree, cols, cfg.log_blowup))
     stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage, consume_main=True,
                         vectors=partial(product_vectors, settings, st.air))
     data = ProofFile(settings.parsed.digest, public, stark).to_bytes()
@@ -438,10 +444,11 @@ def prove(
 
 def statement_public(graph: Any, spec: GraphSpec, public: list[list[int]]) -> list[list[int]]:
     """A trace's public values as the settings see them: without the inputs that the settings make
-    private or committed (gen_settings(inputs=...)), which the graph itself does not mark."""
+    private or committed and the outputs they commit (gen_settings(inputs=..., outputs=...)), which
+    the graph itself does not mark."""
     shown = [node for node in graph.inputs().values() if not node.private]
-    keep = [not spec.nodes[node.id].private for node in shown]
-    return [v for v, k in zip(public, keep) if k] + public[len(shown):]
+    keep = [not spec.nodes[node.id].private for node in shown] + [not out.committed for out in spec.outputs]
+    return [v for v, k in zip(public, keep) if k]
 
 
 def product_vectors(settings: Settings, air: Any, challenges: dict[str, Any], weights: Mapping[int, Any] | None = None

@@ -133,9 +133,10 @@ def _verify(
             )
         verify_stark(st.air, settings.config, st.statement_bytes, proof.stark, st.public_sum, progress)
         inputs = dict(st.inputs or {}) | committed_inputs(settings.body, st.air, proof.stark)
+        outputs = dict(st.outputs) | committed_outputs(settings.body, st.air, proof.stark)
         return VerifyResult(
             success=True,
-            outputs=st.outputs,
+            outputs=outputs,
             inputs=inputs or None,
             symbols=dict(settings.body.bound) if getattr(settings.body, "bound", None) else None,
             security_bits=bits,
@@ -176,8 +177,15 @@ def visibility(spec: Any) -> dict[str, Any]:
     return {
         "weights": "committed" if spec.committed else "public",
         "inputs": {inp.name: seen(spec.nodes[inp.node]) for inp in spec.inputs},
-        "outputs": "public",
+        "outputs": "committed" if any(out.committed for out in spec.outputs) else "public",  # (all or none)
     }
+
+
+def _digest(air: Any, stark: Any, tree: str) -> str:
+    """A proof's own statement tree's root (the input or output tree), hex."""
+    trees = [t for t in air.preprocessed if t.statement]
+    (digest,) = [root.hex() for t, root in zip(trees, statement_roots(air, stark)) if t.name == tree]
+    return digest
 
 
 def committed_inputs(spec: Any, air: Any, stark: Any) -> dict[str, Any]:
@@ -186,11 +194,18 @@ def committed_inputs(spec: Any, air: Any, stark: Any) -> dict[str, Any]:
     nodes = spec.committed_inputs
     if not nodes:
         return {}
-    trees = [t for t in air.preprocessed if t.statement]
-    roots = statement_roots(air, stark)
-    (digest,) = [root.hex() for t, root in zip(trees, roots) if t.proof_root]
+    digest = _digest(air, stark, "input")
     return {inp.name: {"shape": list(spec.nodes[inp.node].shape), "committed": True, "digest": digest}
             for inp in spec.inputs if inp.node in nodes}
+
+
+def committed_outputs(spec: Any, air: Any, stark: Any) -> dict[str, Any]:
+    """The committed outputs of a verified proof: each one's shape and the output digest."""
+    outs = [out for out in spec.outputs if out.committed]
+    if not outs:
+        return {}
+    digest = _digest(air, stark, "output")
+    return {out.name: {"shape": list(out.shape), "committed": True, "digest": digest} for out in outs}
 
 
 def declared_work(proof_bytes: bytes, settings_bytes: bytes) -> WorkMeter:

@@ -225,7 +225,7 @@ def graph_table_work(plan: GraphPlan) -> int:
     evaluated at the out-of-domain point over all its padded rows (poly.dense_columns_at); the
     range tables' values are topology columns of 2 boundary rows each (range8, range16)."""
     spec = plan.spec
-    kinds = {inst.kind for inst in plan.instances} - {"Known", "GatherTable", "PrivateInput", "PrivateIndex", "MatIn", "MatPair", "MatOut", "MatW"}
+    kinds = {inst.kind for inst in plan.instances} - {"Known", "GatherTable", "PrivateInput", "PrivateIndex", "MatIn", "MatPair", "MatOut", "MatW", "CommittedOutput"}
     components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
     needed = {t for c in components for t in c.tables}
     units = 0
@@ -260,7 +260,7 @@ def graph_work(plan: GraphPlan) -> dict[str, float]:
     steps = sum(len(steps) for node in spec.nodes for _, _, steps in node.srcs)
     # a known row, or a Dot row that takes its weights from the verifier's terms: one term each (the
     # two QM31 products of the running fraction dominate; its values are combined in one pass)
-    outputs = sum(len(o.src_indices) for o in spec.outputs)
+    outputs = sum(len(o.src_indices) for o in spec.outputs if not o.committed)  # (committed: the AIR's rows)
     return {
         "LogUp public terms": float(KNOWN_ROW_UNITS * plan.public_rows() + OUTPUT_TERM_UNITS * outputs),
         "topology": float(BOUNDARY_UNITS * plan.boundary_bound),

@@ -162,6 +162,33 @@ def build_spec(graph: Any, title: str = "", description: str = "", weights: str 
     return spec
 
 
+def output_columns(plans: list[ComponentPlan], spec: GraphSpec, values: dict[int, np.ndarray]) -> dict[str, np.ndarray]:
+    """The output tree's column (row order): each committed output's elements in turn (0 where one
+    reads padding), as the committed-output component lays them out."""
+    out = {}
+    for plan in plans:
+        if plan.kind == "CommittedOutput":
+            col = np.zeros(1 << plan.component.log_size, dtype=I64)
+            for o, seg in zip([o for o in spec.outputs if o.committed], plan.segments):
+                idx = np.asarray(o.src_indices, dtype=I64)
+                node = np.asarray(values[o.node], dtype=I64).reshape(-1)
+                col[seg.start : seg.start + seg.rows] = np.where(idx >= 0, node[np.maximum(idx, 0)], 0)
+            out[f"{plan.component.name}.v"] = col
+    return out
+
+
+def committed_output_topology(plan: ComponentPlan, spec: GraphSpec) -> dict[str, np.ndarray]:
+    """The committed-output component's addresses and flags (twin of statement._build_outputs)."""
+    n = 1 << plan.component.log_size
+    topo = {"addr": np.zeros(n, dtype=I64), "is_real": np.zeros(n, dtype=I64)}
+    bases = node_bases(spec)
+    for o, seg in zip([o for o in spec.outputs if o.committed], plan.segments):
+        idx = np.asarray(o.src_indices, dtype=I64)
+        topo["addr"][seg.start : seg.start + seg.rows] = np.where(idx >= 0, bases[o.node] + idx, 0)
+        topo["is_real"][seg.start : seg.start + seg.rows] = idx >= 0
+    return topo
+
+
 def input_columns(plans: list[ComponentPlan], values: dict[int, np.ndarray]) -> dict[str, np.ndarray]:
     """The input tree's columns (row order): each committed input's values, node after node, as the
     committed component lays them out (a proof's own: its root is the input digest)."""
@@ -647,7 +674,7 @@ def main_columns(
             cols = _known_columns(spec, plan, known_fan, values)
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
-        if plan.kind == "MatW":  # committed weights, looked up as they are: no main column
+        if plan.kind in ("MatW", "CommittedOutput"):  # statement trees' values: no main column
             out.append({})
             continue
         if plan.kind in _MAT_KINDS:
@@ -679,6 +706,11 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
     for plan in plans:
         if plan.kind == "MatW":
             continue  # no topology columns: its group starts are a sparse column
+        if plan.kind == "CommittedOutput":
+            topo = committed_output_topology(plan, spec)
+            _check_topology(plan, topo)
+            out.update({f"{plan.component.name}.{col}": topo[col] for col in plan.component.topology_columns()})
+            continue
         if plan.kind in KNOWN_KINDS:
             zero = {n: np.zeros(graph.node(n).numel, dtype=I64) for n in plan.nodes}
             topo = _known_columns(spec, plan, fan, zero)

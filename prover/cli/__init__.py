@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--inputs", choices=["public", "private", "committed"], default="public",
                    help="public: proof.bin holds the input values (default); private: it holds nothing of them; "
                         "committed: nothing but a digest, which `luminair verify --input` checks against values")
+    p.add_argument("--outputs", choices=["public", "committed"], default="public",
+                   help="public: proof.bin holds the output values (default); committed: only their digest, which "
+                        "`luminair verify --output` checks against values (the prover prints the values)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(fn=cmd_prove)
@@ -171,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--input", metavar="INPUT.json", default=None,
                    help="for a proof of committed inputs: also check that its input digest is that of these values "
                         "(rejected, check 'input digest', if not)")
+    v.add_argument("--output", metavar="OUTPUT.json", default=None,
+                   help='for a proof of committed outputs: also check that its output digest is that of these values '
+                        '({"output_data": [[...], ...]}, one list per output; rejected, check \'output digest\', if not)')
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_verify)
     i = sub.add_parser(

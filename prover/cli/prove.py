@@ -283,8 +283,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
     calibration, samples = None, []
     if args.calibrate and (symbols or (dynamic and fixed is None)):
         raise UsageError("--calibrate applies to a model of fixed shapes, not to symbolic dimensions")
-    if (args.weights == "committed" or args.inputs != "public") and (symbols or (dynamic and fixed is None)):
-        raise UsageError("--weights committed and --inputs private|committed apply to a model of fixed shapes, "
+    if (args.weights == "committed" or args.inputs != "public" or args.outputs != "public") and (
+            symbols or (dynamic and fixed is None)):
+        raise UsageError("--weights, --inputs and --outputs other than public apply to a model of fixed shapes, "
                          "not to symbolic dimensions (yet; --private NAME does)")
     if symbols or (dynamic and fixed is None):
         graph, settings, inputs, float_out, load_s, settings_s, search = (
@@ -317,7 +318,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         t = time.perf_counter()
         settings = gen_settings(
             graph, preset=args.preset, security_bits=args.security, title=title, description=description,
-            weights=args.weights, inputs=args.inputs,
+            weights=args.weights, inputs=args.inputs, outputs=args.outputs,
         )
         settings_s = time.perf_counter() - t
         t = time.perf_counter()

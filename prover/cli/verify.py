@@ -38,7 +38,8 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
             f"{r.verification_time_ms:.1f} ms"
         )
         say(f"  model digest ({IDENTITY_NOTE}): {r.model_digest}")
-        if r.visibility and (r.visibility["weights"] != "public" or "private" in r.visibility["inputs"].values()):
+        if r.visibility and (r.visibility["weights"] != "public" or r.visibility["outputs"] != "public"
+                             or set(r.visibility["inputs"].values()) - {"public"}):
             inputs = ", ".join(f"{printable(k)} {v}" for k, v in r.visibility["inputs"].items())
             say(f"  visibility: weights {r.visibility['weights']}, inputs: {inputs or 'none'}, outputs {r.visibility['outputs']}")
         digests = {v["digest"] for v in (r.inputs or {}).values() if isinstance(v, dict) and v.get("committed")}
@@ -57,6 +58,10 @@ def print_verify_result(r: Any, hint: str | None = None) -> None:
             say(f"    weights after  {training['new_weights_digest']}")
         batch_sizes = set((r.symbols or {}).values())
         for name, o in (r.outputs or {}).items():
+            if o.get("committed"):
+                say(f"  output {printable(name)} {o['shape']}: committed, digest {o['digest']} "
+                    "(`luminair verify --output` checks it against values)")
+                continue
             vals = o["values"]
             shown = ", ".join(f"{v:g}" for v in vals[:8]) + (", ..." if len(vals) > 8 else "")
             say(f"  output {printable(name)} {o['shape']}: [{shown}]")
@@ -130,6 +135,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     r = verifier.verify(proof, settings, min_security_bits=args.min_security_bits, max_work=args.max_work)
     if getattr(args, "input", None) and r.success:
         r = check_input_digest(r, settings, args.input)
+    if getattr(args, "output", None) and r.success:
+        r = check_output_digest(r, settings, args.output)
     hint = None
     if r.check == "config below floor":
         hint = _floor_hint(args, settings)
@@ -173,6 +180,33 @@ def check_input_digest(r: Any, settings: bytes, path: str) -> Any:
     return VerifyResult(False, f"input digest: the proof's committed inputs ({', '.join(committed)}) have digest "
                         f"{got[:16]}..., the values of {path} {expected[:16]}...: the proof is about other inputs",
                         "input digest", model_digest=r.model_digest)
+
+
+def check_output_digest(r: Any, settings: bytes, path: str) -> Any:
+    """A verified verdict, or a rejection (check "output digest") when the proof's committed outputs
+    are not the values of OUTPUT.json ({"output_data": [[...], ...]}: one list per output, in order)."""
+    from luminair.prover.audit import output_digest
+    from luminair.verifier.api import VerifyResult
+
+    committed = {name: v["digest"] for name, v in (r.outputs or {}).items() if v.get("committed")}
+    if not committed:
+        raise UsageError("--output checks committed outputs, and this proof has none (its outputs are in the verdict)")
+    data = read_input_file(path)
+    rows = data.get("output_data") if isinstance(data, dict) else None
+    names = list(r.outputs)
+    if not isinstance(rows, list) or len(rows) != len(names):
+        raise UsageError(f"{path}: output_data must hold one list per output ({', '.join(names)})")
+    try:
+        expected = output_digest(settings, {n: v for n, v in zip(names, rows) if n in committed})
+    except ValueError as e:
+        raise UsageError(f"{path}: {e}") from None
+    got = next(iter(committed.values()))
+    if got == expected:
+        r.extra["output_digest_checked"] = path
+        return r
+    return VerifyResult(False, f"output digest: the proof's committed outputs ({', '.join(committed)}) have digest "
+                        f"{got[:16]}..., the values of {path} {expected[:16]}...: the proof attests other outputs",
+                        "output digest", model_digest=r.model_digest)
 
 
 def _budget_hint(args: argparse.Namespace, needed: int | None) -> str:

@@ -166,7 +166,7 @@ def test_malformed_model_sections_are_refused(honest):
     data[blowup_at] ^= 1
     with pytest.raises(FormatError, match="model log blowup"):
         read_settings(bytes(data))
-    bits_at = blowup_at - 1  # the body's last byte: the model bits
+    bits_at = blowup_at - 5  # the body's end: the model bits, then the committed outputs (u32 0)
     for bad, why in ((0, "0 exactly when there are none"), (17, "outside")):
         data = bytearray(settings.data)
         data[bits_at] = bad
@@ -338,7 +338,7 @@ def test_an_input_tree_of_other_values_than_the_run_is_rejected(monkeypatch):
     assert not r.success and r.check == "LogUp sum"
 
 
-def test_cli_verify_checks_the_input_digest(tmp_path):
+def test_cli_verify_checks_the_input_and_output_digests(tmp_path):
     import json
     import subprocess
     import sys as _sys
@@ -350,10 +350,67 @@ def test_cli_verify_checks_the_input_digest(tmp_path):
     bad.write_text(json.dumps({"input_data": [[0.1 * i + 0.5 for i in range(8)]]}))
     run = lambda *a: subprocess.run([_sys.executable, "-m", "luminair.prover.cli", *a], capture_output=True, text=True)  # noqa: E731
     p = run("prove", str(root / "examples" / "tiny_mlp.py"), "--input", str(good), "--out", str(tmp_path / "o"),
-            "--inputs", "committed", "--preset", "fast", "--quiet")
+            "--inputs", "committed", "--outputs", "committed", "--preset", "fast", "--quiet", "--json")
     assert p.returncode == 0, p.stderr
+    outputs = json.loads(p.stdout)["outputs"]  # (the prover knows them; the proof holds their digest)
+    out_good, out_bad = tmp_path / "out.json", tmp_path / "out_other.json"
+    out_good.write_text(json.dumps({"output_data": [sum(outputs["y"], [])]}))
+    out_bad.write_text(json.dumps({"output_data": [[v + 0.25 for v in sum(outputs["y"], [])]]}))
     pair = [str(tmp_path / "o" / "proof.bin"), str(tmp_path / "o" / "settings.bin"), "--min-security-bits", "0"]
     ok = run("verify", *pair, "--input", str(good))
     assert ok.returncode == 0 and "input digest" in ok.stdout, ok.stdout + ok.stderr
     no = run("verify", *pair, "--input", str(bad))
     assert no.returncode == 1 and "input digest: the proof's committed inputs (x)" in no.stdout, no.stdout
+    ok = run("verify", *pair, "--output", str(out_good))
+    assert ok.returncode == 0 and "committed, digest" in ok.stdout, ok.stdout + ok.stderr
+    no = run("verify", *pair, "--output", str(out_bad))
+    assert no.returncode == 1 and "output digest: the proof's committed outputs (y)" in no.stdout, no.stdout
+
+
+# --- committed outputs: the output tree, its root the proof's output digest -------------------------
+
+
+def test_committed_outputs_report_a_digest_and_bind_the_run():
+    from luminair.prover.audit import output_digest
+    from luminair.verifier.formats import read_proof_file
+
+    cx = _mlp()
+    settings = cx.gen_settings(preset="fast", outputs="committed")
+    trace = cx.gen_trace(FEED)
+    proof = cx.prove(trace, settings)
+    r = check(settings, proof)
+    assert r.success, r.error_message
+    assert r.visibility["outputs"] == "committed" and r.outputs["y"]["committed"]
+    assert "values" not in r.outputs["y"] and len(read_proof_file(proof.data).public_values) == 1  # the input alone
+    assert output_digest(settings.data, {"y": trace.outputs["y"]}) == r.outputs["y"]["digest"]
+    assert output_digest(settings.data, {"y": trace.outputs["y"] + 2 ** -10}) != r.outputs["y"]["digest"]
+
+
+def test_an_output_tree_of_other_values_than_the_run_is_rejected(monkeypatch):
+    """The prover commits an output tree with one element changed: the committed-output rows consume
+    a value no node yields, and the LogUp sums do not cancel."""
+    import luminair.prover.proving as proving
+
+    cx = _mlp()
+    settings = cx.gen_settings(preset="fast", outputs="committed")
+    real = proving.output_columns
+
+    def changed(plans, spec, values):
+        cols = real(plans, spec, values)
+        (col,) = cols.values()
+        col[1] += 1
+        return cols
+
+    monkeypatch.setattr(proving, "output_columns", changed)
+    r = check(settings, cx.prove(cx.gen_trace(FEED), settings))
+    assert not r.success and r.check == "LogUp sum"
+
+
+def test_settings_with_committed_outputs_out_of_order_are_refused(honest):
+    cx = _mlp()
+    data = bytearray(cx.gen_settings(preset="fast", outputs="committed").data)
+    # the body's end: ... u8 model bits | u32 1 | i32 0 (the committed output 0)
+    assert data[-8:] == bytes([1, 0, 0, 0, 0, 0, 0, 0])
+    data[-4] = 3
+    with pytest.raises(FormatError, match="committed outputs"):
+        read_settings(bytes(data))

@@ -809,6 +809,27 @@ class CommittedInputComponent(CommittedComponent):
     name = "committed_input"
 
 
+class CommittedOutputComponent(GraphComponent):
+    """Committed outputs: one row a committed output element, whose value is the output tree's
+    column `<name>.v` (committed by the prover for each proof; its root, in proof.bin, is the output
+    digest the verifier reports). A real row consumes (addr, v) from the data relation, as the
+    verifier's own term does for a public output element; an element that reads padding (and a
+    padding row) holds 0."""
+
+    name = "committed_output"
+
+    def topology_columns(self) -> tuple[str, ...]:
+        return ("addr", "is_real")
+
+    def topology_kinds(self) -> dict[str, str]:
+        return {"addr": "affine", "is_real": "step"}
+
+    def evaluate_op(self, ev: Any) -> None:
+        v, real = self.t(ev, "v"), self.t(ev, "is_real")
+        ev.add_to_relation(DATA, -real, [self.t(ev, "addr"), v])
+        ev.add_constraint((1 - real) * v)
+
+
 class PrivateIndexComponent(GraphComponent):
     """Private index inputs (token ids): yielded with their fan-out and not range-checked here; only
     Gathers read them (settings.bin), and each Gather checks every id it reads against its table."""
@@ -960,6 +981,8 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
         return CommittedComponent(log_size, scale_bits)
     if kind == "CommittedInput":
         return CommittedInputComponent(log_size, scale_bits)
+    if kind == "CommittedOutput":
+        return CommittedOutputComponent(log_size, scale_bits)
     v = DOT_VARIANTS.get(kind)
     if v is not None:
         return DotComponent(log_size, scale_bits, v.lanes, v.direct, v.bias, (v.chunked_a, v.chunked_b))

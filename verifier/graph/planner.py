@@ -87,8 +87,8 @@ class GraphPlan:
         return sum(inst.rows for inst in self.instances if inst.kind in KNOWN_KINDS or (inst.variant and inst.variant.direct))
 
     def public_terms(self) -> int:
-        """The LogUp fractions the verifier adds itself: a public row's each, and one per output element."""
-        return self.public_rows() + sum(len(out.src_indices) for out in self.spec.outputs)
+        """The LogUp fractions the verifier adds itself: a public row's each, and one per public output element."""
+        return self.public_rows() + sum(len(out.src_indices) for out in self.spec.outputs if not out.committed)
 
 
 def plan_graph(spec: GraphSpec) -> GraphPlan:
@@ -109,7 +109,7 @@ def _plan(spec: GraphSpec) -> GraphPlan:
     rowless = rowless_constants(spec, direct, matmuls)
     chunked = chunked_reads(spec, lanes, checked, rowless, lambda i: rows_of(spec, i, lanes[i], "Dot"))
     kinds = tuple(node_kind(spec, i, lanes, matmuls, pairs, direct, rowless, chunked) for i in range(len(spec.nodes)))
-    instances = _op_instances(spec, kinds, lanes) + _product_instances(spec, kinds, matmuls, pairs)
+    instances = _op_instances(spec, kinds, lanes) + _product_instances(spec, kinds, matmuls, pairs) + _output_instances(spec)
     limb_bits = 16 if max((inst.log_size for inst in instances), default=0) >= RANGE16_MIN_LOG else 8
     return GraphPlan(spec, lanes, matmuls, pairs, direct, frozenset(rowless), frozenset(chunked), kinds,
                      tuple(instances), limb_bits)
@@ -218,6 +218,17 @@ def _op_boundary_bound(spec: GraphSpec, kind: str, segs: list[Segment], lanes: M
     bound = topology_cost(spec, segs, min(2, len(spec.nodes[segs[0].node].srcs)), op in GROUPED, lanes)
     # a merged kind's selector, a Gather's width and top: two boundaries a node each
     return bound + 2 * len(segs) * ((kind in MERGED_KINDS) + 2 * (kind == "Gather"))
+
+
+def _output_instances(spec: GraphSpec) -> list[Instance]:
+    """The committed outputs' component: a row a committed output element, output after output
+    (statement._build_outputs); its topology's boundaries: two an element at most."""
+    outs = [out for out in spec.outputs if out.committed]
+    if not outs:
+        return []
+    rows = sum(len(out.src_indices) for out in outs)
+    return [Instance("CommittedOutput", "committed_output", tuple(out.node for out in outs), rows, log_size_of(rows),
+                     2 * rows + 8)]
 
 
 def _product_instances(spec: GraphSpec, kinds: tuple[str, ...], matmuls: Mapping[int, MatPlan],

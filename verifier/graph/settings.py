@@ -120,6 +120,7 @@ def write_graph(w: Writer, g: GraphSpec, labels: bool = True) -> None:
         w.u32(out.node)
         _write_steps(w, out.steps)
     w.u8(g.model_bits)
+    _write_ints(w, [k for k, out in enumerate(g.outputs) if out.committed])
 
 
 def _write_steps(w: Writer, steps: tuple) -> None:
@@ -262,6 +263,11 @@ def read_graph(r: Reader, meter: WorkMeter | None = None, views_charged: bool = 
     if not outputs:
         raise FormatError("settings.bin: the graph has no outputs")
     model_bits = _read_model_bits(r, nodes)
+    committed = _read_ints(r, "committed outputs", MAX_NODES)
+    if committed != sorted(set(committed)) or any(not 0 <= k < len(outputs) for k in committed):
+        raise r.fail("committed outputs", f"{committed} are not distinct output indices in order (of {len(outputs)})")
+    for k in committed:
+        outputs[k].committed = True
     return GraphSpec(scale, nodes, inputs, outputs, title, description, symbols, exprs, model_bits=model_bits)
 
 
@@ -326,7 +332,8 @@ def instantiate(template: GraphSpec, values: tuple[int, ...], meter: WorkMeter |
         shape = substitute(n.shape, evaluated, f"node {i} shape")
         srcs = [(s, nodes[s].shape, steps_of(st, f"node {i} input {k}")) for k, (s, _, st) in enumerate(n.srcs)]
         nodes.append(NodeSpec(n.op, shape, srcs, n.axis, n.name, n.private, n.values, n.index, n.scale, n.committed))
-    outputs = [OutputSpec(o.name, o.node, steps_of(o.steps, f"output {k}")) for k, o in enumerate(template.outputs)]
+    outputs = [OutputSpec(o.name, o.node, steps_of(o.steps, f"output {k}"), committed=o.committed)
+               for k, o in enumerate(template.outputs)]
     concrete = GraphSpec(template.scale_bits, nodes, template.inputs, outputs, template.title, template.description,
                          model_bits=template.model_bits)
     w = Writer()

@@ -96,6 +96,7 @@ class OutputSpec:
     steps: tuple[Step, ...]
     shape: tuple[int, ...] = ()
     src_indices: list[int] = field(default_factory=list)  # output element i reads node element [i] (-1: 0)
+    committed: bool = False  # its values in the proof's output tree (their digest reported), not in proof.bin
 
 
 @dataclass

@@ -13,7 +13,7 @@ from ..claim import Statement, statement_bytes
 from ..errors import FormatError, StatementError
 from ..fields import QM31, QONE, QZERO, P, q_add, q_inv, q_mul, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
-from .components import DATA, KNOWN, WEIGHTS, CommittedComponent, CommittedInputComponent, FunctionTableComponent, MatWComponent, RangeTableComponent, make_component
+from .components import DATA, KNOWN, WEIGHTS, CommittedComponent, CommittedInputComponent, CommittedOutputComponent, FunctionTableComponent, MatWComponent, RangeTableComponent, make_component
 from .mat_plans import MAT_BUILDERS
 from .plan import MERGED_KINDS, ComponentPlan, Instance
 from .planner import KNOWN_KINDS, GraphPlan, plan_graph
@@ -21,7 +21,7 @@ from .spec import CONTRACT, GROUPED, GraphSpec, gather_rows, is_identity_map
 from .tables import TABLE_ORDER, table_columns, table_log_size
 from .training import is_training, raw_values, training_statement
 from .topology import (
-    KNOWN_LANES, MAX_SPARSE_ENTRIES, ColumnPattern, direct_weight_rows, layout_segments, node_bases, op_topology,
+    KNOWN_LANES, MAX_SPARSE_ENTRIES, ColumnPattern, Segment, direct_weight_rows, layout_segments, node_bases, op_topology,
     power_pattern, reduce_groups, value_topology,
 )
 
@@ -29,8 +29,8 @@ if TYPE_CHECKING:  # (verifier/statement.py builds statements through this modul
     from ..statement import Settings
 
 
-INPUT_KINDS = ("PrivateInput", "PrivateIndex", "Committed", "CommittedInput")  # values the prover commits (no op)
-MODEL_TREE, INPUT_TREE = "model", "input"
+INPUT_KINDS = ("PrivateInput", "PrivateIndex", "Committed", "CommittedInput", "CommittedOutput")  # values the prover commits (no op)
+MODEL_TREE, INPUT_TREE, OUTPUT_TREE = "model", "input", "output"
 
 
 def build_components(plan: GraphPlan) -> list[ComponentPlan]:
@@ -46,7 +46,8 @@ def build_components(plan: GraphPlan) -> list[ComponentPlan]:
                 f"settings.bin: the graph's topology needs more than {MAX_SPARSE_ENTRIES} boundary rows "
                 f"(at {where}), above the verifier's work budget"
             )
-    plans = [MAT_BUILDERS[inst.kind](plan, inst) if inst.kind in MAT_BUILDERS else _build_op(plan, inst)
+    plans = [MAT_BUILDERS[inst.kind](plan, inst) if inst.kind in MAT_BUILDERS else
+             _build_outputs(plan, inst) if inst.kind == "CommittedOutput" else _build_op(plan, inst)
              for inst in plan.instances]
     if plan.limb_bits != 8:
         for p in plans:
@@ -57,6 +58,28 @@ def build_components(plan: GraphPlan) -> list[ComponentPlan]:
 def range_tables(components: list) -> set[str]:
     """The range tables (range8, range16, a committed value's range<b>) the components' lookups need."""
     return set().union(*(c.range_tables() for c in components))
+
+
+def _build_outputs(plan: GraphPlan, inst: Instance) -> ComponentPlan:
+    """The committed outputs' component: element i of each committed output on its own row, its
+    address the node element it reads (index map; -1: padding, not real)."""
+    spec = plan.spec
+    comp = CommittedOutputComponent(inst.log_size, 0)
+    n_rows = 1 << comp.log_size
+    bases = node_bases(spec)
+    pats = {"addr": ColumnPattern("affine", n_rows), "is_real": ColumnPattern("step", n_rows)}
+    segs, start = [], 0
+    for out in spec.outputs:
+        if not out.committed:
+            continue
+        src, base = out.src_indices, bases[out.node]
+        pats["addr"].add(start, len(src), lambda l, src=src, base=base: base + src[l] if src[l] >= 0 else 0,
+                         range(len(src)))
+        pats["is_real"].add(start, len(src), lambda l, src=src: int(src[l] >= 0), range(len(src)))
+        segs.append(Segment(out.node, start, len(src)))
+        start += len(src)
+    comp.set_topology(pats)
+    return ComponentPlan("CommittedOutput", list(inst.nodes), inst.rows, comp, segs, inst)
 
 
 def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
@@ -132,6 +155,9 @@ def _build_graph_air(plan: GraphPlan) -> tuple[Air, list[ComponentPlan]]:
     inputs = [PreprocessedColumn(f"{c.name}.v", c.log_size) for c in components if isinstance(c, CommittedInputComponent)]
     if inputs:  # committed inputs: the input tree, its root each proof's (the input digest)
         trees.append(PreprocessedTree(INPUT_TREE, inputs, statement=True, proof_root=True))
+    outputs = [PreprocessedColumn(f"{c.name}.v", c.log_size) for c in components if isinstance(c, CommittedOutputComponent)]
+    if outputs:  # committed outputs: the output tree, likewise (the output digest)
+        trees.append(PreprocessedTree(OUTPUT_TREE, outputs, statement=True, proof_root=True))
     return Air(components, trees), plans
 
 
@@ -197,7 +223,8 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]], vecto
     if spec.bound:  # the symbols' values lead the public tensors (statement.bind_symbols checked them)
         public = public[1:]
     pub_inputs = [inp for inp in spec.inputs if not spec.nodes[inp.node].private]
-    expected = len(pub_inputs) + len(spec.outputs)
+    pub_outputs = [out for out in spec.outputs if not out.committed]
+    expected = len(pub_inputs) + len(pub_outputs)
     if len(public) != expected:
         raise StatementError(f"the proof carries {len(public)} public tensors, the model has {expected}")
     inputs, outputs = {}, {}
@@ -210,7 +237,7 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]], vecto
             raise StatementError(f"public input {inp.name!r}: {len(vals)} values for shape {node.shape}")
         decoded = _indices(rows[inp.node], vals, inp.name) if node.index else _decode(vals, f"input {inp.name!r}", spec.scale_of(inp.node))
         inputs[inp.name] = {"shape": list(node.shape), "values": decoded}
-    for out, vals in zip(spec.outputs, public[len(pub_inputs) :]):
+    for out, vals in zip(pub_outputs, public[len(pub_inputs) :]):
         if len(vals) != len(out.src_indices):
             raise StatementError(f"output {out.name!r}: {len(vals)} values for shape {out.shape}")
         for i, (src, v) in enumerate(zip(out.src_indices, vals)):
@@ -229,7 +256,7 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]], vecto
     training = None if not is_training(spec) else training_statement(  # (raw values only for a step)
         spec,
         {inp.name: raw_values(vals) for inp, vals in zip(pub_inputs, public)},
-        {out.name: raw_values(vals) for out, vals in zip(spec.outputs, public[len(pub_inputs):])},
+        {out.name: raw_values(vals) for out, vals in zip(pub_outputs, public[len(pub_inputs):])},
     )
     # a Freivalds-checked product whose weights are a public input computes its periodic columns from
     # this proof's values (the AIR is built once per settings.bin; its shape never depends on them)
@@ -284,7 +311,7 @@ def graph_statement(settings: "Settings", public: Sequence[Sequence[int]], vecto
         data = elements.get(DATA)
         if data is not None:
             combine_data = _Combiner(data, 2)
-            for out, vals in zip(spec.outputs, public[len(pub_inputs) :]):
+            for out, vals in zip(pub_outputs, public[len(pub_inputs) :]):
                 base = bases[out.node]
                 for src, v in zip(out.src_indices, vals):
                     if src >= 0:
