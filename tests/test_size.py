@@ -46,10 +46,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # prover -> 12350 (issue 29, round four; the calibration refusal naming element and sample): the
 # executors' kept runs and their reuse after a rewrite or
 # new scales (Graph.run_nodes, execute.Reuse), powers by doubling, compose kept onto identity views
-# verifier -> 6400, prover -> 12600 (issue 28, committed weights): the model tree as a statement tree,
-# the committed and MatW components, proof vectors and late challenges, the settings' model section,
-# luminair audit
-BUDGET = {"verifier": 6400, "prover": 12600}
+# verifier -> 6480, prover -> 12750 (issue 28, committed weights, inputs and outputs): the model
+# tree as a statement tree, the committed and MatW components, proof vectors and late challenges,
+# the settings' model section, the input and output trees, luminair audit and the digest checks
+BUDGET = {"verifier": 6480, "prover": 12750}
 
 
 def code_lines(source: str) -> int:

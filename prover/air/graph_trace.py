@@ -13,7 +13,7 @@ import numpy as np
 
 from ...verifier.fields import P
 from ...verifier.packed import INT, from_le
-from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, RANGE, RANGE16, WEIGHTS
+from ...verifier.graph.components import CHUNKS, DATA, HALF, KNOWN, WEIGHTS
 from ...verifier.graph.spec import CONTRACT, GROUPED, GraphSpec, InputSpec, NodeSpec, OutputSpec
 from ...verifier.graph.plan import MERGED_KINDS, ComponentPlan
 from ...verifier.graph.planner import KNOWN_KINDS, GraphPlan, plan_graph
