@@ -204,6 +204,9 @@ class DomainEvaluator:
                 self._flush()
             return
         if isinstance(expr, SV):
+            if logup_batches.usable(self.size):  # in place: the accumulator is this evaluator's own
+                self._acc = logup_batches.add_scaled(self._acc, coef, expr.c, self.size)
+                return
             term = fv.q_mul(as_secure(expr, self.size), tuple(xp.asarray(c, dtype=U64) for c in coef))  # type: ignore[arg-type]
         else:
             term = as_secure(expr, self.size)
@@ -218,7 +221,14 @@ class DomainEvaluator:
         return coef
 
     def _add(self, term: tuple[Array, Array, Array, Array]) -> None:
-        self._acc = term if self._acc is None else fv.q_add(self._acc, term)
+        """Invariant: _acc's arrays are this evaluator's own (fresh results), so they may be updated in place."""
+        if self._acc is None:
+            self._acc = term
+        elif logup_batches.usable(self.size) and all(t.shape == (self.size,) and t.dtype == U64 for t in term):
+            self._acc = logup_batches.owned(self._acc, self.size)
+            logup_batches.add_into(self._acc, logup_batches.contiguous(term, self.size))
+        else:
+            self._acc = fv.q_add(self._acc, term)
 
     def _flush(self) -> None:
         if self._base:

@@ -111,15 +111,38 @@ def contiguous(x: fv.SecureVec, n: int) -> fv.SecureVec:
                  else xp.ascontiguousarray(xp.broadcast_to(xp.asarray(c, dtype=U64), (n,))) for c in x)  # type: ignore[return-value]
 
 
+def owned(acc: fv.SecureVec | None, n: int) -> fv.SecureVec:
+    """The accumulator as four writable contiguous uint64 arrays (zeros where None)."""
+    if acc is None:
+        return fv.secure_zeros(n)
+    if all(c.flags.c_contiguous and c.flags.writeable and c.dtype == U64 for c in acc):
+        return acc
+    return tuple(xp.array(xp.broadcast_to(c, (n,)), dtype=U64) for c in acc)  # type: ignore[return-value]
+
+
 def add_constraint(acc: fv.SecureVec | None, coef: QM31, diff: fv.SecureVec, num: Array, den: Array,
                    n: int) -> fv.SecureVec:
     """acc + coef * (diff * den - num): one batch's LogUp constraint added to an accumulator that
     the caller owns (updated in place; a new one where acc is None)."""
-    acc = fv.secure_zeros(n) if acc is None else acc
-    if not all(c.flags.c_contiguous and c.flags.writeable and c.dtype == U64 for c in acc):
-        acc = contiguous(tuple(xp.array(c, dtype=U64) for c in acc), n)  # type: ignore[arg-type]
+    acc = owned(acc, n)
     f = contiguous(diff, n)
     g = xp.array([c % P for c in coef], dtype=U64)
     step, starts = _steps(n)
     kernels.run_parallel(lambda lo: kernels.logup().constraint(lo, min(n, lo + step), *f, num, den, g, *acc), starts)
     return acc
+
+
+def add_scaled(acc: fv.SecureVec | None, coef: QM31, x: fv.SecureVec, n: int) -> fv.SecureVec:
+    """acc + coef * x for a QM31 column x, in place as add_constraint."""
+    acc = owned(acc, n)
+    f = contiguous(x, n)
+    g = xp.array([c % P for c in coef], dtype=U64)
+    step, starts = _steps(n)
+    kernels.run_parallel(lambda lo: kernels.logup().add_scaled(lo, min(n, lo + step), *f, g, *acc), starts)
+    return acc
+
+
+def add_into(acc: fv.SecureVec, x: fv.SecureVec) -> None:
+    """acc += x in place (both contiguous uint64 columns of one length, acc the caller's own)."""
+    for a, b in zip(acc, x):
+        kernels.m31().add_vv(a, b, a)

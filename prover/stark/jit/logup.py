@@ -190,3 +190,17 @@ def constraint(lo, hi, f0, f1, f2, f3, num, den, coef, a0, a1, a2, a3):
         a1[r] = _reduce64(a1[r] + t1)
         a2[r] = _reduce64(a2[r] + t2)
         a3[r] = _reduce64(a3[r] + t3)
+
+
+@njit(cache=True, nogil=True)
+def add_scaled(lo, hi, x0, x1, x2, x3, coef, a0, a1, a2, a3):
+    """a[r] += coef * x[r] for rows lo..hi-1, in place (a constraint's term added to the accumulator)."""
+    g0, g1, g2, g3 = coef[0], coef[1], coef[2], coef[3]
+    x0, x1, x2, x3 = x0[lo:hi], x1[lo:hi], x2[lo:hi], x3[lo:hi]
+    a0, a1, a2, a3 = a0[lo:hi], a1[lo:hi], a2[lo:hi], a3[lo:hi]
+    for r in range(hi - lo):
+        t0, t1, t2, t3 = _qmul(x0[r], x1[r], x2[r], x3[r], g0, g1, g2, g3)
+        a0[r] = _reduce64(a0[r] + t0)
+        a1[r] = _reduce64(a1[r] + t1)
+        a2[r] = _reduce64(a2[r] + t2)
+        a3[r] = _reduce64(a3[r] + t3)
