@@ -52,16 +52,18 @@ def _m(x, y):
 
 @njit(cache=True, inline="always")
 def _qmul(a0, a1, b0, b1, c0, c1, d0, d1):
-    """(A + B u)(C + D u) = (AC + (2 + i) BD) + (AD + BC) u (verifier.fields.q_mul), canonical."""
-    p = np.uint64(P)
+    """(A + B u)(C + D u) = (AC + (2 + i) BD) + (AD + BC) u (verifier.fields.q_mul) for inputs below
+    2^32, canonical outputs. Products are only folded (< 2^32, field_vec.q_mul's way) and each
+    coordinate reduced once; 4P (> 2^32) keeps differences non-negative, every sum < 2^37."""
+    p4 = np.uint64(4 * P)
     two = np.uint64(2)
-    ac0 = _m(a0, c0) + p - _m(a1, c1)
-    ac1 = _m(a0, c1) + _m(a1, c0)
-    bd0 = _m(b0, d0) + p - _m(b1, d1)
-    bd1 = _m(b0, d1) + _m(b1, d0)
-    return (_reduce64(ac0 + two * bd0 + two * p - bd1), _reduce64(ac1 + bd0 + two * bd1),
-            _reduce64(_m(a0, d0) + p - _m(a1, d1) + _m(b0, c0) + p - _m(b1, c1)),
-            _reduce64(_m(a0, d1) + _m(a1, d0) + _m(b0, c1) + _m(b1, c0)))
+    ac0 = _fold_mul(a0, c0) + p4 - _fold_mul(a1, c1)
+    ac1 = _fold_mul(a0, c1) + _fold_mul(a1, c0)
+    bd0 = _fold_mul(b0, d0) + p4 - _fold_mul(b1, d1)
+    bd1 = _fold_mul(b0, d1) + _fold_mul(b1, d0)
+    return (_reduce64(ac0 + two * bd0 + two * p4 - bd1), _reduce64(ac1 + bd0 + two * bd1),
+            _reduce64(_fold_mul(a0, d0) + p4 - _fold_mul(a1, d1) + _fold_mul(b0, c0) + p4 - _fold_mul(b1, c1)),
+            _reduce64(_fold_mul(a0, d1) + _fold_mul(a1, d0) + _fold_mul(b0, c1) + _fold_mul(b1, c0)))
 
 
 @njit(cache=True, nogil=True)
@@ -107,10 +109,10 @@ def fractions(lo, hi, n, vaddr, vcoef, vent, negz, maddr, mconst, num, den):
             continue
         for i in range(w):  # the first pair: base numerators, 8 products
             y0, y1 = m[0, i], m[1, i]
-            n0[i] = _reduce64(_m(y0, d[1, 0, i]) + _m(y1, d[0, 0, i]))
-            n1[i] = _reduce64(_m(y0, d[1, 1, i]) + _m(y1, d[0, 1, i]))
-            n2[i] = _reduce64(_m(y0, d[1, 2, i]) + _m(y1, d[0, 2, i]))
-            n3[i] = _reduce64(_m(y0, d[1, 3, i]) + _m(y1, d[0, 3, i]))
+            n0[i] = _reduce64(_fold_mul(y0, d[1, 0, i]) + _fold_mul(y1, d[0, 0, i]))
+            n1[i] = _reduce64(_fold_mul(y0, d[1, 1, i]) + _fold_mul(y1, d[0, 1, i]))
+            n2[i] = _reduce64(_fold_mul(y0, d[1, 2, i]) + _fold_mul(y1, d[0, 2, i]))
+            n3[i] = _reduce64(_fold_mul(y0, d[1, 3, i]) + _fold_mul(y1, d[0, 3, i]))
             e0[i], e1[i], e2[i], e3[i] = _qmul(d[0, 0, i], d[0, 1, i], d[0, 2, i], d[0, 3, i],
                                                d[1, 0, i], d[1, 1, i], d[1, 2, i], d[1, 3, i])
         for e in range(2, n_ent):
@@ -119,10 +121,10 @@ def fractions(lo, hi, n, vaddr, vcoef, vent, negz, maddr, mconst, num, den):
             for i in range(w):
                 x0, x1, x2, x3 = x[0, i], x[1, i], x[2, i], x[3, i]
                 t0, t1, t2, t3 = _qmul(n0[i], n1[i], n2[i], n3[i], x0, x1, x2, x3)
-                n0[i] = _reduce64(t0 + _m(y[i], e0[i]))
-                n1[i] = _reduce64(t1 + _m(y[i], e1[i]))
-                n2[i] = _reduce64(t2 + _m(y[i], e2[i]))
-                n3[i] = _reduce64(t3 + _m(y[i], e3[i]))
+                n0[i] = _reduce64(t0 + _fold_mul(y[i], e0[i]))
+                n1[i] = _reduce64(t1 + _fold_mul(y[i], e1[i]))
+                n2[i] = _reduce64(t2 + _fold_mul(y[i], e2[i]))
+                n3[i] = _reduce64(t3 + _fold_mul(y[i], e3[i]))
                 e0[i], e1[i], e2[i], e3[i] = _qmul(e0[i], e1[i], e2[i], e3[i], x0, x1, x2, x3)
 
 
