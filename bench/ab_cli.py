@@ -19,7 +19,7 @@ def one(w, out):
     if p.returncode: raise SystemExit(err[-3000:])
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1)) / 1024
     cpu = float(re.search(r"User time \(seconds\): ([\d.]+)", err).group(1)) + float(re.search(r"System time \(seconds\): ([\d.]+)", err).group(1))
-    dig = hashlib.sha256(open(out + "/proof.bin", "rb").read()).hexdigest()[:16]
+    dig = hashlib.sha256(open(out + "/proof.bin", "rb").read()).hexdigest()
     stages = json.loads(p.stdout)["time_s"]
     return {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "sys_s": float(re.search(r"System time \(seconds\): ([\d.]+)", err).group(1)), "peak_rss_mb": round(rss), "load_1min": round(load, 2), "digest": dig, "stages": stages}
 with tempfile.TemporaryDirectory() as d:

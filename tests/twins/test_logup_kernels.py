@@ -128,3 +128,20 @@ def test_finalize_logup_equals_the_reference_constraints(compiled, monkeypatch, 
     monkeypatch.setattr(lb, "usable", lambda n: False)
     reference = run()
     assert all(np.array_equal(u, v) for u, v in zip(fused, reference))
+
+
+def test_the_largest_values_stay_exact(compiled, monkeypatch):
+    """Every column, coefficient and constant P - 1 (the bounds of the folded products' sums)."""
+    top = (P - 1,) * 4
+    elements = {"data": RelationElements(top, top)}
+    big = lambda: BV(np.full(N, P - 1, dtype=np.uint64))  # noqa: E731
+    batch = [("data", big(), [big(), big(), P - 1]) for _ in range(4)]
+    num, den = lb.fraction(lb.inputs(batch, elements, N), N)
+    gnum, gden = _generic(batch, elements)
+    assert all(np.array_equal(u, v) for u, v in zip((*num, *den), (*gnum, *gden)))
+    full = tuple(np.full(N, P - 1, dtype=np.uint64) for _ in range(4))
+    acc = lb.add_constraint(tuple(c.copy() for c in full), top, full, num, den, N)
+    twin = fv.q_add(full, fv.q_mul_const(fv.q_sub(fv.q_mul(full, tuple(den)), tuple(num)), top))
+    assert all(np.array_equal(u, v) for u, v in zip(acc, twin))
+    acc = lb.add_scaled(tuple(c.copy() for c in full), top, full, N)
+    assert all(np.array_equal(u, v) for u, v in zip(acc, fv.q_add(full, fv.q_mul_const(full, top))))
