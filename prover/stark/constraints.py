@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ...verifier.air.framework import Component, RelationElements, logup_constraints
+from ...verifier.air.framework import LOGUP_BATCH, Component, RelationElements, logup_constraints
 from ...verifier.fields import P, QM31, q_inv, q_mul, q_pow
 from . import field_vec as fv
+from . import logup_batches
 from .backend import U64, Array, xp
 
 _P = U64(P)
@@ -196,22 +197,38 @@ class DomainEvaluator:
             self.constraints.append(expr)
         if self._coef is None:
             return
-        coef = self._coef
-        self._coef = q_mul(coef, self._alpha_inv)
+        coef = self._next_coef()
         if isinstance(expr, BV):  # combined in blocks by one float64 matrix product (secure_lincomb)
             self._base.append((coef, expr.a))
             if len(self._base) == BASE_BLOCK:
                 self._flush()
             return
         if isinstance(expr, SV):
+            if logup_batches.usable(self.size):  # in place: the accumulator is this evaluator's own
+                self._acc = logup_batches.add_scaled(self._acc, coef, expr.c, self.size)
+                return
             term = fv.q_mul(as_secure(expr, self.size), tuple(xp.asarray(c, dtype=U64) for c in coef))  # type: ignore[arg-type]
         else:
             term = as_secure(expr, self.size)
             term = fv.q_mul(term, tuple(xp.asarray(c, dtype=U64) for c in coef))  # type: ignore[arg-type]
         self._add(term)
 
+    def _next_coef(self) -> QM31:
+        """The next constraint's coefficient: alpha^(n_constraints - 1) down to alpha^0."""
+        coef = self._coef
+        assert coef is not None
+        self._coef = q_mul(coef, self._alpha_inv)
+        return coef
+
     def _add(self, term: tuple[Array, Array, Array, Array]) -> None:
-        self._acc = term if self._acc is None else fv.q_add(self._acc, term)
+        """Invariant: _acc's arrays are this evaluator's own (fresh results), so they may be updated in place."""
+        if self._acc is None:
+            self._acc = term
+        elif logup_batches.usable(self.size) and all(t.shape == (self.size,) and t.dtype == U64 for t in term):
+            self._acc = logup_batches.owned(self._acc, self.size)
+            logup_batches.add_into(self._acc, logup_batches.contiguous(term, self.size))
+        else:
+            self._acc = fv.q_add(self._acc, term)
 
     def _flush(self) -> None:
         if self._base:
@@ -230,8 +247,31 @@ class DomainEvaluator:
         self.entries.append((relation, multiplicity, values))
 
     def finalize_logup(self, elements: dict[str, RelationElements], n_batches: int, shift: QM31) -> None:
-        if n_batches:
+        """logup_constraints (the reference), its fraction batches by the compiled kernels where
+        they apply (logup_batches): the same constraints, in the same order, with the same
+        coefficients."""
+        if not n_batches:
+            return
+        n_fractions = n_batches - len(self.terms)
+        args = None
+        if self._coef is not None and not self.collect and logup_batches.usable(self.size):
+            args = [logup_batches.inputs(self.entries[LOGUP_BATCH * b : LOGUP_BATCH * (b + 1)], elements, self.size)
+                    for b in range(n_fractions)]
+        if args is None or any(a is None for a in args):
             logup_constraints(self, self.entries, elements, n_batches, shift, self.terms)
+            return
+        prev = None
+        for b in range(n_batches):
+            s = self.interaction(b, 0)
+            diff = s if prev is None else s - prev
+            if b == n_batches - 1:
+                diff = diff - self.interaction(b, -1) + self.secure(shift)
+            if b < n_fractions:
+                num, den = logup_batches.fraction(args[b], self.size)  # type: ignore[arg-type]
+                self._acc = logup_batches.add_constraint(self._acc, self._next_coef(), diff.c, num, den, self.size)
+            else:
+                self.add_constraint(diff - self.terms[b - n_fractions])
+            prev = s
 
 
 def combine_values(values: list[Any], el: RelationElements, n: int) -> tuple[Array, Array, Array, Array]:

@@ -90,7 +90,7 @@ def expect_work(twin_seconds: float) -> None:
     """A proof about to ask for about `twin_seconds` of the twins' work: in "auto", load the
     compiled kernels now if that pays (then every call of the proof runs compiled)."""
     if use_compiled(twin_seconds):
-        for name in ("blake2s", "m31", "deep"):
+        for name in ("blake2s", "m31", "deep", "logup"):
             _load(name)
 
 
@@ -122,6 +122,11 @@ def m31() -> ModuleType:
 def deep() -> ModuleType:
     """prover/stark/jit/deep.py, imported on first use."""
     return _load("deep")
+
+
+def logup() -> ModuleType:
+    """prover/stark/jit/logup.py, imported on first use."""
+    return _load("logup")
 
 
 def threads() -> int:

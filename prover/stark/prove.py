@@ -22,7 +22,7 @@ from ...verifier.pcs import Sample
 from ...verifier.verify import check_sample_points, draw_challenges, draw_elements, draw_late_challenges, mix_statement
 from . import circle_fft as cf
 from . import field_vec as fv
-from . import kernels
+from . import kernels, logup_batches
 from .backend import U32, U64, Array, steady_heap, xp
 from .aux_columns import aux_trace, periodic_trace
 from .constraints import SV, DomainEvaluator, as_secure, combine_values
@@ -283,9 +283,12 @@ def prove_stark(
                 frac = as_secure(ev.terms[bi - info.n_fraction_batches], size)
             else:
                 batch = ev.entries[LOGUP_BATCH * bi : LOGUP_BATCH * (bi + 1)]
-                nums, dens = batch_fraction(
-                    [m for _, m, _ in batch], [SV(combine_values(values, elements[rel], size)) for rel, _, values in batch])
-                frac = fv.q_mul(as_secure(nums, size), fv.q_inv(dens.c))
+                got = logup_batches.quotient(batch, elements, size)  # compiled, or None: the generic path
+                if got is None:
+                    nums, dens = batch_fraction([m for _, m, _ in batch],
+                                                [SV(combine_values(values, elements[rel], size)) for rel, _, values in batch])
+                    got = fv.q_mul(as_secure(nums, size), fv.q_inv(dens.c))
+                frac = got
             s = frac if prev is None else fv.q_add(prev, frac)
             if bi < info.n_batches - 1:
                 cols.extend(s)
