@@ -3,8 +3,8 @@ served on 127.0.0.1, an offline guard that fails a test on any request leaving t
 screenshots kept under test-artifacts/.
 
 The site is a temporary folder that links every entry of public/ (built by web/scripts/setup.sh)
-and adds fixtures/: test pages and bad files (tampered, garbage, wrong version, fast preset) and
-the proofs of a batched (symbolic) model."""
+and adds fixtures/: test pages and bad files (tampered, garbage, wrong version, fast preset), the
+proofs of a batched (symbolic) model and a committed-weights proof."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ CHROMIUM = os.environ.get("LUMINAIR_CHROMIUM", "/usr/bin/chromium")
 PYODIDE_TIMEOUT_MS = 120_000
 BATCH_FIXTURES = REPO / "web" / "test" / "fixtures" / "batches.py"
 BATCHES = (7, 100)
+COMMITTED_FIXTURE = REPO / "web" / "test" / "fixtures" / "committed.py"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -140,6 +141,8 @@ def site_dir(tmp_path_factory) -> Path:
     _hostile_names(fx / "hostile")
     # a symbolic MLP (batch 1 to 256): one settings.bin, proofs for batch 7 and 100 (more rows than shown)
     subprocess.run([sys.executable, str(BATCH_FIXTURES), "--write", str(fx / "batch"), *map(str, BATCHES)], check=True, cwd=REPO)
+    # an MLP proven with committed weights (settings.bin holds the model root), a private input beside x
+    subprocess.run([sys.executable, str(COMMITTED_FIXTURE), "--write", str(fx / "committed")], check=True, cwd=REPO)
     for page in (Path(__file__).parent / "pages").iterdir():
         shutil.copy(page, fx / page.name)
     return site

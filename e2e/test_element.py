@@ -587,6 +587,92 @@ def test_a_large_batch_shows_the_first_64_rows_and_counts_the_rest(page):
     assert page.evaluate("document.getElementById('batch-big').result.outputs.y.values.length") == 400
 
 
+def _fixture_files(page, folder: str) -> tuple[bytes, bytes]:
+    get = lambda name: page.context.request.get(page.url.replace("cases.html", f"{folder}/{name}")).body()
+    return get("proof.bin"), get("settings.bin")
+
+
+VIS_NOTES = {
+    ("weights", "committed"): "bound by the model root; the verifier never saw them (not hidden in the zero-knowledge sense)",
+    ("weights", "public"): "in settings.bin, under the model digest: anyone can read them",
+    ("inputs", "public"): "in the proof and shown here: the proof is about exactly these values",
+    ("inputs", "private"): "the prover's: not written in proof.bin, yet bound by the proof (not hidden in the zero-knowledge sense)",
+    ("outputs", "public"): "in the proof and shown here, as the model computed them",
+}
+
+
+def _visibility_lines(facts) -> dict[str, list[str]]:
+    """The Weights / Inputs / Outputs facts, one text per line, by part."""
+    return {part: facts.locator(f'dd[data-part="{part}"] .vis-item').all_inner_texts() for part in ("weights", "inputs", "outputs")}
+
+
+def test_committed_weights_proof_shows_the_model_root_and_who_saw_what(page, artifacts):
+    """A proof of a committed-weights model (settings.bin holds the model tree's root, not the
+    weights; fast preset) verifies in the browser; the modal says the weights were committed, which
+    input was public and which private, and shows the model root CPython's verifier reports."""
+    from test_responsive import assert_no_sideways_scroll
+
+    proof, settings = _fixture_files(page, "committed")
+    expected = verify(proof, settings, min_security_bits=0)
+    assert expected.success, expected.error_message
+    assert expected.visibility == {"weights": "committed", "inputs": {"x": "public", "key": "private"}, "outputs": "public"}
+    assert expected.model_root and len(expected.model_root) >= 32
+    assert run(page, "committed") == "development"
+    facts = page.locator("#committed dl.facts")
+    assert _visibility_lines(facts) == {
+        "weights": [f"committed — {VIS_NOTES['weights', 'committed']}"],
+        "inputs": [f"x public — {VIS_NOTES['inputs', 'public']}", f"key private — {VIS_NOTES['inputs', 'private']}"],
+        "outputs": [f"public — {VIS_NOTES['outputs', 'public']}"],
+    }
+    expect(facts.locator("dt", has_text="Model root")).to_have_count(1)
+    root = facts.locator("dd.model-root .digest")
+    expect(root).to_have_text(expected.model_root)
+    # monospace, like the digest
+    digest_font = facts.locator("dd.digest").first.evaluate("e => getComputedStyle(e).fontFamily")
+    assert root.evaluate("e => getComputedStyle(e).fontFamily") == digest_font
+    expect(facts).to_contain_text(expected.model_digest)  # the model's identity, as for public weights
+    # the claim says what fixes the weights, and still claims no privacy
+    claim = page.locator("#committed .claim").inner_text()
+    assert "with these weights (committed: fixed by the model root that settings.bin holds, below)" in claim, claim
+    assert "not zero-knowledge" in claim
+    # the private input is in no table; the public one is
+    expect(page.locator("#committed table.inputs")).to_contain_text("x")
+    assert "key" not in page.locator("#committed table.inputs").inner_text()
+    result = page.evaluate("(() => { const r = document.getElementById('committed').result; return {v: r.visibility, root: r.modelRoot, digest: r.modelDigest}; })()")
+    assert result == {"v": expected.visibility, "root": expected.model_root, "digest": expected.model_digest}
+    detail = [e for e in events(page, "committed") if e["type"].endswith("success")][-1]["detail"]
+    assert detail["modelRoot"] == expected.model_root and detail["visibility"] == expected.visibility
+    page.locator("#committed dialog").screenshot(path=str(artifacts / "committed-weights.png"))
+    # legible on a phone: the long root wraps inside the modal, nothing scrolls sideways
+    try:
+        for width, height in ((390, 844), (320, 640)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(100)  # re-layout
+            root.scroll_into_view_if_needed()
+            assert_no_sideways_scroll(page, "#committed", f"committed weights {width}x{height}")
+            box = root.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, (width, box)
+            page.locator("#committed dialog").screenshot(path=str(artifacts / f"committed-weights-{width}.png"))
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_public_weights_proof_shows_public_and_no_model_root(page):
+    expected = verify(PROOF, SETTINGS)
+    assert expected.visibility["weights"] == "public" and expected.model_root is None
+    assert run(page, "ok") == "verified"
+    facts = page.locator("#ok dl.facts")
+    lines = _visibility_lines(facts)
+    assert lines["weights"] == [f"public — {VIS_NOTES['weights', 'public']}"]
+    assert lines["inputs"] == [f"{name} {level} — {VIS_NOTES['inputs', level]}" for name, level in expected.visibility["inputs"].items()]
+    assert lines["outputs"] == [f"public — {VIS_NOTES['outputs', 'public']}"]
+    expect(facts.locator("dt", has_text="Model root")).to_have_count(0)
+    expect(facts.locator("dd.model-root")).to_have_count(0)
+    assert "(fixed by settings.bin and its digest below)" in page.locator("#ok .claim").inner_text()
+    result = page.evaluate("(() => { const r = document.getElementById('ok').result; return {v: r.visibility, root: r.modelRoot}; })()")
+    assert result == {"v": expected.visibility, "root": None}
+
+
 def test_cnn_verifies_at_the_default_budget_and_a_smaller_one_is_not_checked(page, site_dir, artifacts):
     """The repository's CNN verifies within the default work budget. A site that grants less sees
     grey "not checked" (never the red of a rejection) naming the budget and how to grant it; with

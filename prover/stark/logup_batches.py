@@ -29,12 +29,12 @@ def usable(n: int) -> bool:
 
 
 def _column(v: Any, n: int) -> Array | None:
-    """A BV's canonical uint64 column of n rows, contiguous, or None."""
-    from .constraints import BV
-
-    if not isinstance(v, BV) or not isinstance(v.a, xp.ndarray) or v.a.shape != (n,):
+    """A base column's (constraints.BV: the one evaluator value with an `a`) canonical uint64
+    column of n rows, contiguous, or None."""
+    a = getattr(v, "a", None)
+    if not isinstance(a, xp.ndarray) or a.shape != (n,):
         return None
-    return xp.ascontiguousarray(v.a, dtype=U64)
+    return xp.ascontiguousarray(a, dtype=U64)
 
 
 def inputs(batch: list[Entry], elements: dict[str, RelationElements], n: int) -> Inputs | None:

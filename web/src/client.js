@@ -563,6 +563,12 @@ export function toJsResult(r) {
     verificationTimeMs: r.verification_time_ms ?? null,
     settingsSummary: r.summary ?? null,
     training: r.training ?? null,
+    // Who sees each kind of tensor: {weights: "public" | "committed", inputs: {name: "public" |
+    // "private"}, outputs: "public"} (when success; null from a verifier older than format 13).
+    visibility: r.visibility ?? null,
+    // The model tree's root (hex) of committed weights, which `luminair audit` recomputes from the
+    // weights; null for public weights (they are in settings.bin, under the model digest).
+    modelRoot: r.model_root ?? null,
   };
 }
 

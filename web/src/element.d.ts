@@ -1,5 +1,5 @@
 import type { LuminairErrorKind } from "./errors.js";
-import type { ProgressEvent, SymbolRange, Tensor, Verdict, VerifyResult } from "./index.js";
+import type { ProgressEvent, SymbolRange, Tensor, Verdict, VerifyResult, Visibility } from "./index.js";
 
 /** idle, busy (loading, verifying), or a verdict. */
 export type LuminairStatus = "idle" | "loading" | "verifying" | "verified" | "development" | "rejected" | "unavailable";
@@ -19,6 +19,10 @@ export interface VerifySuccessDetail {
   /** The symbolic dimensions' values the proof fixes ({batch: 7}); null for a concrete model. */
   symbols: Record<string, number> | null;
   modelDigest: string | null;
+  /** Who sees the weights, each input and the outputs (public, committed, private). */
+  visibility: Visibility | null;
+  /** The model root (hex) of committed weights; null for public weights. */
+  modelRoot: string | null;
   securityBits: number | null;
   securityLabel: string | null;
   statement: string | null;

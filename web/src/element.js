@@ -104,6 +104,7 @@ function topIndices(values, k) {
  * larger tensor its top values), `full` (every value, for a disclosure) or null.
  */
 export function summarizeOutput(tensor, limit = 8) {
+  if (tensor && typeof tensor === "object" && tensor.committed) return { text: `committed · digest ${tensor.digest}`, full: null };
   const values = tensor && typeof tensor === "object" && "values" in tensor ? tensor.values : tensor;
   if (!Array.isArray(values)) return { text: String(values), full: null };
   if (values.length <= limit) return { text: formatValues(values), full: null };
@@ -141,7 +142,7 @@ const TEMPLATE = `
       </div>
       <h3 class="steps-title" hidden>Verification steps</h3>
       <ol class="steps" part="steps" aria-live="polite"></ol>
-      <p class="claim" id="lv-claim">Checked here, in your browser, by a Python verifier running in WebAssembly: the files are not sent anywhere. A valid proof shows that <strong>this exact model, with these weights (fixed by settings.bin and its digest below), on these public inputs, gave these outputs</strong>. It is not zero-knowledge: do not rely on it to keep anything secret. It says nothing about whether the model is accurate or fair.</p>
+      <p class="claim" id="lv-claim">Checked here, in your browser, by a Python verifier running in WebAssembly: the files are not sent anywhere. A valid proof shows that <strong>this exact model, with these weights (<span class="claim-weights">fixed by settings.bin and its digest below</span>), on these public inputs, gave these outputs</strong>. It is not zero-knowledge: do not rely on it to keep anything secret. It says nothing about whether the model is accurate or fair.</p>
       <p class="foot">Circle-STARK proof over M31, checked by luminair's pure-Python verifier in Pyodide.</p>
     </section>
     <section aria-label="Verified details">
@@ -248,6 +249,47 @@ export function describeSymbols(symbols, declared) {
   return `${values} (fixed by this proof; one settings.bin serves every value${span})`;
 }
 
+// Which weights the claim above the facts speaks of: the words in its parentheses.
+const CLAIM_WEIGHTS = {
+  public: "fixed by settings.bin and its digest below",
+  committed: "committed: fixed by the model root that settings.bin holds, below",
+};
+
+// What each visibility means, in plain words (the modal's Weights, Inputs and Outputs facts).
+// Proofs are not zero-knowledge: neither committed weights nor private inputs are written in the
+// files, but no hiding is claimed (docs/statement.md).
+export const VISIBILITY_NOTES = {
+  weights: {
+    public: "in settings.bin, under the model digest: anyone can read them",
+    committed: "bound by the model root; the verifier never saw them (not hidden in the zero-knowledge sense)",
+  },
+  inputs: {
+    public: "in the proof and shown here: the proof is about exactly these values",
+    private: "the prover's: not written in proof.bin, yet bound by the proof (not hidden in the zero-knowledge sense)",
+    committed: "only a digest of the values is in the proof (shown with the inputs): anyone holding them checks it with luminair verify --input",
+  },
+  outputs: {
+    public: "in the proof and shown here, as the model computed them",
+    committed: "only a digest of the values is in the proof (shown with the outputs): anyone holding them checks it with luminair verify --output",
+  },
+};
+
+/**
+ * The modal's visibility facts from a result's `visibility` ({weights, inputs: {name: level},
+ * outputs}): [{term: "Weights" | "Inputs" | "Outputs", part, items: [{name, level, note}]}] (name
+ * only for inputs); [] when the verifier did not report it (an older verifier or no verdict).
+ */
+export function describeVisibility(visibility) {
+  if (!visibility || typeof visibility !== "object") return [];
+  const item = (part, level, name = null) => ({ name, level: String(level), note: VISIBILITY_NOTES[part][level] ?? "" });
+  const facts = [];
+  if (visibility.weights) facts.push({ term: "Weights", part: "weights", items: [item("weights", visibility.weights)] });
+  const inputs = visibility.inputs && typeof visibility.inputs === "object" ? Object.entries(visibility.inputs) : [];
+  if (inputs.length) facts.push({ term: "Inputs", part: "inputs", items: inputs.map(([name, level]) => item("inputs", level, name)) });
+  if (visibility.outputs) facts.push({ term: "Outputs", part: "outputs", items: [item("outputs", visibility.outputs)] });
+  return facts;
+}
+
 /** Whether a result's security must be labelled as a development setting. */
 export function isDevelopmentSecurity(bits, label, floor = DEV_FLOOR_BITS) {
   return (bits != null && bits < floor) || /development|not secure/i.test(label ?? "");
@@ -324,6 +366,7 @@ export class LuminairVerifyElement extends Base {
       grant: $(".grant"),
       graph: $(".graph"),
       facts: $("dl.facts"),
+      claimWeights: $(".claim-weights"),
       outputs: $(".io-outputs"),
       outputsBody: $("table.outputs tbody"),
       inputs: $(".io-inputs"),
@@ -669,6 +712,7 @@ export class LuminairVerifyElement extends Base {
     e.download.disabled = true;
     e.grant.hidden = true;
     e.facts.replaceChildren();
+    e.claimWeights.textContent = CLAIM_WEIGHTS.public;
     e.outputs.hidden = true;
     e.inputs.hidden = true;
     e.progress.hidden = true;
@@ -867,6 +911,8 @@ export class LuminairVerifyElement extends Base {
         inputs: verdict.inputs,
         symbols: verdict.symbols ?? null,
         modelDigest: verdict.modelDigest,
+        visibility: verdict.visibility ?? null,
+        modelRoot: verdict.modelRoot ?? null,
         modelTitle: verdict.modelTitle,
         modelDescription: verdict.modelDescription,
         securityBits: verdict.securityBits,
@@ -974,7 +1020,9 @@ export class LuminairVerifyElement extends Base {
       const values = t && typeof t === "object" && "values" in t ? t.values : t;
       const shape = t && typeof t === "object" && Array.isArray(t.shape) ? `[${t.shape.join("×")}]` : "";
       const batch = batchAxis(t, symbols, declared.get(name));
-      const shown = batch
+      const shown = t && t.committed  // a committed input or output: its digest, no values
+        ? { text: `committed · digest ${t.digest}`, full: null }
+        : batch
         ? { text: `${batch.size} row${batch.size === 1 ? "" : "s"} below, one per ${batch.symbol} element`, full: null }
         : summarize ? summarizeOutput(t) : { text: formatValues(values), full: null };
       for (const [text, cls, label] of [[name, "", "Name"], [shape, "", "Shape"], [shown.text, batch ? "values batched" : "values", "Values"]]) {
@@ -1051,6 +1099,56 @@ export class LuminairVerifyElement extends Base {
     return tr;
   }
 
+  /** Weights, Model root (committed weights), Inputs and Outputs: who saw what, in plain words. */
+  #showVisibility(visibility, modelRoot) {
+    for (const { term, part, items } of describeVisibility(visibility)) {
+      const box = document.createElement("span");
+      box.className = "visibility";
+      for (const { name, level, note } of items) {
+        const line = document.createElement("span");
+        line.className = "vis-item";
+        line.dataset.level = level;
+        if (name !== null) {
+          const n = document.createElement("span");
+          n.className = "vis-name mono";
+          n.textContent = name;
+          line.append(n, " ");
+        }
+        const tag = document.createElement("span");
+        tag.className = "vis-level";
+        tag.textContent = level;
+        line.append(tag);
+        if (note) {
+          const words = document.createElement("span");
+          words.className = "vis-note";
+          words.textContent = ` — ${note}`;
+          line.append(words);
+        }
+        box.append(line);
+      }
+      const dd = this.#fact(term, box, "vis");
+      dd.dataset.part = part;
+      if (part === "weights" && modelRoot) {
+        this.#modelRoot(modelRoot);
+        modelRoot = null;
+      }
+    }
+    if (modelRoot) this.#modelRoot(modelRoot);
+  }
+
+  /** The committed weights' model root: hex (monospace, like the digest) and how to check it. */
+  #modelRoot(hex) {
+    const box = document.createElement("span");
+    const value = document.createElement("span");
+    value.className = "mono digest";
+    value.textContent = hex;
+    const note = document.createElement("span");
+    note.className = "label-note";
+    note.textContent = " (luminair audit MODEL SETTINGS recomputes it from the weights)";
+    box.append(value, note);
+    this.#fact("Model root", box, "model-root");
+  }
+
   #showSuccess(r, info) {
     const e = this.#els;
     const dev = r.development || isDevelopmentSecurity(r.securityBits, r.securityLabel, r.defaultMinSecurityBits ?? DEV_FLOOR_BITS);
@@ -1079,6 +1177,8 @@ export class LuminairVerifyElement extends Base {
       if (t.private_batch_inputs.length) this.#fact("Private batch", t.private_batch_inputs.join(", "));
     }
     this.#fact("Model digest", r.modelDigest ?? "—", "mono digest");
+    this.#showVisibility(r.visibility, r.modelRoot);
+    e.claimWeights.textContent = r.visibility?.weights === "committed" ? CLAIM_WEIGHTS.committed : CLAIM_WEIGHTS.public;
     const title = r.modelTitle ?? r.settingsSummary?.title ?? null;
     const description = r.modelDescription ?? null;
     if (title || description) {

@@ -104,6 +104,21 @@ export interface VerifyResult {
   settingsSummary: SettingsSummary | null;
   /** A training step's statement (the graph uses the train/ roles), when success; else null. */
   training: TrainingStatement | null;
+  /** Who sees each kind of tensor, when success (null when rejected or not checked). */
+  visibility: Visibility | null;
+  /** The model tree's root (hex) when the weights are committed (settings.bin holds the root, not
+   * the weights; `luminair audit MODEL SETTINGS` recomputes it); null for public weights. */
+  modelRoot: string | null;
+}
+
+/** Who sees each kind of tensor of a verified proof. */
+export interface Visibility {
+  /** "public": the weights are in settings.bin (under the model digest); "committed": only the
+   * model root is, and the verifier never saw the weights. */
+  weights: "public" | "committed";
+  /** By input name: "public" (in the proof, shown) or "private" (the prover's, never revealed). */
+  inputs: Record<string, "public" | "private">;
+  outputs: "public";
 }
 
 /** What a verified training-step proof attests; the digests are computed by the verifier from the

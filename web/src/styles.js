@@ -158,6 +158,11 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }
 .mono { font-family: var(--_mono); font-size: 0.8rem; }
 .dev { color: var(--_warn); font-weight: 700; }
 .label-note { color: var(--_muted); font-size: 0.8rem; }
+/* Who saw what: one line per weights / input / outputs, the level in bold, its meaning muted. */
+.vis-item { display: block; }
+.vis-level { font-weight: 700; }
+.vis-item[data-level="committed"] .vis-level, .vis-item[data-level="private"] .vis-level { color: var(--_accent); }
+.vis-note { color: var(--_muted); font-size: 0.8rem; }
 .graph { min-width: 0; }
 .graph .empty { color: var(--_muted); font-size: 0.85rem; padding: 0.75rem; border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_panel); }
 .graph-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 0.35rem; margin-bottom: 0.4rem; }

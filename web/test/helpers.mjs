@@ -60,8 +60,18 @@ export function cpythonVerify(pairs, { minSecurityBits } = {}) {
 
 /** The fields of a verdict that must agree across CPython and Pyodide (time excluded). */
 export function verdictOf(d) {
-  const { success, error_message, check, outputs, inputs, symbols, security_bits, security_label, model_digest, statement, model_title, model_description } = d;
-  return { success, error_message, check, outputs, inputs, symbols, security_bits, security_label, model_digest, statement, model_title, model_description };
+  const { success, error_message, check, outputs, inputs, symbols, security_bits, security_label, model_digest, statement, model_title, model_description, visibility, model_root } = d;
+  return { success, error_message, check, outputs, inputs, symbols, security_bits, security_label, model_digest, statement, model_title, model_description, visibility, model_root };
+}
+
+/**
+ * A small MLP proven with committed weights (fast preset; public input x, private input key), from
+ * test/fixtures/committed.py: {proof, settings, modelRoot, visibility} (the last two as CPython reports them).
+ */
+export function committedFixture() {
+  const out = JSON.parse(execFileSync(python(), [join(WEB, "test", "fixtures", "committed.py")], { cwd: REPO, encoding: "utf8", maxBuffer: 64 << 20 }));
+  const bytes = (b64) => new Uint8Array(Buffer.from(b64, "base64"));
+  return { proof: bytes(out.proof), settings: bytes(out.settings), modelRoot: out.model_root, visibility: out.visibility };
 }
 
 /**

@@ -12,7 +12,7 @@ import { MANIFEST } from "../src/manifest.js";
 import { installGlue, installWheel, sha256Hex } from "../src/pyglue.js";
 import { execFileSync } from "node:child_process";
 import { toJsResult } from "../src/client.js";
-import { REPO, WEB, batchFixtures, cpythonVerify, proofSymbols, publicTensors, python, sampleFiles, tamper, verdictOf, withPublic, withSymbols, withVersion } from "./helpers.mjs";
+import { REPO, WEB, batchFixtures, committedFixture, cpythonVerify, proofSymbols, publicTensors, python, sampleFiles, tamper, verdictOf, withPublic, withSymbols, withVersion } from "./helpers.mjs";
 
 const wheelBytes = new Uint8Array(readFileSync(join(WEB, "assets", MANIFEST.file)));
 let py;
@@ -140,6 +140,8 @@ describe("same verdict and message as CPython", () => {
       assert.deepEqual(verdictOf(got), verdictOf(expected[name]));
       if (name === "sample") {
         assert.equal(got.success, true);
+        assert.equal(got.visibility.weights, "public");
+        assert.equal(got.model_root, null);
         assert.ok(got.outputs && Object.keys(got.outputs).length > 0, "outputs are reported");
         assert.ok(got.summary?.graph?.nodes?.length >= 1, "the settings summary (graph) comes with a success");
       } else {
@@ -268,4 +270,38 @@ describe("batches: one settings.bin of a symbolic model, proofs for batch sizes 
       assert.deepEqual(verdictOf(got), verdictOf(expected.forged[name]));
     });
   }
+});
+
+describe("committed weights: settings.bin holds the model root, not the weights", () => {
+  let fx;
+  let expected;
+  const dev = { minSecurityBits: 0 }; // the fixture uses the fast (development) preset
+  before(() => {
+    fx = committedFixture();
+    const tampered = tamper(fx.proof);
+    expected = cpythonVerify([[fx.proof, fx.settings], [tampered, fx.settings]], dev);
+    fx.tampered = tampered;
+  });
+
+  it("verifies like CPython, with the same visibilities and model root", () => {
+    const got = glue.verify(fx.proof, fx.settings, dev);
+    assert.equal(got.success, true, got.error_message);
+    assert.deepEqual(verdictOf(got), verdictOf(expected[0]));
+    assert.deepEqual(got.visibility, { weights: "committed", inputs: { x: "public", key: "private" }, outputs: "public" });
+    assert.match(got.model_root, /^[0-9a-f]+$/);
+    assert.equal(got.model_root, fx.modelRoot);
+    assert.deepEqual(Object.keys(got.inputs), ["x"], "the private input is not reported");
+    const js = toJsResult(got);
+    assert.equal(js.modelRoot, fx.modelRoot);
+    assert.deepEqual(js.visibility, got.visibility);
+    assert.equal(js.verdict, "development");
+  });
+
+  it("a tampered committed-weights proof is rejected like CPython does, with no visibility or root", () => {
+    const got = glue.verify(fx.tampered, fx.settings, dev);
+    assert.equal(got.success, false);
+    assert.deepEqual(verdictOf(got), verdictOf(expected[1]));
+    assert.equal(got.model_root, null);
+    assert.equal(toJsResult(got).modelRoot, null);
+  });
 });

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { bundledCandidates, isHostedModule, stepWeights, toJsResult } from "../src/client.js";
-import { budgetAdvice, floorAdvice, summarizeOutput } from "../src/element.js";
+import { budgetAdvice, describeVisibility, floorAdvice, summarizeOutput } from "../src/element.js";
 
 describe("the JS result's kind", () => {
   it("over the budget is unavailable, with the budget needed; never rejected", () => {
@@ -20,6 +20,39 @@ describe("the JS result's kind", () => {
     const bad = toJsResult({ success: false, kind: "rejected", check: "Merkle path" });
     assert.deepEqual([bad.verdict, bad.kind, bad.workNeeded], ["rejected", "rejected", null]);
     assert.equal(toJsResult({ success: false }).kind, "rejected");
+  });
+});
+
+describe("committed weights in the JS result (format 13)", () => {
+  const visibility = { weights: "committed", inputs: { x: "public", key: "private" }, outputs: "public" };
+  it("visibility and modelRoot come from the verifier's visibility and model_root", () => {
+    const r = toJsResult({ success: true, kind: "verified", security_bits: 96, model_digest: "ab", visibility, model_root: "39d4cd00" });
+    assert.deepEqual(r.visibility, visibility);
+    assert.equal(r.modelRoot, "39d4cd00");
+    assert.equal(r.modelDigest, "ab", "the other fields are kept");
+    assert.equal(r.verdict, "verified");
+  });
+  it("public weights have no root; an older verifier or a rejection reports neither", () => {
+    const pub = toJsResult({ success: true, security_bits: 96, visibility: { weights: "public", inputs: { x: "public" }, outputs: "public" }, model_root: null });
+    assert.equal(pub.visibility.weights, "public");
+    assert.equal(pub.modelRoot, null);
+    const old = toJsResult({ success: true, security_bits: 96 });
+    assert.deepEqual([old.visibility, old.modelRoot], [null, null]);
+    const bad = toJsResult({ success: false, check: "Merkle path", visibility: null, model_root: null });
+    assert.deepEqual([bad.visibility, bad.modelRoot], [null, null]);
+  });
+  it("the modal's facts: weights, each input, outputs, each with its plain-language note", () => {
+    const facts = describeVisibility(visibility);
+    assert.deepEqual(facts.map((f) => f.term), ["Weights", "Inputs", "Outputs"]);
+    assert.deepEqual(facts[0].items, [{ name: null, level: "committed", note: "bound by the model root; the verifier never saw them (not hidden in the zero-knowledge sense)" }]);
+    assert.deepEqual(facts[1].items.map((i) => [i.name, i.level]), [["x", "public"], ["key", "private"]]);
+    assert.match(facts[1].items[1].note, /not written in proof\.bin/);
+    // no privacy is claimed: proofs are not zero-knowledge
+    for (const f of facts) for (const i of f.items) assert.doesNotMatch(i.note, /secret|never revealed|hidden from|zero-knowledge proof/i);
+    assert.equal(describeVisibility({ weights: "public", inputs: {}, outputs: "public" })[0].items[0].note, "in settings.bin, under the model digest: anyone can read them");
+    assert.deepEqual(describeVisibility({ weights: "public", inputs: {}, outputs: "public" }).map((f) => f.term), ["Weights", "Outputs"]);
+    assert.deepEqual(describeVisibility(null), []);
+    assert.equal(describeVisibility({ weights: "someday" })[0].items[0].note, "", "an unknown level is shown without a note");
   });
 });
 
@@ -42,6 +75,9 @@ describe("the element's words", () => {
 describe("outputs next to the verdict", () => {
   it("few values in full", () => {
     assert.deepEqual(summarizeOutput({ shape: [1, 3], values: [1, -2, 0.5] }), { text: "[1, -2, 0.5]", full: null });
+  });
+  it("a committed output: its digest, no values", () => {
+    assert.deepEqual(summarizeOutput({ shape: [1, 2], committed: true, digest: "ab12" }), { text: "committed · digest ab12", full: null });
   });
   it("a classifier's vector: the class its largest value picks and the top 3", () => {
     const values = [0.1, 2.5, -1, 3.25, 0, 0, 0, 0, 0, 3.25];

@@ -24,6 +24,10 @@ export async function check(proof: Uint8Array, settings: Uint8Array): Promise<st
   const ranges = summary.symbols?.map((s) => `${s.name} ${s.min}..${s.max}`);
   const groups = groupGraph(summary.graph ?? { nodes: [], edges: [] }).nodes.map((n) => n.members.length);
   console.log(verdict, src, map, groups, r.modelTitle, getInfo()?.warnings, batch, ranges);
+  const weights: "public" | "committed" | undefined = r.visibility?.weights;
+  const secret: boolean = r.visibility?.inputs.x === "private";
+  const root: string | null = r.modelRoot;
+  console.log(weights, secret, root);
   const digest: string = summary.model_digest;
   try {
     await verify(proof, settings);
@@ -42,7 +46,7 @@ export function element(): void {
     el.preload = "idle";
     el.cache = true;
     el.proofBytes = new Uint8Array(4);
-    el.addEventListener("luminair-verify-success", (e) => console.log(e.detail.modelDigest, e.detail.outputs, e.detail.verdict, e.detail.symbols?.batch, s, v));
+    el.addEventListener("luminair-verify-success", (e) => console.log(e.detail.modelDigest, e.detail.outputs, e.detail.verdict, e.detail.symbols?.batch, e.detail.visibility?.weights, e.detail.modelRoot, s, v));
     el.addEventListener("luminair-verify-error", (e) => console.log(e.detail.kind, e.detail.check, e.detail.verdict, e.detail.url));
   }
   LuminairVerifyElement.define("my-verify");
