@@ -133,10 +133,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     settings = read_file(args.settings, "settings")
     check_not_swapped(args, proof, settings)
     r = verifier.verify(proof, settings, min_security_bits=args.min_security_bits, max_work=args.max_work)
-    if getattr(args, "input", None) and r.success:
-        r = check_input_digest(r, settings, args.input)
-    if getattr(args, "output", None) and r.success:
-        r = check_output_digest(r, settings, args.output)
+    for kind in ("input", "output"):
+        if getattr(args, kind, None) and r.success:
+            r = check_digest(r, settings, getattr(args, kind), kind)
     hint = None
     if r.check == "config below floor":
         hint = _floor_hint(args, settings)
@@ -155,58 +154,35 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if r.success else EXIT_REJECTED
 
 
-def check_input_digest(r: Any, settings: bytes, path: str) -> Any:
-    """A verified verdict, or a rejection (check "input digest") when the proof's committed inputs
-    are not the values of INPUT.json (EZKL style: one list per graph input, in the graph's order)."""
-    from luminair.prover.audit import input_digest
+def check_digest(r: Any, settings: bytes, path: str, kind: str) -> Any:
+    """A verified verdict, or a rejection (check "input digest" / "output digest") when the proof's
+    committed inputs or outputs (`kind`) are not the values of the file: EZKL style, {"input_data":
+    [[...], ...]} with one list per graph input in the graph's order, or {"output_data": ...} with one
+    per output."""
+    from luminair.prover.audit import input_digest, output_digest
     from luminair.verifier.api import VerifyResult
 
-    committed = {name: v["digest"] for name, v in (r.inputs or {}).items() if isinstance(v, dict) and v.get("committed")}
+    tensors = (r.inputs if kind == "input" else r.outputs) or {}
+    committed = {name: v["digest"] for name, v in tensors.items() if isinstance(v, dict) and v.get("committed")}
     if not committed:
-        raise UsageError("--input checks committed inputs, and this proof has none (its public inputs are in the verdict)")
+        raise UsageError(f"--{kind} checks committed {kind}s, and this proof has none (its {kind}s are in the verdict)")
     data = read_input_file(path)
-    rows = data.get("input_data") if isinstance(data, dict) else None
-    names = list(r.visibility["inputs"])
+    rows = data.get(f"{kind}_data") if isinstance(data, dict) else None
+    names = list(r.visibility["inputs"]) if kind == "input" else list(tensors)
     if not isinstance(rows, list) or len(rows) != len(names):
-        raise UsageError(f"{path}: input_data must hold one list per graph input ({', '.join(names)})")
+        raise UsageError(f"{path}: {kind}_data must hold one list per {kind} ({', '.join(names)})")
     try:
-        expected = input_digest(settings, dict(zip(names, rows)))
+        given = {n: v for n, v in zip(names, rows) if n in committed}
+        expected = (input_digest if kind == "input" else output_digest)(settings, given)
     except ValueError as e:
         raise UsageError(f"{path}: {e}") from None
     got = next(iter(committed.values()))
     if got == expected:
-        r.extra["input_digest_checked"] = path
+        r.extra[f"{kind}_digest_checked"] = path
         return r
-    return VerifyResult(False, f"input digest: the proof's committed inputs ({', '.join(committed)}) have digest "
-                        f"{got[:16]}..., the values of {path} {expected[:16]}...: the proof is about other inputs",
-                        "input digest", model_digest=r.model_digest)
-
-
-def check_output_digest(r: Any, settings: bytes, path: str) -> Any:
-    """A verified verdict, or a rejection (check "output digest") when the proof's committed outputs
-    are not the values of OUTPUT.json ({"output_data": [[...], ...]}: one list per output, in order)."""
-    from luminair.prover.audit import output_digest
-    from luminair.verifier.api import VerifyResult
-
-    committed = {name: v["digest"] for name, v in (r.outputs or {}).items() if v.get("committed")}
-    if not committed:
-        raise UsageError("--output checks committed outputs, and this proof has none (its outputs are in the verdict)")
-    data = read_input_file(path)
-    rows = data.get("output_data") if isinstance(data, dict) else None
-    names = list(r.outputs)
-    if not isinstance(rows, list) or len(rows) != len(names):
-        raise UsageError(f"{path}: output_data must hold one list per output ({', '.join(names)})")
-    try:
-        expected = output_digest(settings, {n: v for n, v in zip(names, rows) if n in committed})
-    except ValueError as e:
-        raise UsageError(f"{path}: {e}") from None
-    got = next(iter(committed.values()))
-    if got == expected:
-        r.extra["output_digest_checked"] = path
-        return r
-    return VerifyResult(False, f"output digest: the proof's committed outputs ({', '.join(committed)}) have digest "
-                        f"{got[:16]}..., the values of {path} {expected[:16]}...: the proof attests other outputs",
-                        "output digest", model_digest=r.model_digest)
+    return VerifyResult(False, f"{kind} digest: the proof's committed {kind}s ({', '.join(committed)}) have digest "
+                        f"{got[:16]}..., the values of {path} {expected[:16]}...: the proof is about other {kind}s",
+                        f"{kind} digest", model_digest=r.model_digest)
 
 
 def _budget_hint(args: argparse.Namespace, needed: int | None) -> str:
