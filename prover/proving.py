@@ -28,6 +28,7 @@ from ..verifier.errors import EntryBoundError
 from ..verifier.fields import P
 from ..verifier.formats import ProofFile, Writer
 from ..verifier.merkle import DIGEST_BYTES
+from ..verifier.graph.components import BUNDLE_RHO, MatWComponent
 from ..verifier.graph.plan import ComponentPlan, air_cells
 from ..verifier.graph.matmul import weight_rows, weight_vector
 from ..verifier.graph.planner import GraphPlan, plan_graph
@@ -336,6 +337,16 @@ def gen_settings(
     assert data[len(data) - n - tail : len(data) - tail] == draft[len(draft) - n - tail : len(draft) - tail], \
         "settings.bin: the graph body's bytes depend on the config"
     parsed.body = body
+    values = {i: node.values for i, node in enumerate(spec.nodes) if node.committed and node.op == "Constant"}
+    return prover_settings(graph, data, parsed, model, model_tree, values)
+
+
+def prover_settings(graph: Any, data: bytes, parsed: SettingsFile, model: dict[str, np.ndarray] | None = None,
+                    model_tree: CommittedTree | None = None, weights: dict[int, Any] | None = None) -> Settings:
+    """The prover's view of a statement whose body `graph` compiles to: its AIR (checked against
+    the entry bound), topology columns and their committed extension."""
+    cfg = parsed.config
+    air, plans = build_graph_air(parsed.body, cfg.log_blowup)
     try:
         check_entry_bound(air, plan_graph(parsed.body).public_terms())
     except EntryBoundError as e:
@@ -343,8 +354,7 @@ def gen_settings(
     topology = topology_columns(graph, plans, parsed.body)
     tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
     prepare_sparse_columns(air, cfg.log_blowup)
-    values = {i: node.values for i, node in enumerate(spec.nodes) if node.committed and node.op == "Constant"}
-    return Settings(data, parsed, plans, air, topology, tree, model, model_tree, values)
+    return Settings(data, parsed, plans, air, topology, tree, model or {}, model_tree, weights or {})
 
 
 def _graph_bytes(spec: GraphSpec) -> bytes:
@@ -359,10 +369,15 @@ def _field(raw: np.ndarray) -> list[int]:
 
 def gen_trace(graph: Any, inputs: Mapping[str, Any]) -> Trace:
     """Run the graph exactly (with the bounds pass) and collect the public values."""
-    from .graph.execute import node_scale
     _ensure_compiled(graph)
     t = time.perf_counter()
     values = {k: np.asarray(v, dtype=np.int64).reshape(-1) for k, v in graph.execute_exact(inputs).items()}
+    return trace_of(graph, inputs, values, t)
+
+
+def trace_of(graph: Any, inputs: Mapping[str, Any], values: dict[int, np.ndarray], t: float) -> Trace:
+    """A trace of `graph` from every node's exact values (raw, flat), its run started at `t`."""
+    from .graph.execute import node_scale
     fmt = graph.numeric_format
     public: list[list[int]] = []
     for _name, node in graph.inputs().items():
@@ -408,9 +423,11 @@ def prove(
     trace: Trace,
     settings: Settings,
     on_stage: Callable[[str], None] | None = None,
+    seed: bytes | None = None,
 ) -> Proof:
-    """Prove `trace` against `settings`. The prover never checks its own trace: a wrong trace
-    still gives a complete proof that the verifier rejects."""
+    """Prove `trace` against `settings` (`seed`: a segment's bundle seed, prover/segments.py). The
+    prover never checks its own trace: a wrong trace still gives a complete proof that the
+    verifier rejects."""
     stats = ProveStats()
     if hasattr(graph, "forget_runs"):
         graph.forget_runs()  # (the executors' kept runs: trace.values holds what the proof reads)
@@ -432,12 +449,9 @@ def prove(
     pre = [settings.topology_tree, *table_trees(st.air, settings.spec.scale_bits, cfg.log_blowup)]
     if settings.model_tree is not None:  # (the AIR's trees: topology, tables, the model tree, the input tree)
         pre.append(settings.model_tree)
-    for name, cols in (("input", inputs), ("output", outputs)):  # (in the AIR's order: input, then output)
-        if cols:
-            (tree,) = [t for t in st.air.preprocessed if t.name == name]
-            pre.append(commit_preprocessed(tree, cols, cfg.log_blowup))
+    pre += statement_trees(st.air, inputs, outputs, cfg.log_blowup)
     stark = prove_stark(st.air, cfg, st.statement_bytes, main, pre, stats=stats, on_stage=on_stage, consume_main=True,
-                        vectors=partial(product_vectors, settings, st.air))
+                        vectors=partial(proof_vectors, settings, st.air, trace.values), seed=seed)
     data = ProofFile(settings.parsed.digest, public, stark).to_bytes()
     return Proof(data, trace.outputs, stats)
 
@@ -451,6 +465,33 @@ def statement_public(graph: Any, spec: GraphSpec, public: list[list[int]]) -> li
     return [v for v, k in zip(public, keep) if k]
 
 
+def statement_trees(air: Any, inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray], log_blowup: int
+                    ) -> list[CommittedTree]:
+    """The proof's own statement trees, committed: the input tree, then the output tree (where the
+    AIR has them); their roots lead proof.bin's commitments."""
+    out = []
+    for name, cols in (("input", inputs), ("output", outputs)):
+        if cols:
+            (tree,) = [t for t in air.preprocessed if t.name == name]
+            out.append(commit_preprocessed(tree, cols, log_blowup))
+    return out
+
+
+def proof_vectors(settings: Settings, air: Any, values: Mapping[int, Any], challenges: dict[str, Any]) -> list[list[Any]]:
+    """The proof's vectors in AIR order: v = W rho of each MatW (product_vectors), a segment's
+    boundary fingerprints (segment_fingerprints)."""
+    products = iter(product_vectors(settings, air, challenges))
+    return [segment_fingerprints(settings, air.components[ci], values, challenges)
+            if air.components[ci].name.startswith("boundary_") else next(products) for ci in air.vector_components]
+
+
+def segment_fingerprints(settings: Settings, comp: Any, values: Mapping[int, Any], challenges: dict[str, Any]) -> list[Any]:
+    """sum_j rho^j t_j of each boundary tensor t of `comp` (components.FingerprintMixin)."""
+    (plan,) = [p for p in settings.plans if p.component is comp]
+    return [weight_vector([np.asarray(values[s.node], dtype=np.int64).reshape(-1).tolist()], s.rows,
+                          challenges[BUNDLE_RHO])[0] for s in plan.segments]
+
+
 def product_vectors(settings: Settings, air: Any, challenges: dict[str, Any], weights: Mapping[int, Any] | None = None
                     ) -> list[list[Any]]:
     """v = W rho of every product of committed weights (the proof's vectors, in AIR order), bound
@@ -460,6 +501,8 @@ def product_vectors(settings: Settings, air: Any, challenges: dict[str, Any], we
     weights = settings.weights if weights is None else weights
     for ci in air.vector_components:
         comp, vec = air.components[ci], []
+        if not isinstance(comp, MatWComponent):
+            continue
         for node in comp.nodes:  # (a MatW: its products' v in turn)
             mp = plan.matmuls[node]
             w_node = settings.spec.nodes[node].srcs[1 - mp.a_input][0]

@@ -27,9 +27,9 @@ from typing import Any
 from .budget import BudgetError, WorkMeter, budget_for, check_file_sizes, statement_work
 from .config import DEFAULT_MIN_SECURITY_BITS, preset_label
 from .errors import ConfigError, StatementError, VerificationError
-from .formats import read_proof_file
+from .formats import ProofFile, is_bundle, read_proof_file
 from .security import security_bits, soundness_terms, weakest
-from .statement import KIND_NAMES, bind_symbols, build_statement, read_settings
+from .statement import KIND_NAMES, Settings, bind_symbols, build_statement, read_settings
 from .usage import UsageError, check_bytes, check_verify_arguments
 from .verify import Progress, report, statement_roots, verify_stark
 
@@ -109,29 +109,21 @@ def _verify(
         check_bytes("verify", "settings_bytes", settings_bytes)
         check_verify_arguments("verify", min_security_bits, max_work, progress)
         report(progress, 1)
-        check_file_sizes(len(proof_bytes), len(settings_bytes), max_work)
+        check_file_sizes(len(proof_bytes) if not is_bundle(proof_bytes) else 0, len(settings_bytes), max_work)
         meter = WorkMeter(budget_for(len(proof_bytes), len(settings_bytes), max_work))
         settings = read_settings(settings_bytes, meter)
         digest = settings.model_digest.hex()
+        if is_bundle(proof_bytes):  # a segmented proof: its segments in turn (verifier/segments.py)
+            from .segments import verify_segmented
+
+            return verify_segmented(proof_bytes, settings_bytes, settings, t0, progress, min_security_bits, max_work)
         proof = read_proof_file(proof_bytes, meter)
         if proof.settings_digest != settings.digest:
             raise StatementError(
                 f"the proof was made for settings {proof.settings_digest.hex()[:16]}..., "
                 f"not for these settings ({settings.digest.hex()[:16]}...): wrong model or tampered settings"
             )
-        settings.config.check_floor(min_security_bits)
-        settings = bind_symbols(settings, proof.public_values, meter)
-        meter.charge_all(statement_work(settings, proof.stark_bytes), complete=True)
-        st = build_statement(settings, proof.public_values, proof.stark.vectors)
-        terms = soundness_terms(settings.config, st.air, st.public_terms)
-        bits = security_bits(terms)
-        if bits < min_security_bits:
-            worst = weakest(terms)
-            raise ConfigError(
-                f"{bits} bits by the union of this proof's soundness terms (the weakest: {worst}, "
-                f"{terms[worst]} bits) is below the verifier's floor of {min_security_bits} bits"
-            )
-        verify_stark(st.air, settings.config, st.statement_bytes, proof.stark, st.public_sum, progress)
+        settings, st, terms, bits = check_proof(settings, proof, meter, min_security_bits, progress)
         inputs = dict(st.inputs or {}) | committed_inputs(settings.body, st.air, proof.stark)
         outputs = dict(st.outputs) | committed_outputs(settings.body, st.air, proof.stark)
         return VerifyResult(
@@ -167,6 +159,28 @@ def _verify(
         return refused(OUT_OF_MEMORY, "malformed file", model_digest=digest)
     except Exception as e:  # noqa: BLE001 - verify() must never raise; this is a bug if reached
         return refused(f"internal error: {type(e).__name__}: {e}", "internal error", model_digest=digest)
+
+
+def check_proof(settings: Settings, proof: ProofFile, meter: WorkMeter, min_security_bits: int,
+                progress: Progress | None = None, seed: bytes | None = None) -> tuple[Settings, Any, dict[str, float], int]:
+    """Check one proof, already bound to `settings` (raises what the checks raise): the config floor,
+    the work the pair declares, the union bound, then the STARK itself (`seed`: a segment's).
+    Returns the settings the proof is checked against (symbols bound), its statement, soundness
+    terms and bits."""
+    settings.config.check_floor(min_security_bits)
+    settings = bind_symbols(settings, proof.public_values, meter)
+    meter.charge_all(statement_work(settings, proof.stark_bytes), complete=True)
+    st = build_statement(settings, proof.public_values, proof.stark.vectors)
+    terms = soundness_terms(settings.config, st.air, st.public_terms)
+    bits = security_bits(terms)
+    if bits < min_security_bits:
+        worst = weakest(terms)
+        raise ConfigError(
+            f"{bits} bits by the union of this proof's soundness terms (the weakest: {worst}, "
+            f"{terms[worst]} bits) is below the verifier's floor of {min_security_bits} bits"
+        )
+    verify_stark(st.air, settings.config, st.statement_bytes, proof.stark, st.public_sum, progress, seed)
+    return settings, st, terms, bits
 
 
 def visibility(spec: Any) -> dict[str, Any]:

@@ -225,7 +225,7 @@ def graph_table_work(plan: GraphPlan) -> int:
     evaluated at the out-of-domain point over all its padded rows (poly.dense_columns_at); the
     range tables' values are topology columns of 2 boundary rows each (range8, range16)."""
     spec = plan.spec
-    kinds = {inst.kind for inst in plan.instances} - {"Known", "GatherTable", "PrivateInput", "PrivateIndex", "MatIn", "MatPair", "MatOut", "MatW", "CommittedOutput"}
+    kinds = {inst.kind for inst in plan.instances} - {"Known", "GatherTable", "PrivateInput", "PrivateIndex", "MatIn", "MatPair", "MatOut", "MatW", "CommittedOutput", "BoundaryInput", "BoundaryOutput"}
     components = [make_component(kind, 4, spec.scale_bits) for kind in kinds]
     needed = {t for c in components for t in c.tables}
     units = 0

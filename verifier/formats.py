@@ -30,6 +30,11 @@ if TYPE_CHECKING:
 
 PROOF_MAGIC = b"LMNRPROF"
 SETTINGS_MAGIC = b"LMNRSETT"
+BUNDLE_MAGIC = b"LMNRSEGS"  # a segmented proof: its segments' proof files (verifier/segments.py)
+
+
+def is_bundle(data: bytes) -> bool:
+    return bytes(data[: len(BUNDLE_MAGIC)]) == BUNDLE_MAGIC
 # 2: no model root (the verifier derives the topology), labels apart from identity;
 # 3: fused ops (Dot, Relu), the topology columns inside the main tree (one commitment fewer)
 # 4: symbolic dimensions (a symbol table in the graph body; a proof fixes the symbols' values)
@@ -325,7 +330,7 @@ def sniff(data: bytes) -> dict[str, object]:
     """Identify a luminair file without decoding it: {"kind": "proof"|"settings", "version": n}.
     Raises FormatError for anything else."""
     data = bytes(data)
-    for magic, kind in ((PROOF_MAGIC, "proof"), (SETTINGS_MAGIC, "settings")):
+    for magic, kind in ((PROOF_MAGIC, "proof"), (SETTINGS_MAGIC, "settings"), (BUNDLE_MAGIC, "segmented proof")):
         if data.startswith(magic):
             if len(data) < len(magic) + 2:
                 raise FormatError(f"{kind} file: truncated header")

@@ -3,7 +3,7 @@ VerificationError naming the failed check; the file-level `verify` (verifier/api
 
 Transcript order (the prover mirrors it in prover/stark/prove.py):
   1. protocol tag, config, statement (settings digest + public values), component list
-  2. main root (the main trace, the topology columns, which the constraints pin, and the function
+  2. the proof's own statement roots (input, output trees), a segment's bundle seed; main root (the main trace, the topology columns, which the constraints pin, and the function
      tables, pinned in step 4); a model tree of committed weights is settings.bin's, opened in step 6
   3. interaction proof of work; LogUp relation elements and challenges; the prover's vectors (v = W rho
      of committed weights), then the challenges drawn against them; claimed sums (checked against the
@@ -76,10 +76,40 @@ def draw_elements(channel: Channel, air: Air) -> dict[str, RelationElements]:
     return out
 
 
-def draw_challenges(channel: Channel, air: Air) -> dict[str, QM31]:
+SHARED_PREFIX = "bundle."  # challenges a segmented proof's segments share (verifier/segments.py)
+
+
+def shared_challenge(seed: bytes, name: str) -> QM31:
+    """A challenge common to every segment of a segmented proof: drawn from the bundle's seed alone
+    (which binds every segment's boundary roots), not from one segment's channel."""
+    channel = Channel()
+    channel.mix(b"luminair shared challenge " + seed)
+    channel.mix(name.encode())
+    return channel.draw_felt()
+
+
+def draw_challenges(channel: Channel, air: Air, seed: bytes | None = None) -> dict[str, QM31]:
     """The components' own challenges (air.challenges, in sorted order), drawn right after the
-    relation elements."""
-    return {name: channel.draw_felt() for name in air.challenges}
+    relation elements; a shared one (SHARED_PREFIX) comes from the bundle's `seed`."""
+    out = {}
+    for name in air.challenges:
+        if name.startswith(SHARED_PREFIX):
+            if seed is None:
+                raise FormatError(f"challenge {name!r} is a segmented proof's: this proof is checked without its bundle")
+            out[name] = shared_challenge(seed, name)
+        else:
+            out[name] = channel.draw_felt()
+    return out
+
+
+def mix_statement_roots(channel: Channel, air: Air, roots: Sequence[bytes], seed: bytes | None) -> None:
+    """The roots of the proof's own statement trees (the input and output trees), then a segment's
+    bundle seed: everything a segment's challenges depend on beyond the statement."""
+    for tree, root in zip([t for t in air.preprocessed if t.statement], roots):
+        if tree.proof_root:
+            channel.mix_root(root)
+    if seed is not None:
+        channel.mix(b"luminair bundle seed " + seed)
 
 
 def statement_roots(air: Air, proof: StarkProof) -> list[bytes]:
@@ -183,10 +213,12 @@ def verify_stark(
     proof: StarkProof,
     public_sum: Callable[[dict[str, RelationElements]], QM31] | None = None,
     progress: Progress | None = None,
+    seed: bytes | None = None,
 ) -> None:
     """Check `proof` of `air` under `config` for `statement` (bytes that identify the statement:
-    settings digest and public values). Raises a VerificationError subclass on rejection (an argument
-    of the wrong type: UsageError, check "usage")."""
+    settings digest and public values); `seed`: a segment's bundle seed (verifier/segments.py).
+    Raises a VerificationError subclass on rejection (an argument of the wrong type: UsageError,
+    check "usage")."""
     for name, value, kind in (("air", air, Air), ("config", config, PcsConfig), ("proof", proof, StarkProof)):
         check_type("verify_stark", name, value, kind)
     check_bytes("verify_stark", "statement", statement)
@@ -208,9 +240,7 @@ def verify_stark(
     # input tree's: proof.bin's, mixed here), then main (with the preprocessed columns), [interaction],
     # composition
     roots = statement_roots(air, proof)
-    for tree, root in zip([t for t in air.preprocessed if t.statement], roots):
-        if tree.proof_root:
-            channel.mix_root(root)
+    mix_statement_roots(channel, air, roots, seed)
     channel.mix_root(roots[lay.main_tree])
 
     # 3. LogUp: grinding, then the relation elements; bind the claimed sums, check they cancel the
@@ -222,7 +252,7 @@ def verify_stark(
         )
     channel.mix_u64(proof.interaction_nonce)
     elements = draw_elements(channel, air)
-    challenges = draw_challenges(channel, air)
+    challenges = draw_challenges(channel, air, seed)
     challenges |= draw_late_challenges(channel, air, proof.vectors)
     # the claimed sums of the components with LogUp entries, in order (check_shape counted them)
     claimed = dict(zip([ci for ci, info in enumerate(air.infos) if info.n_batches], proof.claimed_sums))

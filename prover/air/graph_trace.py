@@ -167,7 +167,7 @@ def output_columns(plans: list[ComponentPlan], spec: GraphSpec, values: dict[int
     reads padding), as the committed-output component lays them out."""
     out = {}
     for plan in plans:
-        if plan.kind == "CommittedOutput":
+        if plan.kind in ("CommittedOutput", "BoundaryOutput"):
             col = np.zeros(1 << plan.component.log_size, dtype=I64)
             for o, seg in zip([o for o in spec.outputs if o.committed], plan.segments):
                 idx = np.asarray(o.src_indices, dtype=I64)
@@ -194,7 +194,7 @@ def input_columns(plans: list[ComponentPlan], values: dict[int, np.ndarray]) -> 
     committed component lays them out (a proof's own: its root is the input digest)."""
     out = {}
     for plan in plans:
-        if plan.kind == "CommittedInput":
+        if plan.kind in ("CommittedInput", "BoundaryInput"):
             col = np.zeros(1 << plan.component.log_size, dtype=I64)
             for seg in plan.segments:
                 col[seg.start : seg.start + seg.rows] = np.asarray(values[seg.node], dtype=I64).reshape(-1)
@@ -674,14 +674,14 @@ def main_columns(
             cols = _known_columns(spec, plan, known_fan, values)
             out.append({k: v for k, v in cols.items() if k in plan.component.main_columns})
             continue
-        if plan.kind in ("MatW", "CommittedOutput"):  # statement trees' values: no main column
+        if plan.kind in ("MatW", "CommittedOutput", "BoundaryOutput"):  # statement trees' values: no main column
             out.append({})
             continue
         if plan.kind in _MAT_KINDS:
             out.append(split_limbs(_mat_kind_columns(spec, graph, plan, fan, values)[1], plan.component))
             continue
         rows = _layout(spec, graph, plan, fan, values)
-        if plan.kind in ("Committed", "CommittedInput"):  # the value is a statement tree's column, looked up as it is
+        if plan.kind in ("Committed", "CommittedInput", "BoundaryInput"):  # the value is a statement tree's column, looked up as it is
             cols = {}
         elif plan.kind in ("PrivateInput", "PrivateIndex"):
             v = np.zeros(1 << plan.component.log_size, dtype=I64)
@@ -706,7 +706,7 @@ def topology_columns(graph: Any, plans: list[ComponentPlan], spec: GraphSpec) ->
     for plan in plans:
         if plan.kind == "MatW":
             continue  # no topology columns: its group starts are a sparse column
-        if plan.kind == "CommittedOutput":
+        if plan.kind in ("CommittedOutput", "BoundaryOutput"):
             topo = committed_output_topology(plan, spec)
             _check_topology(plan, topo)
             out.update({f"{plan.component.name}.{col}": topo[col] for col in plan.component.topology_columns()})

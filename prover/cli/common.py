@@ -258,6 +258,8 @@ _OP_COMPONENTS = {
     "known_table": "embedding tables read at private ids", "private_index": "private token ids",
     "gather": "embedding rows at private ids", "committed": "committed weights (the model tree's values)",
     "committed_input": "committed inputs (the input tree's values)",
+    "boundary_input": "a segment's boundary inputs (earlier segments' tensors)",
+    "boundary_output": "a segment's boundary outputs (tensors later segments read)",
 }  # fmt: skip
 
 

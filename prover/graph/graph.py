@@ -259,6 +259,28 @@ class Graph:
 
     # -- the contract for compilers and the prover ---------------------------------------------
 
+    def subgraph(self, members: Sequence[int], boundary: Iterable[int], outputs: Sequence[tuple[str, int, ShapeTracker]],
+                 input_names: Mapping[int, str]) -> "Graph":
+        """A graph of the nodes `members` (ids, in order), the ones in `boundary` replaced by private
+        inputs of their shape and scale, with `outputs` (name, member id, view); inputs named by
+        `input_names` (member id -> name). A segment of a segmented proof (prover/segments.py)."""
+        g = Graph(self._fmt)
+        boundary, local = set(boundary), {}
+        for m in members:
+            node = self._nodes[m]
+            if m in boundary:
+                new = Node(len(g._nodes), Op.INPUT, (), node.shape, name=input_names[m], private=True,
+                           index=node.index, scale=ex.node_scale(node, self._fmt))
+            else:
+                new = node.replace(id=len(g._nodes), srcs=tuple((local[s.id], v) for s, v in node.srcs))
+            local[m] = new
+            g._nodes.append(new)
+            if new.op == Op.INPUT:
+                g._inputs[input_names[m]] = new
+        for name, m, view in outputs:
+            g._outputs[name] = (local[m], view)
+        return g
+
     def nodes(self) -> list[Node]:
         """All nodes in topological order; ``node.id`` is the index in this list."""
         return list(self._nodes)

@@ -19,7 +19,8 @@ from ...verifier.config import PcsConfig
 from ...verifier.fields import P, QM31, q_mul, q_pow
 from ...verifier.formats import StarkProof
 from ...verifier.pcs import Sample
-from ...verifier.verify import check_sample_points, draw_challenges, draw_elements, draw_late_challenges, mix_statement
+from ...verifier.verify import (check_sample_points, draw_challenges, draw_elements, draw_late_challenges, mix_statement,
+                               mix_statement_roots)
 from . import circle_fft as cf
 from . import field_vec as fv
 from . import kernels, logup_batches
@@ -165,6 +166,7 @@ def prove_stark(
     on_stage: StageHook | None = None,
     consume_main: bool = False,
     vectors: Callable[[dict[str, QM31]], list[list[QM31]]] | None = None,
+    seed: bytes | None = None,
 ) -> StarkProof:
     """Prove that `main` (per component: column name -> row-order values) satisfies `air`.
 
@@ -208,9 +210,9 @@ def prove_stark(
     for ct, tree in zip(statement_trees, [t for t in air.preprocessed if t.statement]):
         if tree.proof_root:
             own_roots.append(ct.root)
-            channel.mix_root(ct.root)
         elif ct.root != tree.root:
             raise ProverError(f"the {tree.name} tree's root is not the one settings.bin holds")
+    mix_statement_roots(channel, air, [ct.root for ct in statement_trees], seed)
     channel.mix_root(main_tree.root)
     timer.stage("commit main trace")
 
@@ -218,7 +220,7 @@ def prove_stark(
     interaction_nonce = grind(channel, config.interaction_pow_bits)
     channel.mix_u64(interaction_nonce)
     elements = draw_elements(channel, air)
-    challenges = draw_challenges(channel, air)
+    challenges = draw_challenges(channel, air, seed)
     sent: list[list[QM31]] = []
     if air.vector_components:  # the prover's vectors (v = W rho of committed weights), then their challenges
         if vectors is None:

@@ -830,6 +830,82 @@ class CommittedOutputComponent(GraphComponent):
         ev.add_constraint((1 - real) * v)
 
 
+BUNDLE_RHO = "bundle.rho"  # a segmented proof's fingerprint challenge: the bundle's, shared by every segment
+
+
+class FingerprintMixin:
+    """A segment's boundary tensors (docs/segments.md), each fingerprinted as f = sum_j rho^j t_j
+    over its rows (its elements in row-major order, one a row, tensor after tensor from row 0;
+    padding rows extend the last one). rho is the bundle's challenge (BUNDLE_RHO), derived from
+    every segment's boundary roots, so the same for the segment that writes a tensor and every one
+    that reads it. The proof sends f of each tensor (the vector); then this component's own gamma
+    is drawn and each row adds -gamma g r v (g = gamma^G on tensor G's rows, r = rho^j its j-th
+    row's) while the verifier adds sum_G gamma^(G+1) f_G: they cancel, for random gamma, only if
+    every f_G is tensor G's fingerprint (a polynomial in gamma without constant term, of this
+    component alone). The bundle verifier compares the writer's f with each reader's."""
+
+    def _fingerprint(self, n_tensors: int) -> None:
+        self.gamma = f"{self.name}.gamma"
+        self.challenges = (BUNDLE_RHO,)
+        self.late_challenges = (self.gamma,)
+        self.vector_length = n_tensors
+        self.counters = {"g": GeometricColumn("first", self.gamma, False), "r": GeometricColumn("first", BUNDLE_RHO, True)}
+        self.aux_columns = dict(self.counters)
+        # gamma's polynomial has degree n_tensors + 1; a tensor that differs between two segments
+        # keeps the same fingerprint only at a root of a polynomial of degree < 2^log_size in rho
+        self.challenge_degree = (1 << self.log_size) + n_tensors + 1
+
+    def _fingerprint_rows(self, ev: Any, v: Any) -> None:
+        for name, col in self.counters.items():
+            constrain_geometric(ev, name, col)
+        ev.add_to_sum(-(ev.challenge(self.gamma) * ev.aux("g") * ev.aux("r") * v))
+
+    def public_term(self, challenges: dict[str, QM31], v: list[QM31]) -> QM31:
+        """sum_G gamma^(G+1) f_G: the verifier's side of the check."""
+        gamma, acc = challenges[self.gamma], (0, 0, 0, 0)
+        for x in reversed(v):
+            acc = q_mul(q_add(acc, x), gamma)
+        return acc
+
+
+class BoundaryInputComponent(FingerprintMixin, CommittedInputComponent):
+    """A segment's boundary inputs: tensors an earlier segment wrote, in the input tree (a root of
+    proof.bin, mixed before the bundle's seed is known) and fingerprinted. Not range-checked: the
+    writer's own rows prove what each value may be, and the fingerprints make the reader's values
+    the writer's."""
+
+    name = "boundary_input"
+
+    def __init__(self, log_size: int, n_tensors: int, name: str = "") -> None:
+        super().__init__(log_size, 0)
+        self.name = name or self.name  # (before the challenge named after it)
+        self._fingerprint(n_tensors)
+
+    def range_tables(self) -> set[str]:
+        return set()
+
+    def evaluate_op(self, ev: Any) -> None:
+        v = self.t(ev, "v")
+        self.produce(ev, v)
+        self._fingerprint_rows(ev, v)
+
+
+class BoundaryOutputComponent(FingerprintMixin, CommittedOutputComponent):
+    """A segment's boundary outputs: tensors a later segment reads, consumed from the data relation
+    as committed outputs are (the output tree) and fingerprinted."""
+
+    name = "boundary_output"
+
+    def __init__(self, log_size: int, n_tensors: int, name: str = "") -> None:
+        super().__init__(log_size, 0)
+        self.name = name or self.name  # (before the challenge named after it)
+        self._fingerprint(n_tensors)
+
+    def evaluate_op(self, ev: Any) -> None:
+        super().evaluate_op(ev)
+        self._fingerprint_rows(ev, self.t(ev, "v"))
+
+
 class PrivateIndexComponent(GraphComponent):
     """Private index inputs (token ids): yielded with their fan-out and not range-checked here; only
     Gathers read them (settings.bin), and each Gather checks every id it reads against its table."""
@@ -962,7 +1038,7 @@ DOT_VARIANTS = {
     if (not (v.chunked_a or v.chunked_b) or v.lanes % KNOWN_LANES == 0) and not (v.direct and v.chunked_b)
 }
 COMPONENT_ORDER = (
-    "Known", "GatherTable", "PrivateInput", "Committed", "CommittedInput", "PrivateIndex", "Gather", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
+    "Known", "GatherTable", "PrivateInput", "Committed", "CommittedInput", "BoundaryInput", "PrivateIndex", "Gather", "Add", "Mul", "LessThan", "Mod", "Recip", "Sqrt", "RecipSqrt",
     "Exp2", "Log2", "Sin", "Contiguous", "SumReduce", "MaxReduce", "SumMaxReduce", "Relu", "Exp", "Erf", "ExpErf",
     *DOT_VARIANTS,
 )  # fmt: skip
@@ -983,6 +1059,8 @@ def make_component(kind: str, log_size: int, scale_bits: int) -> GraphComponent:
         return CommittedInputComponent(log_size, scale_bits)
     if kind == "CommittedOutput":
         return CommittedOutputComponent(log_size, scale_bits)
+    if kind == "BoundaryInput":  # (one tensor: the planner builds it with its own count)
+        return BoundaryInputComponent(log_size, 1)
     v = DOT_VARIANTS.get(kind)
     if v is not None:
         return DotComponent(log_size, scale_bits, v.lanes, v.direct, v.bias, (v.chunked_a, v.chunked_b))

@@ -125,7 +125,7 @@ def node_kind(spec: GraphSpec, index: int, lanes: Mapping[int, int], matmuls: Ma
         # constant's: from the MatW component of the one product that reads it)
         return "Direct"
     if node.committed:  # the model tree's or the input tree's values (graph/components.CommittedComponent)
-        return "CommittedInput" if node.op == "Input" else "Committed"
+        return ("BoundaryInput" if node.boundary else "CommittedInput") if node.op == "Input" else "Committed"
     if index in matmuls:
         return "MatMul"  # a MatIn of its own and a share of a MatOut (graph/matmul.py)
     if index in pairs:
@@ -181,7 +181,7 @@ def _op_instances(spec: GraphSpec, kinds: tuple[str, ...], lanes: Mapping[int, i
     return out
 
 
-VALUE_KINDS = (*KNOWN_KINDS, "Committed", "CommittedInput")  # rows of values, no op: no constant of their own
+VALUE_KINDS = (*KNOWN_KINDS, "Committed", "CommittedInput", "BoundaryInput")  # rows of values, no op: no constant of their own
 
 
 def _kind_constant(spec: GraphSpec, kind: str, index: int) -> int:
@@ -212,7 +212,7 @@ def _constant_suffix(spec: GraphSpec, op: str, constants: Sequence[int]) -> str:
 
 
 def _op_boundary_bound(spec: GraphSpec, kind: str, segs: list[Segment], lanes: Mapping[int, int]) -> int:
-    if kind in KNOWN_KINDS + ("PrivateInput", "PrivateIndex", "Committed", "CommittedInput"):
+    if kind in KNOWN_KINDS + ("PrivateInput", "PrivateIndex", "Committed", "CommittedInput", "BoundaryInput"):
         return 4 * len(segs)
     op = spec.nodes[segs[0].node].op
     bound = topology_cost(spec, segs, min(2, len(spec.nodes[segs[0].node].srcs)), op in GROUPED, lanes)
@@ -227,8 +227,9 @@ def _output_instances(spec: GraphSpec) -> list[Instance]:
     if not outs:
         return []
     rows = sum(len(out.src_indices) for out in outs)
-    return [Instance("CommittedOutput", "committed_output", tuple(out.node for out in outs), rows, log_size_of(rows),
-                     2 * rows + 8)]
+    kind, name = ("BoundaryOutput", "boundary_output") if outs[0].boundary else ("CommittedOutput", "committed_output")
+    assert all(out.boundary == outs[0].boundary for out in outs), "a segment commits only its boundary tensors"
+    return [Instance(kind, name, tuple(out.node for out in outs), rows, log_size_of(rows), 2 * rows + 8)]
 
 
 def _product_instances(spec: GraphSpec, kinds: tuple[str, ...], matmuls: Mapping[int, MatPlan],

@@ -75,6 +75,9 @@ class NodeSpec:
     # a constant held in the model tree (settings.bin has its root, not its values), or a private
     # input held in the input tree (proof.bin has its root: the input digest)
     committed: bool = False
+    # a segment's boundary input (committed too): a tensor an earlier segment of a segmented proof
+    # wrote (verifier/graph/segments.py); only ever set by the cut, never read from settings.bin
+    boundary: bool = False
 
     @property
     def numel(self) -> int:
@@ -97,6 +100,7 @@ class OutputSpec:
     shape: tuple[int, ...] = ()
     src_indices: list[int] = field(default_factory=list)  # output element i reads node element [i] (-1: 0)
     committed: bool = False  # its values in the proof's output tree (their digest reported), not in proof.bin
+    boundary: bool = False  # (committed) a segment's tensor a later segment reads, fingerprinted (segments.py)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from ..claim import Statement, statement_bytes
 from ..errors import FormatError, StatementError
 from ..fields import QM31, QONE, QZERO, P, q_add, q_inv, q_mul, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
-from .components import DATA, KNOWN, WEIGHTS, CommittedComponent, CommittedInputComponent, CommittedOutputComponent, FunctionTableComponent, MatWComponent, RangeTableComponent, make_component
+from .components import DATA, KNOWN, WEIGHTS, BoundaryInputComponent, BoundaryOutputComponent, CommittedComponent, CommittedInputComponent, CommittedOutputComponent, FunctionTableComponent, MatWComponent, RangeTableComponent, make_component
 from .mat_plans import MAT_BUILDERS
 from .plan import MERGED_KINDS, ComponentPlan, Instance
 from .planner import KNOWN_KINDS, GraphPlan, plan_graph
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # (verifier/statement.py builds statements through this modul
     from ..statement import Settings
 
 
-INPUT_KINDS = ("PrivateInput", "PrivateIndex", "Committed", "CommittedInput", "CommittedOutput")  # values the prover commits (no op)
+INPUT_KINDS = ("PrivateInput", "PrivateIndex", "Committed", "CommittedInput", "CommittedOutput", "BoundaryInput", "BoundaryOutput")  # values the prover commits (no op)
 MODEL_TREE, INPUT_TREE, OUTPUT_TREE = "model", "input", "output"
 
 
@@ -47,7 +47,7 @@ def build_components(plan: GraphPlan) -> list[ComponentPlan]:
                 f"(at {where}), above the verifier's work budget"
             )
     plans = [MAT_BUILDERS[inst.kind](plan, inst) if inst.kind in MAT_BUILDERS else
-             _build_outputs(plan, inst) if inst.kind == "CommittedOutput" else _build_op(plan, inst)
+             _build_outputs(plan, inst) if inst.kind in ("CommittedOutput", "BoundaryOutput") else _build_op(plan, inst)
              for inst in plan.instances]
     if plan.limb_bits != 8:
         for p in plans:
@@ -64,7 +64,9 @@ def _build_outputs(plan: GraphPlan, inst: Instance) -> ComponentPlan:
     """The committed outputs' component: element i of each committed output on its own row, its
     address the node element it reads (index map; -1: padding, not real)."""
     spec = plan.spec
-    comp = CommittedOutputComponent(inst.log_size, 0)
+    outs = [out for out in spec.outputs if out.committed]
+    comp = (BoundaryOutputComponent(inst.log_size, len(outs)) if inst.kind == "BoundaryOutput" else
+            CommittedOutputComponent(inst.log_size, 0))
     n_rows = 1 << comp.log_size
     bases = node_bases(spec)
     pats = {"addr": ColumnPattern("affine", n_rows), "is_real": ColumnPattern("step", n_rows)}
@@ -79,7 +81,9 @@ def _build_outputs(plan: GraphPlan, inst: Instance) -> ComponentPlan:
         segs.append(Segment(out.node, start, len(src)))
         start += len(src)
     comp.set_topology(pats)
-    return ComponentPlan("CommittedOutput", list(inst.nodes), inst.rows, comp, segs, inst)
+    if inst.kind == "BoundaryOutput":
+        comp.sparse_columns["first"] = {seg.start: 1 for seg in segs}
+    return ComponentPlan(inst.kind, list(inst.nodes), inst.rows, comp, segs, inst)
 
 
 def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
@@ -88,8 +92,12 @@ def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
     nodes = list(inst.nodes)
     segs = layout_segments(nodes, plan.rows_of)
     op = spec.nodes[nodes[0]].op
-    comp = make_component(kind, inst.log_size, inst.constant)
-    comp.name = inst.name
+    if kind == "BoundaryInput":  # (its fingerprints' challenge is named after it)
+        comp = BoundaryInputComponent(inst.log_size, len(segs), inst.name)
+        comp.sparse_columns["first"] = {seg.start: 1 for seg in segs}
+    else:
+        comp = make_component(kind, inst.log_size, inst.constant)
+        comp.name = inst.name
     if inst.variable:
         comp.vary()
     n_rows = 1 << comp.log_size

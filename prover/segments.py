@@ -1,0 +1,172 @@
+"""Segmented proving (docs/segments.md): one statement proven as segments of the graph, each a
+proof of its own trace, so no process holds the whole model's trace.
+
+Two phases, both a list of independent tasks (prover/scheduler.py runs them in-process or on Ray):
+1. for each segment, its boundary trees (the tensors it reads from earlier segments, the ones it
+   writes for later segments) and their roots; then the bundle seed over every root
+   (verifier/segments.bundle_seed);
+2. for each segment, its proof against its derived statement (verifier/segments.segment_settings)
+   with that seed. Proving is deterministic, so a retried task gives the same bytes.
+The cut itself is the verifier's (verifier/graph/segments.cut_graph): the prover only builds the
+matching graph of each segment (Graph.subgraph) for its views and exact values."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from math import prod
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from ..verifier.graph.segments import MAX_SEGMENTS, Segment, check_segmentable, cut_graph
+from ..verifier.graph.spec import CONTRACT, REDUCE, GraphSpec, view_shape
+from ..verifier.graph.statement import build_graph_air
+from ..verifier.segments import bundle_seed, encode_bundle, segment_settings
+from .air.graph_trace import build_spec, input_columns, output_columns
+from .compile.stwo import COMPONENT_OF
+from .proving import Settings, _ensure_compiled, _write, gen_trace, prove, prover_settings, statement_trees, trace_of
+from .scheduler import Scheduler, in_process
+from .stark.prove import ProverError
+
+
+@dataclass
+class SegmentedProof:
+    """A segmented proof's bundle (its proof.bin) and what the prover measured."""
+
+    data: bytes
+    outputs: dict[str, np.ndarray]
+    cuts: list[int]
+    segments: list[dict[str, Any]] = field(default_factory=list)  # per segment: nodes, seconds, proof bytes
+
+    def to_bytes(self) -> bytes:
+        return self.data
+
+    def write(self, path: str | Path) -> Path:
+        return _write(path, self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+def node_cost(spec: GraphSpec, i: int) -> int:
+    """About the trace rows node i costs (0 for inputs and constants)."""
+    node = spec.nodes[i]
+    if node.op in ("Input", "Constant"):
+        return 0
+    if node.op in REDUCE or node.op in CONTRACT:
+        src = node.srcs[0]
+        return prod(view_shape(src[1], src[2]))
+    return node.numel
+
+
+def choose_cuts(spec: GraphSpec, n: int) -> list[int]:
+    """Cut points that split the computing nodes into `n` segments of about equal trace rows."""
+    check_segmentable(spec)
+    ops = [i for i in range(len(spec.nodes)) if node_cost(spec, i)]
+    if not 1 <= n <= min(MAX_SEGMENTS, len(ops)):
+        raise ProverError(f"{n} segments: this graph has {len(ops)} computing nodes (at most {MAX_SEGMENTS} segments)")
+    costs = [node_cost(spec, i) for i in ops]
+    total, acc, cuts, k = sum(costs), 0, [], 1
+    for j, (i, c) in enumerate(zip(ops, costs)):
+        # a cut before op j once the rows so far reach k / n of the total, leaving an op for each later segment
+        if k < n and acc >= total * k / n and len(ops) - j >= n - k:
+            cuts.append(i)
+            k += 1
+        acc += c
+    while k < n:  # (the last ops: one segment each)
+        cuts.append(ops[len(ops) - (n - k)])
+        k += 1
+    return sorted(set(cuts))
+
+
+@dataclass
+class _Job:
+    """What a segment's tasks need (picklable: sent to a Ray worker as it is)."""
+
+    graph: Any  # the segment's graph (Graph.subgraph)
+    settings: Any  # its derived statement (verifier Settings)
+    values: dict[int, np.ndarray]  # its nodes' exact values, by its own node ids
+
+
+def segment_graph(graph: Any, seg: Segment) -> Any:
+    """The prover's graph of segment `seg`, the same graph as seg.spec (checked)."""
+    spec, whole_outputs = seg.spec, graph.outputs()
+    local = {w: i for i, w in enumerate(seg.nodes)}
+    names = {w: spec.inputs[[inp.node for inp in spec.inputs].index(local[w])].name
+             for w in seg.nodes if spec.nodes[local[w]].op == "Input"}
+    outs = [(out.name, seg.nodes[out.node], whole_outputs[out.name][1] if out.name in whole_outputs else None)
+            for out in spec.outputs]
+    nodes = graph.nodes()
+    outs = [(name, w, view if view is not None else _identity(nodes[w])) for name, w, view in outs]
+    g = graph.subgraph(seg.nodes, seg.reads, outs, names)
+    g.stwo_plan = {n.id: COMPONENT_OF[n.op] for n in g.nodes() if n.op in COMPONENT_OF}
+    mine = build_spec(g)
+    for a, b, i in zip(mine.nodes, spec.nodes, range(len(spec.nodes))):
+        if (a.op, a.shape, a.srcs, a.axis, a.scale) != (b.op, b.shape, b.srcs, b.axis, b.scale):
+            raise ProverError(f"segment {seg.index}: node {i} of its graph is not the cut's ({a.op} against {b.op})")
+    return g
+
+
+def _identity(node: Any) -> Any:
+    from .graph.shape import ShapeTracker
+    return ShapeTracker(node.shape)
+
+
+def _roots(job: _Job) -> list[bytes]:
+    """Phase 1 of a segment: the roots of its boundary trees."""
+    blowup = job.settings.config.log_blowup
+    air, plans = build_graph_air(job.settings.body, blowup)
+    trees = statement_trees(air, input_columns(plans, job.values), output_columns(plans, job.settings.body, job.values),
+                            blowup)
+    return [t.root for t in trees]
+
+
+def _prove(job: _Job, seed: bytes) -> tuple[bytes, float]:
+    """Phase 2 of a segment: its proof.bin, and the seconds it took."""
+    t = time.perf_counter()
+    settings = prover_settings(job.graph, job.settings.raw, job.settings)
+    trace = trace_of(job.graph, {}, dict(job.values), t)
+    proof = prove(job.graph, trace, settings, seed=seed)
+    return proof.data, time.perf_counter() - t
+
+
+def prove_segmented(
+    graph: Any,
+    inputs: Mapping[str, Any],
+    settings: Settings,
+    *,
+    segments: int | None = None,
+    cuts: list[int] | None = None,
+    scheduler: Scheduler | None = None,
+    on_segment: Callable[[int, int, str], None] | None = None,
+) -> SegmentedProof:
+    """A segmented proof of `graph` on `inputs` under the whole model's `settings`, cut at `cuts`
+    (or into `segments` parts of about equal rows: choose_cuts). `scheduler` runs the segments'
+    tasks (default: in this process); `on_segment(done, of, stage)` reports progress."""
+    _ensure_compiled(graph)
+    if cuts is None:
+        cuts = choose_cuts(settings.spec, segments or 2)
+    trace = gen_trace(graph, inputs)  # the whole graph's exact run: every boundary tensor's values
+    jobs = segment_jobs(graph, trace.values, settings, list(cuts))
+    return prove_jobs(jobs, settings, list(cuts), trace.outputs, scheduler or in_process, on_segment)
+
+
+def segment_jobs(graph: Any, values: Mapping[int, np.ndarray], settings: Settings, cuts: list[int]) -> list[_Job]:
+    """Each segment's graph, derived statement and exact values (from the whole run's `values`)."""
+    return [_Job(segment_graph(graph, seg), segment_settings(settings.parsed, cuts, seg),
+                 {i: values[w] for i, w in enumerate(seg.nodes)}) for seg in cut_graph(settings.spec, cuts)]
+
+
+def prove_jobs(jobs: list[_Job], settings: Settings, cuts: list[int], outputs: dict[str, np.ndarray],
+               run: Scheduler, on_segment: Callable[[int, int, str], None] | None = None) -> SegmentedProof:
+    """Both phases of the segments' tasks, then the bundle."""
+    whole = settings.parsed
+    roots = run.map(_roots, [(job,) for job in jobs], "boundary roots", on_segment)
+    seed = bundle_seed(whole.digest, cuts, roots)
+    done = run.map(_prove, [(job, seed) for job in jobs], "segment proofs", on_segment)
+    data = encode_bundle(whole.digest, seed, cuts, [p for p, _ in done])
+    info = [{"nodes": len(job.settings.body.nodes), "seconds": round(sec, 3), "proof_bytes": len(p)}
+            for job, (p, sec) in zip(jobs, done)]
+    return SegmentedProof(data, outputs, cuts, info)
