@@ -141,14 +141,17 @@ def prove_segmented(
     cuts: list[int] | None = None,
     scheduler: Scheduler | None = None,
     on_segment: Callable[[int, int, str], None] | None = None,
+    trace: Any = None,
 ) -> SegmentedProof:
     """A segmented proof of `graph` on `inputs` under the whole model's `settings`, cut at `cuts`
     (or into `segments` parts of about equal rows: choose_cuts). `scheduler` runs the segments'
-    tasks (default: in this process); `on_segment(done, of, stage)` reports progress."""
+    tasks (default: in this process); `on_segment(done, of, stage)` reports progress; `trace`: the
+    whole graph's exact run on `inputs`, where the caller has it."""
     _ensure_compiled(graph)
     if cuts is None:
         cuts = choose_cuts(settings.spec, segments or 2)
-    trace = gen_trace(graph, inputs)  # the whole graph's exact run: every boundary tensor's values
+    if trace is None:  # the whole graph's exact run: every boundary tensor's values
+        trace = gen_trace(graph, inputs)
     jobs = segment_jobs(graph, trace.values, settings, list(cuts))
     return prove_jobs(jobs, settings, list(cuts), trace.outputs, scheduler or in_process, on_segment)
 

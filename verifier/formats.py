@@ -327,15 +327,17 @@ def read_header(r: Reader, magic: bytes, kind: str) -> int:
 
 
 def sniff(data: bytes) -> dict[str, object]:
-    """Identify a luminair file without decoding it: {"kind": "proof"|"settings", "version": n}.
+    """Identify a luminair file without decoding it: {"kind": "proof"|"settings", "version": n}
+    (a segmented proof's bundle: a proof, "segmented": True).
     Raises FormatError for anything else."""
     data = bytes(data)
-    for magic, kind in ((PROOF_MAGIC, "proof"), (SETTINGS_MAGIC, "settings"), (BUNDLE_MAGIC, "segmented proof")):
+    for magic, kind in ((PROOF_MAGIC, "proof"), (SETTINGS_MAGIC, "settings"), (BUNDLE_MAGIC, "proof")):
         if data.startswith(magic):
             if len(data) < len(magic) + 2:
                 raise FormatError(f"{kind} file: truncated header")
             version = struct.unpack_from("<H", data, len(magic))[0]
-            return {"kind": kind, "version": version, "supported": version == FORMAT_VERSION, "size": len(data)}
+            head = {"kind": kind, "version": version, "supported": version == FORMAT_VERSION, "size": len(data)}
+            return head | {"segmented": True} if magic == BUNDLE_MAGIC else head
     raise FormatError("not a luminair file (bad magic bytes)")
 
 

@@ -28,14 +28,14 @@ import time
 from typing import Any
 
 from .api import VerifyResult, check_proof, visibility
-from .budget import WorkMeter, budget_for, file_caps
+from .budget import WorkMeter, budget_for, file_caps, statement_work
 from .config import preset_label
 from .errors import ConfigError, FormatError, StatementError, VerificationError
 from .formats import BUNDLE_MAGIC, FORMAT_VERSION, Reader, Writer, read_header, read_proof_file
 from .graph.segments import MAX_SEGMENTS, Segment, cut_graph
 from .graph.statement import build_graph_air
 from .security import union_bits
-from .statement import KIND_GRAPH, KIND_NAMES, Settings
+from .statement import KIND_GRAPH, KIND_NAMES, Settings, read_settings
 from .verify import Progress, report
 
 SEGMENT_TAG = b"luminair segment v1"
@@ -204,3 +204,17 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
                              "proof_bytes": len(p)} for s, p in zip(segments, proofs)]},
         visibility=visibility(body),
     )
+
+
+def declared_segment_work(data: bytes, settings_bytes: bytes) -> list[tuple[WorkMeter, int]]:
+    """Each segment's declared work (as verify charges it, against no budget) and proof size: a
+    segment is checked within its own budget. Raises what the decoders raise."""
+    whole = read_settings(settings_bytes, WorkMeter())
+    _, _, cuts, proofs = read_bundle(data)
+    out = []
+    for seg, raw in zip(cut_graph(whole.body, cuts), proofs):
+        meter = WorkMeter()
+        pf = read_proof_file(raw, meter)
+        meter.charge_all(statement_work(segment_settings(whole, cuts, seg), pf.stark_bytes))
+        out.append((meter, len(raw)))
+    return out

@@ -11,7 +11,7 @@ from typing import Any
 
 from .budget import WorkMeter, budget_for, check_file_sizes
 from .config import preset_label
-from .formats import read_proof_file
+from .formats import is_bundle, read_proof_file
 from .graph.summary import graph_summary
 from .numeric import from_field
 from .statement import KIND_NAMES, read_settings
@@ -41,6 +41,8 @@ def settings_summary(data: bytes, max_work: int | None = None) -> dict[str, Any]
 
 
 def proof_summary(data: bytes, max_work: int | None = None) -> dict[str, Any]:
+    if is_bundle(data):
+        return bundle_summary(data)
     p = read_proof_file(data, _meter(len(data), 0, max_work))
     st = p.stark
     regions = p.encode().regions()
@@ -58,3 +60,12 @@ def proof_summary(data: bytes, max_work: int | None = None) -> dict[str, Any]:
         "last_layer_coefficients": len(st.fri.last_layer),
         "pow_nonce": st.pow_nonce,
     }
+
+
+def bundle_summary(data: bytes) -> dict[str, Any]:
+    """A segmented proof's bundle: its statement's settings digest, cut points and segment sizes."""
+    from .segments import read_bundle
+
+    digest, seed, cuts, proofs = read_bundle(data)
+    return {"file": "proof", "segmented": True, "size_bytes": len(data), "settings_digest": digest.hex(),
+            "seed": seed.hex(), "cut_points": cuts, "segment_bytes": [len(p) for p in proofs]}

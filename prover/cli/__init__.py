@@ -137,6 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--outputs", choices=["public", "committed"], default="public",
                    help="public: proof.bin holds the output values (default); committed: only their digest, which "
                         "`luminair verify --output` checks against values (the prover prints the values)")
+    p.add_argument("--segments", type=int, metavar="N",
+                   help="prove the graph as N segments of about equal trace rows, each a proof of its own trace "
+                        "(one process never holds the whole trace); proof.bin is then a bundle of the segments' "
+                        "proofs, verified as one statement (docs/segments.md)")
+    p.add_argument("--ray", nargs="?", const=True, metavar="ADDRESS",
+                   help="run the segments' tasks on a Ray cluster at ADDRESS (without one: a local cluster); "
+                        "without Ray installed they run in this process (pip install 'luminair[ray]')")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(fn=cmd_prove)

@@ -328,12 +328,15 @@ def cmd_prove(args: argparse.Namespace) -> int:
     from .accuracy import bound_report, error_report, onnxruntime_report, samples_report  # (numpy: only a command that proves)
 
     accuracy = samples_report(graph, samples) if calibration is not None else None  # (before prove drops the kept runs)
-    hook = _progress(PROVE_STAGES, args.quiet)
-    try:
-        proof = prove(graph, trace, settings, on_stage=hook)
-    finally:
-        if hook is not None:
-            hook.close()  # type: ignore[attr-defined]
+    if args.segments is not None or args.ray:
+        proof = _prove_segmented(args, graph, inputs, settings, trace)
+    else:
+        hook = _progress(PROVE_STAGES, args.quiet)
+        try:
+            proof = prove(graph, trace, settings, on_stage=hook)
+        finally:
+            if hook is not None:
+                hook.close()  # type: ignore[attr-defined]
     try:
         settings_path, proof_path = write_files(out, settings, proof)
     except OSError as e:
@@ -367,8 +370,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
             "load_and_compile": round(load_s, 3),
             "settings": round(settings_s, 3),
             "execution": round(trace_s, 3),
-            **{k: round(v, 3) for k, v in proof.stats.stages.items()},
+            **({k: round(v, 3) for k, v in proof.stats.stages.items()} if hasattr(proof, "stats") else {}),
         },
+        "segments": getattr(proof, "segments", None),
         "search": search.as_dict() if search is not None else None,
         "proof_bytes": len(proof.data),
         "settings_bytes": len(settings.data),
@@ -389,6 +393,28 @@ def cmd_prove(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _prove_segmented(args: argparse.Namespace, graph: Any, inputs: dict[str, Any], settings: Any, trace: Any) -> Any:
+    """`--segments N` / `--ray`: a segmented proof (prover/segments.py) with a progress line per task."""
+    from luminair.prover.scheduler import scheduler_for
+    from luminair.prover.segments import prove_segmented
+    from luminair.prover.stark.prove import ProverError
+
+    if args.segments is not None and args.segments < 1:
+        raise UsageError(f"--segments {args.segments}: give at least 1")
+    if settings.spec.committed or settings.spec.committed_inputs or args.outputs != "public":
+        raise UsageError("--segments: a segmented proof is of public weights, public or private inputs and public outputs")
+
+    def progress(done: int, of: int, stage: str) -> None:
+        if not args.quiet:
+            print(f"  {stage}: {done}/{of}", file=sys.stderr)
+
+    try:
+        return prove_segmented(graph, inputs, settings, segments=args.segments or 2, scheduler=scheduler_for(args.ray),
+                               on_segment=progress, trace=trace)
+    except ProverError as e:
+        raise UsageError(f"--segments: {e}") from None
+
+
 def verifier_work(proof: bytes, settings: bytes) -> dict[str, Any]:
     """The work budget a verifier needs for this pair (the verifier's own estimate, as `verify`
     makes it) beside the default budget for files of their size."""
@@ -396,6 +422,14 @@ def verifier_work(proof: bytes, settings: bytes) -> dict[str, Any]:
     from luminair.verifier.api import declared_work
     from luminair.verifier.budget import work_needed
 
+    from luminair.verifier.formats import is_bundle
+
+    if is_bundle(proof):  # a segmented proof: each segment within its own budget
+        from luminair.verifier.segments import declared_segment_work
+
+        parts = [(work_needed(m.parts), budget_for(size, len(settings))) for m, size in declared_segment_work(proof, settings)]
+        return {"needed": max(n for n, _ in parts), "default_budget": min(d for _, d in parts),
+                "within_default": all(n <= d for n, d in parts)}
     needed = work_needed(declared_work(proof, settings).parts)
     scale = max(-(-len(proof) // MAX_PROOF_BYTES), -(-len(settings) // MAX_SETTINGS_BYTES), 1)
     if scale > 1:  # files over the default size caps need the budget that raises them

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ..errors import FormatError
 from .spec import GraphSpec, InputSpec, NodeSpec, OutputSpec
+from .training import is_training
 
 MAX_SEGMENTS = 64
 
@@ -35,6 +36,8 @@ def check_segmentable(spec: GraphSpec) -> None:
         raise FormatError("a segmented proof is of a concrete graph, not of a symbolic one")
     if spec.committed or spec.committed_inputs or any(out.committed for out in spec.outputs):
         raise FormatError("a segmented proof of committed weights, inputs or outputs is not supported")
+    if is_training(spec):
+        raise FormatError("a training step is proven whole, not in segments")
 
 
 def cut_graph(spec: GraphSpec, cuts: list[int]) -> list[Segment]:

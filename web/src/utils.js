@@ -5,6 +5,8 @@ import { MANIFEST } from "./manifest.js";
 
 export const PROOF_MAGIC = "LMNRPROF";
 export const SETTINGS_MAGIC = "LMNRSETT";
+/** A segmented proof's bundle: a proof.bin of segments (docs/segments.md). */
+export const BUNDLE_MAGIC = "LMNRSEGS";
 /** The file format version this package's verifier reads (from the verifier's sources, at build time). */
 export const FORMAT_VERSION = MANIFEST.formatVersion ?? 1;
 /** Magic (8 bytes) + u16 little-endian version. */
@@ -37,13 +39,14 @@ function startsWithAscii(u8, text) {
  */
 export function readHeader(bytes) {
   const u8 = asBytes(bytes);
-  for (const [magic, kind] of [[PROOF_MAGIC, "proof"], [SETTINGS_MAGIC, "settings"]]) {
+  for (const [magic, kind] of [[PROOF_MAGIC, "proof"], [SETTINGS_MAGIC, "settings"], [BUNDLE_MAGIC, "proof"]]) {
     if (startsWithAscii(u8, magic)) {
       if (u8.length < HEADER_BYTES) {
         throw new LuminairVerificationError("format", `${kind} file: truncated header (${u8.length} bytes)`);
       }
       const version = u8[8] | (u8[9] << 8);
-      return { kind, version, supported: version === FORMAT_VERSION, size: u8.length };
+      const head = { kind, version, supported: version === FORMAT_VERSION, size: u8.length };
+      return magic === BUNDLE_MAGIC ? { ...head, segmented: true } : head;
     }
   }
   if (u8.length === 0) throw new LuminairVerificationError("format", "the file is empty");
