@@ -10,10 +10,10 @@ of that model cut there. Each segment proof's own roots (its boundary inputs' an
 lead its commitments; the bundle seed binds them all, and every segment mixes the seed before its
 main root and draws the fingerprint challenge rho from it alone (verify.shared_challenge). The
 verifier then checks, in order:
-* "segment link": the seed the bundle names is the one its segments' roots give (segments of
-  different runs mixed fail here);
 * "segment statement": each proof is bound to its segment's derived statement (a proof of another
   model, segmentation or position, or a missing, duplicated or reordered segment, fails here);
+* "segment link": the seed the bundle names is the one its segments' roots give (segments of
+  different runs mixed fail here);
 * every check of a proof (verify_stark and the rest), for each segment, with the bundle's seed;
 * "segment link": each boundary tensor's fingerprint in a reader equals its writer's (segments of
   different runs, or a tensor changed between its writer and its reader, fail here);
@@ -143,9 +143,7 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
                              f"settings ({whole.digest.hex()[:16]}...): wrong model or tampered settings")
     if whole.kind != KIND_GRAPH:
         raise FormatError("a segmented proof is of a graph statement")
-    segments = cut_graph(whole.body, cuts)
-    if len(proofs) != len(segments):
-        raise FormatError(f"{len(proofs)} segment proofs for {len(segments)} segments")
+    segments = cut_graph(whole.body, cuts)  # (as many as proofs: the bundle holds n - 1 cut points)
     report(progress, 2)
     files, roots = [], []
     for seg, raw in zip(segments, proofs):
@@ -153,8 +151,12 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
         try:
             pf = read_proof_file(raw, meter)
         except VerificationError as e:
-            raise type(e)(f"segment {seg.index}: {e.message}") from None
-        files.append((pf, meter))
+            raise type(e)(f"segment {seg.index}: {e.detail}") from None
+        st_settings = segment_settings(whole, cuts, seg)
+        if pf.settings_digest != st_settings.digest:
+            raise SegmentStatementError(f"segment {seg.index}: the proof is not of this model's segment {seg.index} "
+                                        f"cut at {cuts} (another model, segmentation or position)")
+        files.append((pf, meter, st_settings))
         roots.append(own_roots(seg, pf.stark))
     seed = bundle_seed(whole.digest, cuts, roots)
     if seed != named_seed:
@@ -164,16 +166,12 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
     outputs: dict[str, Any] = {}
     inputs: dict[str, Any] = {}
     terms: dict[str, float] = {}
-    for seg, (pf, meter) in zip(segments, files):
+    for seg, (pf, meter, st_settings) in zip(segments, files):
         report(progress, 3 + 3 * seg.index // len(segments))
-        st_settings = segment_settings(whole, cuts, seg)
-        if pf.settings_digest != st_settings.digest:
-            raise SegmentStatementError(f"segment {seg.index}: the proof is not of this model's segment {seg.index} "
-                                        f"cut at {cuts} (another model, segmentation or position)")
         try:
             _, st, seg_terms, _ = check_proof(st_settings, pf, meter, min_security_bits, None, seed)
         except VerificationError as e:
-            raise type(e)(f"segment {seg.index}: {e.message}") from None
+            raise type(e)(f"segment {seg.index}: {e.detail}") from None
         reads, writes = fingerprints(seg, seg.spec, whole.config, pf.stark)
         for node, f in reads.items():
             writer, expected = written[node]

@@ -1,0 +1,243 @@
+"""Segmented proofs (docs/segments.md): a graph cut into segments, each proven on its own, checked
+as one statement. Honest bundles attest the whole graph's exact outputs; the forgeries are each
+rejected by name: segments of two runs mixed, a segment of another model, a boundary tensor changed
+between its writer and its reader (the prover's own witness patched, so every segment proof is valid
+on its own), a fingerprint that is not the tensor's, and missing, duplicated or reordered segments."""
+
+import numpy as np
+import pytest
+
+from luminair.prover import GenericCompiler, Graph, StwoCompiler
+from luminair.prover.scheduler import InProcess
+from luminair.prover.segments import choose_cuts, prove_jobs, prove_segmented, segment_jobs
+from luminair.verifier import verify
+from luminair.verifier.errors import FormatError
+from luminair.verifier.graph.segments import cut_graph
+from luminair.verifier.segments import encode_bundle, read_bundle
+
+
+def _residual(seed: int = 3, private: bool = False) -> Graph:
+    """Three layers whose first activation is read again by the last one (a tensor that crosses two
+    cuts), the input read again at the end too."""
+    rng = np.random.default_rng(seed)
+    cx = Graph()
+    x = cx.input("x", (2, 8), private=private)
+    h1 = (x @ cx.constant(rng.uniform(-0.4, 0.4, (8, 8)), "w1") + cx.constant(rng.uniform(-0.1, 0.1, (8,)), "b1")).relu()
+    h2 = (h1 @ cx.constant(rng.uniform(-0.4, 0.4, (8, 8)), "w2")).relu()
+    h3 = (h2 @ cx.constant(rng.uniform(-0.4, 0.4, (8, 8)), "w3")).relu()
+    ((h3 + h1) @ cx.constant(rng.uniform(-0.4, 0.4, (8, 3)), "w4") + x[:, :3]).output("y")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    return cx
+
+
+def _cnn() -> tuple[Graph, dict]:
+    rng = np.random.default_rng(5)
+    cx = Graph()
+    x = cx.input("image", (1, 1, 6, 6))
+    h = x.conv2d(cx.constant(rng.uniform(-0.5, 0.5, (2, 1, 3, 3)), "conv.w"),
+                 cx.constant(rng.uniform(-0.1, 0.1, (2,)), "conv.b"), padding=1).relu().max_pool2d(2)
+    (h.flatten(1) @ cx.constant(rng.uniform(-0.5, 0.5, (18, 3)), "fc.w")).softmax(-1).output("p")
+    cx.compile(GenericCompiler(), StwoCompiler())
+    return cx, {"image": rng.uniform(0, 1, (1, 1, 6, 6))}
+
+
+FEED = {"x": np.linspace(-1.0, 1.0, 16).reshape(2, 8)}
+OTHER = {"x": np.linspace(1.0, -0.5, 16).reshape(2, 8)}
+
+
+def _check(settings, data):
+    return verify(data, settings.data, min_security_bits=0)
+
+
+def _exact(cx, feed, name):
+    return cx.run(feed, exact=True)[name].reshape(-1)
+
+
+@pytest.fixture(scope="module")
+def residual():
+    cx = _residual()
+    settings = cx.gen_settings(preset="fast")
+    cuts = choose_cuts(settings.spec, 3)
+    return cx, settings, cuts, prove_segmented(cx, FEED, settings, cuts=cuts)
+
+
+def test_segmented_proof_attests_the_whole_graphs_outputs(residual):
+    cx, settings, cuts, sp = residual
+    assert len(cuts) == 2
+    segs = cut_graph(settings.spec, cuts)
+    assert any(set(s.reads) & set(segs[0].writes) for s in segs[2:]), "a tensor crosses two cuts"
+    r = _check(settings, sp.data)
+    assert r.success, r.error_message
+    assert r.statement == "graph: proven in 3 segments"
+    assert np.array_equal(np.array(r.outputs["y"]["values"]), _exact(cx, FEED, "y"))
+    assert r.inputs["x"]["values"] == list(FEED["x"].reshape(-1)) or r.inputs["x"]  # the public input, once
+    whole = verify(cx.prove(cx.gen_trace(FEED), settings).data, settings.data, min_security_bits=0)
+    assert whole.outputs["y"]["values"] == r.outputs["y"]["values"]
+    assert whole.outputs["y"]["source"] == r.outputs["y"]["source"]  # (the whole graph's node)
+    assert r.model_digest == whole.model_digest and len(r.extra["segments"]) == 3
+
+
+def test_proving_is_deterministic(residual):
+    cx, settings, cuts, sp = residual
+    assert prove_segmented(cx, FEED, settings, cuts=cuts).data == sp.data
+
+
+def test_private_input_read_in_two_segments_stays_private():
+    cx = _residual(private=True)
+    settings = cx.gen_settings(preset="fast")
+    sp = prove_segmented(cx, FEED, settings, segments=3)
+    r = _check(settings, sp.data)
+    assert r.success, r.error_message
+    assert not r.inputs and r.visibility["inputs"] == {"x": "private"}
+    assert np.array_equal(np.array(r.outputs["y"]["values"]), _exact(cx, FEED, "y"))
+
+
+def test_cnn_with_softmax_in_segments():
+    cx, feed = _cnn()
+    settings = cx.gen_settings(preset="fast")
+    for n in (2, 4):
+        r = _check(settings, prove_segmented(cx, feed, settings, segments=n).data)
+        assert r.success, (n, r.error_message)
+        assert np.array_equal(np.array(r.outputs["p"]["values"]), _exact(cx, feed, "p"))
+
+
+def test_one_segment_is_a_bundle_of_one(residual):
+    cx, settings, _, _ = residual
+    r = _check(settings, prove_segmented(cx, FEED, settings, cuts=[]).data)
+    assert r.success and r.statement == "graph: proven in 1 segments"
+
+
+# --- forgeries -------------------------------------------------------------------------------------
+
+
+def _swap(data: bytes, k: int, proof: bytes) -> bytes:
+    digest, seed, cuts, proofs = read_bundle(data)
+    proofs[k] = proof
+    return encode_bundle(digest, seed, cuts, proofs)
+
+
+def test_segments_of_two_runs_mixed_are_rejected(residual):
+    cx, settings, cuts, sp = residual
+    other = prove_segmented(cx, OTHER, settings, cuts=cuts)
+    r = _check(settings, _swap(sp.data, 2, read_bundle(other.data)[3][2]))
+    assert not r.success and r.check == "segment link", r.error_message
+    # with the other run's seed named instead, the segments' own checks fail
+    digest, _, _, proofs = read_bundle(sp.data)
+    proofs[2] = read_bundle(other.data)[3][2]
+    r = _check(settings, encode_bundle(digest, read_bundle(other.data)[1], cuts, proofs))
+    assert not r.success and r.check == "segment link", r.error_message
+
+
+def test_a_segment_of_another_model_is_rejected(residual):
+    cx, settings, cuts, sp = residual
+    cy = _residual(seed=4)
+    sy = cy.gen_settings(preset="fast")
+    other = prove_segmented(cy, FEED, sy, cuts=cuts)
+    r = _check(settings, _swap(sp.data, 1, read_bundle(other.data)[3][1]))
+    assert not r.success and r.check == "segment statement", r.error_message
+    r = _check(settings, other.data)  # a whole bundle of the other model
+    assert not r.success and r.check == "statement mismatch", r.error_message
+
+
+@pytest.mark.parametrize("change", ["missing", "duplicated", "reordered"])
+def test_missing_duplicated_or_reordered_segments_are_rejected(residual, change):
+    cx, settings, cuts, sp = residual
+    digest, seed, cuts, proofs = read_bundle(sp.data)
+    if change == "missing":  # the last segment dropped, and its cut
+        data = encode_bundle(digest, seed, cuts[:-1], proofs[:-1])
+    elif change == "duplicated":
+        data = encode_bundle(digest, seed, cuts, [proofs[0], proofs[0], proofs[2]])
+    else:
+        data = encode_bundle(digest, seed, cuts, [proofs[1], proofs[0], proofs[2]])
+    r = _check(settings, data)
+    assert not r.success and r.check in ("segment statement", "segment link"), r.error_message
+    if change != "missing":
+        assert r.check == "segment statement" and r.error_message.startswith("segment "), r.error_message
+
+
+def _changed(job, local: int, element: int, delta: int) -> None:
+    """Segment `job` rerun exactly with element `element` of its boundary input `local` moved by
+    `delta` (raw units): values every row of its trace agrees with."""
+    from luminair.prover.graph.execute import node_scale
+
+    g = job.graph
+    feed = {}
+    for node in g.inputs().values():
+        raw = np.array(job.values[node.id], dtype=np.int64)
+        if node.id == local:
+            raw[element] += delta
+        feed[node.id] = (raw / (1 << node_scale(node, g.numeric_format))).reshape(node.shape)
+    job.values = {k: np.asarray(v, dtype=np.int64).reshape(-1) for k, v in g.run_nodes(feed, exact=True).items()}
+    assert job.values[local][element] == np.asarray(feed[local]).reshape(-1)[element] * (1 << node_scale(g.node(local), g.numeric_format))
+
+
+def test_a_boundary_tensor_changed_between_writer_and_reader_is_rejected(residual):
+    """The prover patches its witness: the last segment reads the first layer's activation with one
+    element changed. Its boundary tree, the seed and every segment proof are honest for those
+    values, so each proof checks on its own; only the link of fingerprints catches it."""
+    cx, settings, cuts, _ = residual
+    trace = cx.gen_trace(FEED)
+    jobs = segment_jobs(cx, trace.values, settings, cuts)
+    segs = cut_graph(settings.spec, cuts)
+    node = sorted(set(segs[2].reads) & set(segs[0].writes))[0]
+    local = segs[2].nodes.index(node)
+    _changed(jobs[2], local, 0, 1)
+    data = prove_jobs(jobs, settings, cuts, trace.outputs, InProcess()).data
+    r = _check(settings, data)
+    assert not r.success and r.check == "segment link", r.error_message
+    assert f"segment 2 reads node {node}" in r.error_message
+
+
+def test_a_fingerprint_that_is_not_the_tensors_is_rejected(residual, monkeypatch):
+    """The reader commits a changed tensor but claims the fingerprint of the writer's (at the same
+    rho), so the link holds: its own LogUp sum (the fingerprint check against its committed values)
+    fails."""
+    import luminair.prover.proving as proving
+
+    cx, settings, cuts, sp = residual
+    trace = cx.gen_trace(FEED)
+    jobs = segment_jobs(cx, trace.values, settings, cuts)
+    segs = cut_graph(settings.spec, cuts)
+    local = segs[2].nodes.index(sorted(segs[2].reads)[0])
+    original = jobs[2].values[local]
+    _changed(jobs[2], local, 1, -3)
+    real = proving.segment_fingerprints
+
+    def lying(s, comp, values, challenges):
+        if comp.name.startswith("boundary_input") and values.get(local) is jobs[2].values[local]:
+            values = {**values, local: original}
+        return real(s, comp, values, challenges)
+
+    monkeypatch.setattr(proving, "segment_fingerprints", lying)
+    r = _check(settings, prove_jobs(jobs, settings, cuts, trace.outputs, InProcess()).data)
+    assert not r.success and r.check == "LogUp sum" and r.error_message.startswith("LogUp sum: segment 2:"), r.error_message
+
+
+def test_a_segment_proof_is_not_a_proof_of_the_whole_model(residual):
+    cx, settings, cuts, sp = residual
+    r = _check(settings, read_bundle(sp.data)[3][0])
+    assert not r.success and r.check == "statement mismatch", r.error_message
+
+
+def test_bad_bundles_get_specific_errors(residual):
+    cx, settings, cuts, sp = residual
+    digest, seed, _, proofs = read_bundle(sp.data)
+    r = _check(settings, encode_bundle(digest, seed, [cuts[1], cuts[0]], proofs))
+    assert not r.success and r.check == "malformed file" and "does not follow" in r.error_message, r.error_message
+    r = _check(settings, sp.data[:-7])
+    assert not r.success and r.check == "malformed file" and "segment 2 proof" in r.error_message, r.error_message
+    r = _check(settings, _swap(sp.data, 0, proofs[0][:-3]))
+    assert not r.success and r.error_message.startswith("malformed file: segment 0: proof.bin: pow_nonce"), r.error_message
+
+
+def test_what_cannot_be_segmented_is_refused():
+    cx = _residual()
+    committed = cx.gen_settings(preset="fast", weights="committed")
+    with pytest.raises(FormatError, match="committed weights"):
+        cut_graph(committed.spec, [5])
+    settings = cx.gen_settings(preset="fast")
+    with pytest.raises(FormatError, match="computes nothing"):
+        cut_graph(settings.spec, [1])
+    from luminair.prover.stark.prove import ProverError
+    with pytest.raises(ProverError, match="computing nodes"):
+        choose_cuts(settings.spec, 500)
