@@ -12,6 +12,7 @@ matching graph of each segment (Graph.subgraph) for its views and exact values."
 
 from __future__ import annotations
 
+import resource
 import time
 from dataclasses import dataclass, field
 from math import prod
@@ -39,6 +40,7 @@ class SegmentedProof:
     outputs: dict[str, np.ndarray]
     cuts: list[int]
     segments: list[dict[str, Any]] = field(default_factory=list)  # per segment: nodes, seconds, proof bytes
+    critical_path_s: float = 0.0  # the slowest boundary-roots task plus the slowest segment proof
 
     def to_bytes(self) -> bytes:
         return self.data
@@ -114,22 +116,23 @@ def _identity(node: Any) -> Any:
     return ShapeTracker(node.shape)
 
 
-def _roots(job: _Job) -> list[bytes]:
-    """Phase 1 of a segment: the roots of its boundary trees."""
+def _roots(job: _Job) -> tuple[list[bytes], float]:
+    """Phase 1 of a segment: the roots of its boundary trees, and the seconds they took."""
+    t = time.perf_counter()
     blowup = job.settings.config.log_blowup
     air, plans = build_graph_air(job.settings.body, blowup)
     trees = statement_trees(air, input_columns(plans, job.values), output_columns(plans, job.settings.body, job.values),
                             blowup)
-    return [t.root for t in trees]
+    return [tree.root for tree in trees], time.perf_counter() - t
 
 
-def _prove(job: _Job, seed: bytes) -> tuple[bytes, float]:
-    """Phase 2 of a segment: its proof.bin, and the seconds it took."""
+def _prove(job: _Job, seed: bytes) -> tuple[bytes, float, int]:
+    """Phase 2 of a segment: its proof.bin, the seconds it took and its process's peak RSS (bytes)."""
     t = time.perf_counter()
     settings = prover_settings(job.graph, job.settings.raw, job.settings)
     trace = trace_of(job.graph, {}, dict(job.values), t)
     proof = prove(job.graph, trace, settings, seed=seed)
-    return proof.data, time.perf_counter() - t
+    return proof.data, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def prove_segmented(
@@ -166,10 +169,24 @@ def prove_jobs(jobs: list[_Job], settings: Settings, cuts: list[int], outputs: d
                run: Scheduler, on_segment: Callable[[int, int, str], None] | None = None) -> SegmentedProof:
     """Both phases of the segments' tasks, then the bundle."""
     whole = settings.parsed
-    roots = run.map(_roots, [(job,) for job in jobs], "boundary roots", on_segment)
-    seed = bundle_seed(whole.digest, cuts, roots)
+    first = run.map(_roots, [(job,) for job in jobs], "boundary roots", on_segment)
+    seed = bundle_seed(whole.digest, cuts, [roots for roots, _ in first])
     done = run.map(_prove, [(job, seed) for job in jobs], "segment proofs", on_segment)
-    data = encode_bundle(whole.digest, seed, cuts, [p for p, _ in done])
-    info = [{"nodes": len(job.settings.body.nodes), "seconds": round(sec, 3), "proof_bytes": len(p)}
-            for job, (p, sec) in zip(jobs, done)]
-    return SegmentedProof(data, outputs, cuts, info)
+    data = encode_bundle(whole.digest, seed, cuts, [p for p, _, _ in done])
+    info = [{"nodes": len(job.settings.body.nodes), "seconds": round(sec, 3), "proof_bytes": len(p),
+             "process_peak_rss_mb": round(rss / 2**20, 1)} for job, (p, sec, rss) in zip(jobs, done)]
+    # what N >= n machines would take: the slowest task of each phase (the seed joins them)
+    critical = max(sec for _, sec in first) + max(sec for _, sec, _ in done)
+    return SegmentedProof(data, outputs, cuts, info, round(critical, 3))
+
+
+def _prove_one(graph: Any, settings: Settings, inputs: Mapping[str, Any]) -> Any:
+    return prove(graph, gen_trace(graph, inputs), settings)
+
+
+def prove_many(graph: Any, inputs: list[Mapping[str, Any]], settings: Settings, *, scheduler: Scheduler | None = None,
+               on_proof: Callable[[int, int, str], None] | None = None) -> list[Any]:
+    """A whole proof (prover.proving.Proof) of `graph` on each of `inputs` under `settings`, each a
+    task of `scheduler` (default: in this process): a list of inputs, or a batch's shards."""
+    _ensure_compiled(graph)
+    return (scheduler or in_process).map(_prove_one, [(graph, settings, x) for x in inputs], "proofs", on_proof)

@@ -6,9 +6,9 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 . .venv/bin/activate
-if ! python -c "import luminair.prover, numpy, onnx, pytest, hypothesis, onnxruntime, playwright" 2>/dev/null \
+if ! python -c "import luminair.prover, numpy, onnx, pytest, hypothesis, onnxruntime, playwright, ray" 2>/dev/null \
    || [ pyproject.toml -nt .venv/.installed ]; then
   python -m pip install -q --upgrade pip
-  python -m pip install -q -e '.[prover,dev]'
+  python -m pip install -q -e '.[prover,dev,ray]'
   touch .venv/.installed
 fi

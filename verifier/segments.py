@@ -27,13 +27,13 @@ import math
 import time
 from typing import Any
 
-from .api import VerifyResult, check_proof, visibility
 from .budget import WorkMeter, budget_for, file_caps, statement_work
 from .config import preset_label
 from .errors import ConfigError, FormatError, StatementError, VerificationError
 from .formats import BUNDLE_MAGIC, FORMAT_VERSION, Reader, Writer, read_header, read_proof_file
 from .graph.segments import MAX_SEGMENTS, Segment, cut_graph
 from .graph.statement import build_graph_air
+from .result import VerifyResult, check_proof, visibility
 from .security import union_bits
 from .statement import KIND_GRAPH, KIND_NAMES, Settings, read_settings
 from .verify import Progress, report

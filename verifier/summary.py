@@ -64,6 +64,7 @@ def proof_summary(data: bytes, max_work: int | None = None) -> dict[str, Any]:
 
 def bundle_summary(data: bytes) -> dict[str, Any]:
     """A segmented proof's bundle: its statement's settings digest, cut points and segment sizes."""
+    # (verifier/segments.py imports the verifier itself; a summary reads bundles rarely)
     from .segments import read_bundle
 
     digest, seed, cuts, proofs = read_bundle(data)

@@ -75,6 +75,16 @@ export function committedFixture() {
 }
 
 /**
+ * A small residual MLP proven in three segments (fast preset), from test/fixtures/segmented.py:
+ * {proof, settings, reordered} (the bundle, and the bundle with two segments swapped).
+ */
+export function segmentedFixture() {
+  const out = JSON.parse(execFileSync(python(), [join(WEB, "test", "fixtures", "segmented.py")], { cwd: REPO, encoding: "utf8", maxBuffer: 64 << 20 }));
+  const bytes = (b64) => new Uint8Array(Buffer.from(b64, "base64"));
+  return { proof: bytes(out.proof), settings: bytes(out.settings), reordered: bytes(out.reordered) };
+}
+
+/**
  * A small symbolic MLP (batch 1 to 256): one settings.bin and a proof for each batch size, with the
  * batch proven (x) and the prover's outputs (y), from test/fixtures/batches.py.
  */

@@ -12,7 +12,7 @@ import { MANIFEST } from "../src/manifest.js";
 import { installGlue, installWheel, sha256Hex } from "../src/pyglue.js";
 import { execFileSync } from "node:child_process";
 import { toJsResult } from "../src/client.js";
-import { REPO, WEB, batchFixtures, committedFixture, cpythonVerify, proofSymbols, publicTensors, python, sampleFiles, tamper, verdictOf, withPublic, withSymbols, withVersion } from "./helpers.mjs";
+import { REPO, WEB, batchFixtures, committedFixture, cpythonVerify, segmentedFixture, proofSymbols, publicTensors, python, sampleFiles, tamper, verdictOf, withPublic, withSymbols, withVersion } from "./helpers.mjs";
 
 const wheelBytes = new Uint8Array(readFileSync(join(WEB, "assets", MANIFEST.file)));
 let py;
@@ -303,5 +303,37 @@ describe("committed weights: settings.bin holds the model root, not the weights"
     assert.deepEqual(verdictOf(got), verdictOf(expected[1]));
     assert.equal(got.model_root, null);
     assert.equal(toJsResult(got).modelRoot, null);
+  });
+});
+
+describe("segmented proofs: a bundle of segment proofs, one verdict", () => {
+  let fx;
+  let expected;
+  const dev = { minSecurityBits: 0 }; // the fixture uses the fast (development) preset
+  before(() => {
+    fx = segmentedFixture();
+    expected = cpythonVerify([[fx.proof, fx.settings], [fx.reordered, fx.settings]], dev);
+  });
+
+  it("verifies like CPython, as the whole model's statement", () => {
+    const got = glue.verify(fx.proof, fx.settings, dev);
+    assert.equal(got.success, true, got.error_message);
+    assert.deepEqual(verdictOf(got), verdictOf(expected[0]));
+    assert.equal(got.statement, "graph: proven in 3 segments");
+    assert.deepEqual(Object.keys(got.outputs), ["y"]);
+  });
+
+  it("a bundle with two segments swapped is rejected like CPython does, by name", () => {
+    const got = glue.verify(fx.reordered, fx.settings, dev);
+    assert.equal(got.success, false);
+    assert.equal(got.check, "segment statement");
+    assert.deepEqual(verdictOf(got), verdictOf(expected[1]));
+  });
+
+  it("inspect names it a segmented proof", () => {
+    const got = glue.inspect(fx.proof);
+    assert.equal(got.ok, true, got.error);
+    assert.equal(got.header.segmented, true);
+    assert.equal(got.summary.segment_bytes.length, 3);
   });
 });

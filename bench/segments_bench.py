@@ -1,0 +1,144 @@
+"""Segmented against whole proofs (issue 30), same run: proof size, verification time, proving wall
+time and peak RSS, for the project's MLP 784-128-10, CNN (~250k parameters) and transformer
+(~230k parameters) examples, whole and in 2 and 4 segments; then the segments on Ray with one and
+two local workers (wall time) and the critical path computed from the per-task times (what as many
+machines as segments would take).
+
+    python bench/segments_bench.py [--models mlp_784_128_10,cnn_cifar,transformer_tiny] [--runs 3]
+                                   [--out bench/results/segments_issue30.json]
+
+Every proof runs in a fresh process (the Python API, as `luminair prove` loads ONNX files: a scale
+per tensor from the input); `verify(proof, settings)` in another, `--runs` times: the first call
+(cold) and the best later one (warm), medians over the runs. Segmented and whole proofs must attest
+the same outputs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from common import machine  # noqa: E402
+
+PY = sys.executable
+MODELS = ["mlp_784_128_10", "cnn_cifar", "transformer_tiny"]
+
+PROVE = r"""
+import json, resource, sys, time
+from pathlib import Path
+model, inp, out, mode = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4]
+t0 = time.perf_counter()
+from luminair.prover.cli.prove import _calibrate_tensors
+from luminair.prover import GenericCompiler, StwoCompiler
+from luminair.prover.onnx import load_onnx
+from luminair.prover.graph.model_file import read_input_json
+from luminair.prover.proving import gen_settings, gen_trace, prove
+import json as _j
+graph = load_onnx(model)
+data = _j.load(open(inp))
+graph.compile(GenericCompiler(), StwoCompiler())
+inputs = read_input_json(data, graph)
+_calibrate_tensors(graph, [inputs])
+settings = gen_settings(graph)
+out.mkdir(parents=True, exist_ok=True)
+(out / "settings.bin").write_bytes(settings.data)
+t = time.perf_counter()
+extra = {}
+if mode == "whole":
+    proof = prove(graph, gen_trace(graph, inputs), settings)
+else:
+    from luminair.prover.segments import prove_segmented
+    n, workers = (int(v) for v in mode.split("x"))
+    sched = None
+    if workers:
+        from luminair.prover.scheduler import RayScheduler
+        sched = RayScheduler(num_cpus=workers)
+    proof = prove_segmented(graph, inputs, settings, segments=n, scheduler=sched)
+    extra = {"segments": proof.segments, "critical_path_s": proof.critical_path_s}
+prove_s = time.perf_counter() - t
+(out / "proof.bin").write_bytes(proof.data)
+print(json.dumps({"prove_s": prove_s, "total_s": time.perf_counter() - t0, "proof_bytes": len(proof.data),
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **extra}))
+"""
+
+VERIFY = r"""
+import json, sys, time
+from luminair.verifier import verify
+proof, settings = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+times = []
+for _ in range(3):
+    t = time.perf_counter(); r = verify(proof, settings); times.append(time.perf_counter() - t)
+print(json.dumps({"cold_s": times[0], "warm_s": min(times[1:]), "success": r.success, "error": r.error_message,
+                  "kind": r.kind, "security_bits": r.security_bits,
+                  "outputs": {k: v["values"] for k, v in (r.outputs or {}).items()}}))
+"""
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+
+
+def _run(code: str, *args: str) -> dict:
+    out = subprocess.run([PY, "-c", code, *args], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=3600)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench(model: str, modes: list[str], runs: int, files: Path) -> dict:
+    d = ROOT / "examples" / model
+    res: dict = {}
+    for mode in modes:
+        rows = []
+        for _ in range(runs):
+            out = files / model / mode
+            p = _run(PROVE, str(d / "network.onnx"), str(d / "input.json"), str(out), mode)
+            v = _run(VERIFY, str(out / "proof.bin"), str(out / "settings.bin"))
+            rows.append((p, v))
+            print(model, mode, {k: p[k] for k in ("prove_s", "proof_bytes", "peak_rss_mb")},
+                  {k: v[k] for k in ("cold_s", "warm_s", "success", "kind")}, file=sys.stderr)
+        p0, v0 = rows[0]
+        res[mode] = {
+            "prove_s_median": statistics.median(p["prove_s"] for p, _ in rows),
+            "peak_rss_mb_median": statistics.median(p["peak_rss_mb"] for p, _ in rows),
+            "proof_bytes": p0["proof_bytes"],
+            "verify_cold_s_median": statistics.median(v["cold_s"] for _, v in rows),
+            "verify_warm_s_median": statistics.median(v["warm_s"] for _, v in rows),
+            "verified": all(v["success"] for _, v in rows), "kind": v0["kind"], "error": v0["error"],
+            "security_bits": v0["security_bits"],
+            "critical_path_s_median": statistics.median(p["critical_path_s"] for p, _ in rows) if "critical_path_s" in p0 else None,
+            "segments": p0.get("segments"),
+            "outputs": v0["outputs"],
+        }
+    whole = res.get("whole", {}).get("outputs")
+    for mode, r in res.items():
+        r["same_outputs_as_whole"] = whole is not None and r.pop("outputs") == whole if mode != "whole" else True
+    res["whole"].pop("outputs", None)
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--modes", default="whole,2x0,4x0,4x1,4x2", help="whole, or NxW: N segments on W Ray workers (0: in-process)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--out", default=str(HERE / "results" / "segments_issue30.json"))
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        results = {m: bench(m, a.modes.split(","), a.runs, Path(tmp)) for m in a.models.split(",")}
+    doc = {"machine": machine(), "runs": a.runs, "results": results}
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.out).write_text(json.dumps(doc, indent=2))
+    print(json.dumps(doc, indent=2))
+
+
+if __name__ == "__main__":
+    main()

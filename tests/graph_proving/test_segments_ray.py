@@ -1,0 +1,91 @@
+"""Segments and inputs proven as Ray tasks on a local cluster of two worker processes: the same
+bytes as in-process, even when a worker is killed in the middle of a task (Ray runs it again;
+proving is deterministic)."""
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import ray
+
+from luminair.prover.scheduler import RayScheduler
+from luminair.prover.segments import prove_many, prove_segmented
+from luminair.verifier import verify
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_segments import FEED, OTHER, _residual  # noqa: E402
+
+
+def _killable(marker: str, fn, *args):
+    """fn(*args), the first attempt announcing its pid in `marker` and waiting to be killed."""
+    if not os.path.exists(marker):
+        with open(marker + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.replace(marker + ".tmp", marker)
+        time.sleep(60)  # (killed long before this ends)
+    return fn(*args)
+
+
+class KillOnce(RayScheduler):
+    """Runs the first task of `stage` through _killable and kills its worker once it is running."""
+
+    def __init__(self, marker: str, stage: str) -> None:
+        super().__init__(num_cpus=2)
+        self.marker, self.stage = marker, stage
+
+    def map(self, fn, args, stage, progress=None):
+        if stage != self.stage:
+            return super().map(fn, args, stage, progress)
+        wrapped = [((self.marker, fn, *args[0]))] + [(None, fn, *a) for a in args[1:]]
+        return super().map(_maybe_killable, wrapped, stage, progress)
+
+
+def _maybe_killable(marker, fn, *args):
+    return fn(*args) if marker is None else _killable(marker, fn, *args)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    yield
+    ray.shutdown()
+
+
+def test_segments_on_ray_with_a_worker_killed_mid_task(cluster, tmp_path):
+    cx = _residual()
+    settings = cx.gen_settings(preset="fast")
+    here = prove_segmented(cx, FEED, settings, segments=3)
+    marker = str(tmp_path / "pid")
+    sched = KillOnce(marker, "segment proofs")
+    import threading
+
+    def killer():
+        while not os.path.exists(marker):
+            time.sleep(0.05)
+        os.kill(int(open(marker).read()), signal.SIGKILL)
+
+    t = threading.Thread(target=killer)
+    t.start()
+    there = prove_segmented(cx, FEED, settings, segments=3, scheduler=sched)
+    t.join(timeout=60)
+    assert not t.is_alive(), "the first task's worker was never killed"
+    assert there.data == here.data
+    assert verify(there.data, settings.data, min_security_bits=0).success
+    stages = [s for s, _ in sched.task_seconds]
+    assert stages.count("boundary roots") == 3 and stages.count("segment proofs") == 3
+
+
+def test_a_list_of_inputs_on_ray_gives_the_in_process_proofs(cluster):
+    cx = _residual()
+    settings = cx.gen_settings(preset="fast")
+    sched = RayScheduler(num_cpus=2)
+    there = prove_many(cx, [FEED, OTHER], settings, scheduler=sched)
+    here = prove_many(cx, [FEED, OTHER], settings)
+    assert [p.data for p in there] == [p.data for p in here]
+    for p, feed in zip(there, (FEED, OTHER)):
+        r = verify(p.data, settings.data, min_security_bits=0)
+        assert r.success and np.array_equal(np.array(r.outputs["y"]["values"]), cx.run(feed, exact=True)["y"].reshape(-1))
