@@ -23,7 +23,9 @@ import numpy as np
 
 from ..verifier.graph.segments import MAX_SEGMENTS, Segment, check_segmentable, cut_graph
 from ..verifier.graph.spec import CONTRACT, REDUCE, GraphSpec, view_shape
+from ..verifier.graph.planner import plan_graph
 from ..verifier.graph.statement import build_graph_air
+from ..verifier.security import soundness_terms, union_bits
 from ..verifier.segments import bundle_seed, encode_bundle, segment_settings
 from .air.graph_trace import build_spec, input_columns, output_columns
 from .compile.stwo import COMPONENT_OF
@@ -41,6 +43,7 @@ class SegmentedProof:
     cuts: list[int]
     segments: list[dict[str, Any]] = field(default_factory=list)  # per segment: nodes, seconds, proof bytes
     critical_path_s: float = 0.0  # the slowest boundary-roots task plus the slowest segment proof
+    security_bits: int = 0  # the union bound over every segment's soundness terms
 
     def to_bytes(self) -> bytes:
         return self.data
@@ -126,13 +129,15 @@ def _roots(job: _Job) -> tuple[list[bytes], float]:
     return [tree.root for tree in trees], time.perf_counter() - t
 
 
-def _prove(job: _Job, seed: bytes) -> tuple[bytes, float, int]:
-    """Phase 2 of a segment: its proof.bin, the seconds it took and its process's peak RSS (bytes)."""
+def _prove(job: _Job, seed: bytes) -> tuple[bytes, float, int, dict[str, float]]:
+    """Phase 2 of a segment: its proof.bin, the seconds it took, its process's peak RSS (bytes) and
+    its soundness terms."""
     t = time.perf_counter()
     settings = prover_settings(job.graph, job.settings.raw, job.settings)
     trace = trace_of(job.graph, {}, dict(job.values), t)
     proof = prove(job.graph, trace, settings, seed=seed)
-    return proof.data, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    terms = soundness_terms(settings.config, settings.air, plan_graph(settings.spec).public_terms())
+    return proof.data, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, terms
 
 
 def prove_segmented(
@@ -172,12 +177,14 @@ def prove_jobs(jobs: list[_Job], settings: Settings, cuts: list[int], outputs: d
     first = run.map(_roots, [(job,) for job in jobs], "boundary roots", on_segment)
     seed = bundle_seed(whole.digest, cuts, [roots for roots, _ in first])
     done = run.map(_prove, [(job, seed) for job in jobs], "segment proofs", on_segment)
-    data = encode_bundle(whole.digest, seed, cuts, [p for p, _, _ in done])
+    data = encode_bundle(whole.digest, seed, cuts, [p for p, _, _, _ in done])
     info = [{"nodes": len(job.settings.body.nodes), "seconds": round(sec, 3), "proof_bytes": len(p),
-             "process_peak_rss_mb": round(rss / 2**20, 1)} for job, (p, sec, rss) in zip(jobs, done)]
+             "process_peak_rss_mb": round(rss / 2**20, 1)} for job, (p, sec, rss, _) in zip(jobs, done)]
     # what N >= n machines would take: the slowest task of each phase (the seed joins them)
-    critical = max(sec for _, sec in first) + max(sec for _, sec, _ in done)
-    return SegmentedProof(data, outputs, cuts, info, round(critical, 3))
+    critical = max(sec for _, sec in first) + max(sec for _, sec, _, _ in done)
+    # the verifier's figure: the union bound over every segment's terms
+    bits = int(union_bits({f"{k}.{name}": b for k, (_, _, _, terms) in enumerate(done) for name, b in terms.items()}))
+    return SegmentedProof(data, outputs, cuts, info, round(critical, 3), bits)
 
 
 def _prove_one(graph: Any, settings: Settings, inputs: Mapping[str, Any]) -> Any:

@@ -352,8 +352,10 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "symbols": dict(settings.spec.bound) or None,
         "title": title,
         "description": description,
-        "security": settings.describe_security(),
-        "security_bits": settings.security_bits,
+        "security": settings.describe_security() if not hasattr(proof, "security_bits") else
+        f"{proof.security_bits} bits by the union bound over the {len(proof.segments)} segments' terms "
+        f"(FRI term {settings.config.describe()} each)",
+        "security_bits": getattr(proof, "security_bits", None) or settings.security_bits,
         "numeric_format": graph_summary(settings.spec)["numeric_format"]["description"],
         "calibration": {**calibration.as_dict(), "accuracy": accuracy} if calibration is not None else None,
         "components": [
@@ -409,10 +411,17 @@ def _prove_segmented(args: argparse.Namespace, graph: Any, inputs: dict[str, Any
             print(f"  {stage}: {done}/{of}", file=sys.stderr)
 
     try:
-        return prove_segmented(graph, inputs, settings, segments=args.segments or 2, scheduler=scheduler_for(args.ray),
-                               on_segment=progress, trace=trace)
+        proof = prove_segmented(graph, inputs, settings, segments=args.segments or 2, scheduler=scheduler_for(args.ray),
+                                on_segment=progress, trace=trace)
     except ProverError as e:
         raise UsageError(f"--segments: {e}") from None
+    from luminair.verifier.config import DEFAULT_MIN_SECURITY_BITS
+
+    if proof.security_bits < DEFAULT_MIN_SECURITY_BITS <= settings.security_bits:
+        say(f"warning: the {len(proof.segments)} segments reach {proof.security_bits} bits together (the union of "
+            f"their terms), below the verifier's floor of {DEFAULT_MIN_SECURITY_BITS}: prove with --security "
+            f"{DEFAULT_MIN_SECURITY_BITS + len(proof.segments).bit_length()} or fewer segments", err=True)
+    return proof
 
 
 def verifier_work(proof: bytes, settings: bytes) -> dict[str, Any]:

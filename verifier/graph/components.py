@@ -833,7 +833,7 @@ class CommittedOutputComponent(GraphComponent):
 BUNDLE_RHO = "bundle.rho"  # a segmented proof's fingerprint challenge: the bundle's, shared by every segment
 
 
-class FingerprintMixin:
+class FingerprintMixin(GraphComponent):
     """A segment's boundary tensors (docs/segments.md), each fingerprinted as f = sum_j rho^j t_j
     over its rows (its elements in row-major order, one a row, tensor after tensor from row 0;
     padding rows extend the last one). rho is the bundle's challenge (BUNDLE_RHO), derived from

@@ -13,7 +13,7 @@ from ..claim import Statement, statement_bytes
 from ..errors import FormatError, StatementError
 from ..fields import QM31, QONE, QZERO, P, q_add, q_inv, q_mul, q_sub
 from ..numeric import VALUE_MAX, VALUE_MIN, from_field
-from .components import DATA, KNOWN, WEIGHTS, BoundaryInputComponent, BoundaryOutputComponent, CommittedComponent, CommittedInputComponent, CommittedOutputComponent, FunctionTableComponent, MatWComponent, RangeTableComponent, make_component
+from .components import DATA, KNOWN, WEIGHTS, BoundaryInputComponent, BoundaryOutputComponent, CommittedComponent, GraphComponent, CommittedInputComponent, CommittedOutputComponent, FunctionTableComponent, MatWComponent, RangeTableComponent, make_component
 from .mat_plans import MAT_BUILDERS
 from .plan import MERGED_KINDS, ComponentPlan, Instance
 from .planner import KNOWN_KINDS, GraphPlan, plan_graph
@@ -92,6 +92,7 @@ def _build_op(plan: GraphPlan, inst: Instance) -> ComponentPlan:
     nodes = list(inst.nodes)
     segs = layout_segments(nodes, plan.rows_of)
     op = spec.nodes[nodes[0]].op
+    comp: GraphComponent
     if kind == "BoundaryInput":  # (its fingerprints' challenge is named after it)
         comp = BoundaryInputComponent(inst.log_size, len(segs), inst.name)
         comp.sparse_columns["first"] = {seg.start: 1 for seg in segs}
