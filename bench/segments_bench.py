@@ -1,8 +1,9 @@
 """Segmented against whole proofs (issue 30), same run: proof size, verification time, proving wall
 time and peak RSS, for the project's MLP 784-128-10, CNN (~250k parameters) and transformer
-(~230k parameters) examples, whole and in 2 and 4 segments; then the segments on Ray with one and
-two local workers (wall time) and the critical path computed from the per-task times (what as many
-machines as segments would take).
+(~230k parameters) examples and SqueezeNet 1.1 at 64x64 (`squeezenet_64`, the onnx wheel's), whole
+and in 2 and 4 segments; then the segments on Ray with one and two local workers (wall time, each
+worker's peak RSS) and the critical path computed from the per-task times (what as many machines
+as segments would take).
 
     python bench/segments_bench.py [--models mlp_784_128_10,cnn_cifar,transformer_tiny] [--runs 3]
                                    [--out bench/results/segments_issue30.json]
@@ -42,11 +43,20 @@ from luminair.prover.onnx import load_onnx
 from luminair.prover.graph.model_file import read_input_json
 from luminair.prover.proving import gen_settings, gen_trace, prove
 import json as _j
-graph = load_onnx(model)
-data = _j.load(open(inp))
-graph.compile(GenericCompiler(), StwoCompiler())
-inputs = read_input_json(data, graph)
-_calibrate_tensors(graph, [inputs])
+if model == "squeezenet_64":  # the onnx wheel's SqueezeNet 1.1 at 64x64, as bench/committed_bench.py
+    import numpy as np, onnx
+    from luminair.prover.onnx.zoo import gain_one_fills, zoo_path
+    shape = (1, 3, 64, 64)
+    graph = load_onnx(gain_one_fills(onnx.load(str(zoo_path("squeezenet")))), {"data_0": shape}, resize_inputs=True,
+                      outputs=["r65"])
+    graph.compile(GenericCompiler(), StwoCompiler())
+    inputs = {"data_0": np.random.default_rng(0).uniform(0, 1, shape).astype(np.float32).astype(np.float64)}
+else:
+    graph = load_onnx(model)
+    data = _j.load(open(inp))
+    graph.compile(GenericCompiler(), StwoCompiler())
+    inputs = read_input_json(data, graph)
+    _calibrate_tensors(graph, [inputs])
 settings = gen_settings(graph)
 out.mkdir(parents=True, exist_ok=True)
 (out / "settings.bin").write_bytes(settings.data)
@@ -94,7 +104,7 @@ def _run(code: str, *args: str) -> dict:
 
 
 def bench(model: str, modes: list[str], runs: int, files: Path) -> dict:
-    d = ROOT / "examples" / model
+    d = ROOT / "examples" / model  # (squeezenet_64: the onnx wheel's, built in the proving process)
     res: dict = {}
     for mode in modes:
         rows = []

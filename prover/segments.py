@@ -29,6 +29,7 @@ from ..verifier.security import soundness_terms, union_bits
 from ..verifier.segments import bundle_seed, encode_bundle, segment_settings
 from .air.graph_trace import build_spec, input_columns, output_columns
 from .compile.stwo import COMPONENT_OF
+from .graph.shape import ShapeTracker
 from .proving import Settings, _ensure_compiled, _write, gen_trace, prove, prover_settings, statement_trees, trace_of
 from .scheduler import Scheduler, in_process
 from .stark.prove import ProverError
@@ -97,14 +98,11 @@ class _Job:
 
 def segment_graph(graph: Any, seg: Segment) -> Any:
     """The prover's graph of segment `seg`, the same graph as seg.spec (checked)."""
-    spec, whole_outputs = seg.spec, graph.outputs()
-    local = {w: i for i, w in enumerate(seg.nodes)}
-    names = {w: spec.inputs[[inp.node for inp in spec.inputs].index(local[w])].name
-             for w in seg.nodes if spec.nodes[local[w]].op == "Input"}
-    outs = [(out.name, seg.nodes[out.node], whole_outputs[out.name][1] if out.name in whole_outputs else None)
-            for out in spec.outputs]
-    nodes = graph.nodes()
-    outs = [(name, w, view if view is not None else _identity(nodes[w])) for name, w, view in outs]
+    spec, whole_outputs, nodes = seg.spec, graph.outputs(), graph.nodes()
+    names = {seg.nodes[inp.node]: inp.name for inp in spec.inputs}
+    # the graph's outputs through their own views; a boundary output reads its node whole
+    outs = [(out.name, seg.nodes[out.node], whole_outputs[out.name][1] if not out.boundary else
+             ShapeTracker(nodes[seg.nodes[out.node]].shape)) for out in spec.outputs]
     g = graph.subgraph(seg.nodes, seg.reads, outs, names)
     g.stwo_plan = {n.id: COMPONENT_OF[n.op] for n in g.nodes() if n.op in COMPONENT_OF}
     mine = build_spec(g)
@@ -112,11 +110,6 @@ def segment_graph(graph: Any, seg: Segment) -> Any:
         if (a.op, a.shape, a.srcs, a.axis, a.scale) != (b.op, b.shape, b.srcs, b.axis, b.scale):
             raise ProverError(f"segment {seg.index}: node {i} of its graph is not the cut's ({a.op} against {b.op})")
     return g
-
-
-def _identity(node: Any) -> Any:
-    from .graph.shape import ShapeTracker
-    return ShapeTracker(node.shape)
 
 
 def _roots(job: _Job) -> tuple[list[bytes], float]:

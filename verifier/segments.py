@@ -186,6 +186,7 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
         inputs.update(st.inputs or {})
         terms.update({f"segment {seg.index}: {name}": bits for name, bits in seg_terms.items()})
         files[seg.index] = None  # type: ignore[call-overload]  # (released as it is checked)
+    report(progress, 6)
     bits = int(union_bits(terms))
     if bits < min_security_bits:
         raise ConfigError(f"{bits} bits by the union of the {len(segments)} segments' soundness terms is below the "

@@ -16,7 +16,7 @@ from luminair.verifier.graph.segments import cut_graph
 from luminair.verifier.segments import encode_bundle, read_bundle
 
 
-def _residual(seed: int = 3, private: bool = False) -> Graph:
+def _residual(seed: int = 3, private: bool = False, output: str = "y") -> Graph:
     """Three layers whose first activation is read again by the last one (a tensor that crosses two
     cuts), the input read again at the end too."""
     rng = np.random.default_rng(seed)
@@ -25,7 +25,7 @@ def _residual(seed: int = 3, private: bool = False) -> Graph:
     h1 = (x @ cx.constant(rng.uniform(-0.4, 0.4, (8, 8)), "w1") + cx.constant(rng.uniform(-0.1, 0.1, (8,)), "b1")).relu()
     h2 = (h1 @ cx.constant(rng.uniform(-0.4, 0.4, (8, 8)), "w2")).relu()
     h3 = (h2 @ cx.constant(rng.uniform(-0.4, 0.4, (8, 8)), "w3")).relu()
-    ((h3 + h1) @ cx.constant(rng.uniform(-0.4, 0.4, (8, 3)), "w4") + x[:, :3]).output("y")
+    ((h3 + h1) @ cx.constant(rng.uniform(-0.4, 0.4, (8, 3)), "w4") + x[:, :3]).output(output)
     cx.compile(GenericCompiler(), StwoCompiler())
     return cx
 
@@ -99,6 +99,16 @@ def test_cnn_with_softmax_in_segments():
         r = _check(settings, prove_segmented(cx, feed, settings, segments=n).data)
         assert r.success, (n, r.error_message)
         assert np.array_equal(np.array(r.outputs["p"]["values"]), _exact(cx, feed, "p"))
+
+
+def test_an_output_named_like_a_boundary_tensor(residual):
+    cx, settings, cuts, _ = residual
+    w = cut_graph(settings.spec, cuts)[0].writes[0]
+    cy = _residual(output=f"node{w}")
+    sy = cy.gen_settings(preset="fast")
+    r = _check(sy, prove_segmented(cy, FEED, sy, cuts=cuts).data)
+    assert r.success and list(r.outputs) == [f"node{w}"], r.error_message
+    assert np.array_equal(np.array(r.outputs[f"node{w}"]["values"]), _exact(cx, FEED, "y"))
 
 
 def test_one_segment_is_a_bundle_of_one(residual):

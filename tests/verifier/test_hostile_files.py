@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from luminair.verifier import api as verifier_api
+from luminair.verifier import result as verifier_result
 from luminair.verifier import verify
 from luminair.verifier.budget import BASE_WORK, MAX_WORK, OPENING_UNITS_PER_BYTE, WORK_PER_BYTE, budget_for
 from luminair.verifier.formats import MAX_PUBLIC_TOTAL, read_proof_file
@@ -60,7 +61,7 @@ def test_the_budget_refuses_before_the_statement_is_built(monkeypatch: pytest.Mo
     def never(*_a: object, **_k: object) -> None:
         raise AssertionError("the statement was built")
 
-    monkeypatch.setattr(verifier_api, "build_statement", never)
+    monkeypatch.setattr(verifier_result, "build_statement", never)
     r = verify(proof, settings)
     assert r.check == "work budget" and "LogUp public terms" in r.error_message, r.error_message
 
@@ -159,7 +160,7 @@ def test_memory_and_recursion_errors_are_typed_rejections(monkeypatch: pytest.Mo
         def boom(*_a: object, _e: type[BaseException] = error, **_k: object) -> None:
             raise _e()
 
-        monkeypatch.setattr(verifier_api, "build_statement", boom)
+        monkeypatch.setattr(verifier_result, "build_statement", boom)
         r = verify(proof, settings)
         assert not r.success and r.check == "malformed file" and needle in r.error_message, r.error_message
         assert r.model_digest is not None
@@ -201,7 +202,7 @@ def test_the_out_of_memory_verdict_is_built_once_the_decoded_data_is_released(mo
         alive_when_built.append(any(ref() is not None for ref in decoded))
         return real_result(*a, **k)
 
-    monkeypatch.setattr(verifier_api, "build_statement", failing)
+    monkeypatch.setattr(verifier_result, "build_statement", failing)
     monkeypatch.setattr(verifier_api, "VerifyResult", result)
     r = verify(proof, settings)
     assert r.check == "malformed file" and r.error_message == verifier_api.OUT_OF_MEMORY
@@ -249,7 +250,7 @@ def test_an_out_of_memory_handler_that_fails_is_answered_once_its_cycle_is_colle
         alive_when_built.append(decoded[0]() is not None)
         return real_result(*a, **k)
 
-    monkeypatch.setattr(verifier_api, "build_statement", failing)
+    monkeypatch.setattr(verifier_result, "build_statement", failing)
     monkeypatch.setattr(verifier_api.traceback, "clear_frames", clear_frames)
     monkeypatch.setattr(verifier_api, "VerifyResult", result)
     gc.disable()  # only the verifier's own collection may free the cycle

@@ -87,22 +87,33 @@ def _segment(spec: GraphSpec, k: int, owner: list[int], read_by: list[set[int]],
             nodes.append(NodeSpec(node.op, node.shape, [(local[s], shape, steps) for s, shape, steps in node.srcs],
                                   node.axis, node.name, node.private, node.values, node.index, node.scale))
         else:  # a tensor an earlier segment wrote
-            nodes.append(NodeSpec("Input", node.shape, [], None, f"node{w}", True, None, node.index, spec.scale_of(w),
-                                  committed=True, boundary=True))
+            nodes.append(NodeSpec("Input", node.shape, [], None, _boundary_name(spec, w), True, None, node.index,
+                                  spec.scale_of(w), committed=True, boundary=True))
             reads.append(w)
         if nodes[-1].op == "Input":
-            inputs.append(InputSpec(_input_name(spec, w) if w in mine else f"node{w}", local[w]))
+            inputs.append(InputSpec(_input_name(spec, w) if w in mine else _boundary_name(spec, w), local[w]))
     outputs = [OutputSpec(out.name, local[out.node], out.steps, out.shape, out.src_indices)
                for out, seg in zip(spec.outputs, out_seg) if seg == k]
     writes = sorted(w for w in mine if any(r > k for r in read_by[w]))
     for w in writes:
         size = spec.nodes[w].numel
-        outputs.append(OutputSpec(f"node{w}", local[w], (), spec.nodes[w].shape, list(range(size)), committed=True,
-                                  boundary=True))
+        outputs.append(OutputSpec(_boundary_name(spec, w), local[w], (), spec.nodes[w].shape, list(range(size)),
+                                  committed=True, boundary=True))
     seg_spec = GraphSpec(spec.scale_bits, nodes, inputs, outputs)
     return Segment(k, seg_spec, members, reads, writes)
 
 
 def _input_name(spec: GraphSpec, node: int) -> str:
     (name,) = [inp.name for inp in spec.inputs if inp.node == node]
+    return name
+
+
+def _boundary_name(spec: GraphSpec, node: int) -> str:
+    """A boundary tensor's name: "node<i>", primed until no input or output of the graph has it."""
+    taken = spec.__dict__.get("_names")  # (a derived cache, like the plan)
+    if taken is None:
+        taken = spec.__dict__["_names"] = {x.name for x in spec.inputs} | {x.name for x in spec.outputs}
+    name = f"node{node}"
+    while name in taken:
+        name += "'"
     return name
