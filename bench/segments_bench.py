@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+from committed_bench import VERIFY, _env  # noqa: E402  (the same fresh-process verify)
 from common import machine  # noqa: E402
 
 PY = sys.executable
@@ -79,23 +79,6 @@ print(json.dumps({"prove_s": prove_s, "total_s": time.perf_counter() - t0, "proo
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **extra}))
 """
 
-VERIFY = r"""
-import json, sys, time
-from luminair.verifier import verify
-proof, settings = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
-times = []
-for _ in range(3):
-    t = time.perf_counter(); r = verify(proof, settings); times.append(time.perf_counter() - t)
-print(json.dumps({"cold_s": times[0], "warm_s": min(times[1:]), "success": r.success, "error": r.error_message,
-                  "kind": r.kind, "security_bits": r.security_bits,
-                  "outputs": {k: v["values"] for k, v in (r.outputs or {}).items()}}))
-"""
-
-
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
-
-
 def _run(code: str, *args: str) -> dict:
     out = subprocess.run([PY, "-c", code, *args], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=3600)
     if out.returncode:
@@ -115,6 +98,7 @@ def bench(model: str, modes: list[str], runs: int, files: Path) -> dict:
             rows.append((p, v))
             print(model, mode, {k: p[k] for k in ("prove_s", "proof_bytes", "peak_rss_mb")},
                   {k: v[k] for k in ("cold_s", "warm_s", "success", "kind")}, file=sys.stderr)
+            v["outputs"] = {k: o["values"] for k, o in (v["outputs"] or {}).items()}
         p0, v0 = rows[0]
         res[mode] = {
             "prove_s_median": statistics.median(p["prove_s"] for p, _ in rows),
@@ -123,7 +107,6 @@ def bench(model: str, modes: list[str], runs: int, files: Path) -> dict:
             "verify_cold_s_median": statistics.median(v["cold_s"] for _, v in rows),
             "verify_warm_s_median": statistics.median(v["warm_s"] for _, v in rows),
             "verified": all(v["success"] for _, v in rows), "kind": v0["kind"], "error": v0["error"],
-            "security_bits": v0["security_bits"],
             "critical_path_s_median": statistics.median(p["critical_path_s"] for p, _ in rows) if "critical_path_s" in p0 else None,
             "segments": p0.get("segments"),
             "outputs": v0["outputs"],

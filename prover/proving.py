@@ -203,11 +203,10 @@ class Trace:
     generation_s: float = 0.0
 
 
-@dataclass
-class Proof:
+class ProofBytes:
+    """A proof.bin held as `data` (a whole proof, or a segmented one's bundle)."""
+
     data: bytes
-    outputs: dict[str, np.ndarray]
-    stats: ProveStats = field(default_factory=ProveStats)
 
     def to_bytes(self) -> bytes:
         return self.data
@@ -217,6 +216,13 @@ class Proof:
 
     def __len__(self) -> int:
         return len(self.data)
+
+
+@dataclass
+class Proof(ProofBytes):
+    data: bytes
+    outputs: dict[str, np.ndarray]
+    stats: ProveStats = field(default_factory=ProveStats)
 
 
 def resolve_config(preset: str | None = None, config: PcsConfig | None = None, security_bits: int | None = None) -> PcsConfig:

@@ -16,7 +16,6 @@ import resource
 import time
 from dataclasses import dataclass, field
 from math import prod
-from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -30,13 +29,13 @@ from ..verifier.segments import bundle_seed, encode_bundle, segment_settings
 from .air.graph_trace import build_spec, input_columns, output_columns
 from .compile.stwo import COMPONENT_OF
 from .graph.shape import ShapeTracker
-from .proving import Settings, _ensure_compiled, _write, gen_trace, prove, prover_settings, statement_trees, trace_of
+from .proving import ProofBytes, Settings, _ensure_compiled, gen_trace, prove, prover_settings, statement_trees, trace_of
 from .scheduler import Scheduler, in_process
-from .stark.prove import ProverError
+from .stark.prove import ProverError, lde_cells
 
 
 @dataclass
-class SegmentedProof:
+class SegmentedProof(ProofBytes):
     """A segmented proof's bundle (its proof.bin) and what the prover measured."""
 
     data: bytes
@@ -45,15 +44,6 @@ class SegmentedProof:
     segments: list[dict[str, Any]] = field(default_factory=list)  # per segment: nodes, seconds, proof bytes
     critical_path_s: float = 0.0  # the slowest boundary-roots task plus the slowest segment proof
     security_bits: int = 0  # the union bound over every segment's soundness terms
-
-    def to_bytes(self) -> bytes:
-        return self.data
-
-    def write(self, path: str | Path) -> Path:
-        return _write(path, self.data)
-
-    def __len__(self) -> int:
-        return len(self.data)
 
 
 def node_cost(spec: GraphSpec, i: int) -> int:
@@ -85,6 +75,38 @@ def choose_cuts(spec: GraphSpec, n: int) -> list[int]:
         cuts.append(ops[len(ops) - (n - k)])
         k += 1
     return sorted(set(cuts))
+
+
+# One proof's peak RSS against the committed cells of its extended trace (every tree), fitted on
+# this machine's whole proofs of the examples (bench/results/segments_issue30.json): a bound to cut
+# by, not a promise
+BASE_BYTES = 400 << 20
+BYTES_PER_LDE_CELL = 64
+
+
+def estimated_peak(spec: GraphSpec, log_blowup: int) -> int:
+    """About the peak RSS of proving `spec` alone, in bytes."""
+    air, _ = build_graph_air(spec, log_blowup)
+    return BASE_BYTES + BYTES_PER_LDE_CELL * lde_cells(air, log_blowup)
+
+
+def cuts_for_memory(settings: Settings, max_bytes: int) -> list[int]:
+    """The cut points of the fewest segments (1, 2, 4, ... up to MAX_SEGMENTS) whose estimated
+    peaks (estimated_peak) all fit in `max_bytes`; ProverError naming the smallest reached."""
+    spec, blowup, n, best = settings.spec, settings.config.log_blowup, 1, None
+    while n <= MAX_SEGMENTS:
+        try:
+            cuts = choose_cuts(spec, n) if n > 1 else []
+        except ProverError:
+            break
+        peak = max(estimated_peak(seg.spec, blowup) for seg in cut_graph(spec, cuts))
+        if peak <= max_bytes:
+            return cuts
+        best = (n, peak) if best is None or peak < best[1] else best
+        n *= 2
+    n, peak = best or (1, 0)
+    raise ProverError(f"no cut fits {max_bytes / 2**30:.2f} GiB a segment: the least is about {peak / 2**30:.2f} GiB "
+                      f"in {n} segments (a segment holds whole nodes)")
 
 
 @dataclass
@@ -140,17 +162,18 @@ def prove_segmented(
     *,
     segments: int | None = None,
     cuts: list[int] | None = None,
+    max_memory: int | None = None,
     scheduler: Scheduler | None = None,
     on_segment: Callable[[int, int, str], None] | None = None,
     trace: Any = None,
 ) -> SegmentedProof:
     """A segmented proof of `graph` on `inputs` under the whole model's `settings`, cut at `cuts`
-    (or into `segments` parts of about equal rows: choose_cuts). `scheduler` runs the segments'
-    tasks (default: in this process); `on_segment(done, of, stage)` reports progress; `trace`: the
+    (or into `segments` parts of about equal rows: choose_cuts; or into the fewest whose estimated
+    peak fits `max_memory` bytes: cuts_for_memory). `scheduler` runs the segments' tasks (default: in this process); `on_segment(done, of, stage)` reports progress; `trace`: the
     whole graph's exact run on `inputs`, where the caller has it."""
     _ensure_compiled(graph)
     if cuts is None:
-        cuts = choose_cuts(settings.spec, segments or 2)
+        cuts = cuts_for_memory(settings, max_memory) if max_memory else choose_cuts(settings.spec, segments or 2)
     if trace is None:  # the whole graph's exact run: every boundary tensor's values
         trace = gen_trace(graph, inputs)
     jobs = segment_jobs(graph, trace.values, settings, list(cuts))

@@ -141,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="prove the graph as N segments of about equal trace rows, each a proof of its own trace "
                         "(one process never holds the whole trace); proof.bin is then a bundle of the segments' "
                         "proofs, verified as one statement (docs/segments.md)")
+    p.add_argument("--max-memory", metavar="SIZE",
+                   help="a segmented proof of the fewest segments (1, 2, 4, ...) whose estimated proving peak fits "
+                        "SIZE a process (8G, 512M; an estimate from the trace's cells, docs/segments.md)")
     p.add_argument("--ray", nargs="?", const=True, metavar="ADDRESS",
                    help="run the segments' tasks on a Ray cluster at ADDRESS (without one: a local cluster); "
                         "without Ray installed they run in this process (pip install 'luminair[ray]')")

@@ -328,7 +328,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     from .accuracy import bound_report, error_report, onnxruntime_report, samples_report  # (numpy: only a command that proves)
 
     accuracy = samples_report(graph, samples) if calibration is not None else None  # (before prove drops the kept runs)
-    if args.segments is not None or args.ray:
+    if args.segments is not None or args.ray or args.max_memory:
         proof = _prove_segmented(args, graph, inputs, settings, trace)
     else:
         hook = _progress(PROVE_STAGES, args.quiet)
@@ -403,6 +403,9 @@ def _prove_segmented(args: argparse.Namespace, graph: Any, inputs: dict[str, Any
 
     if args.segments is not None and args.segments < 1:
         raise UsageError(f"--segments {args.segments}: give at least 1")
+    if args.segments is not None and args.max_memory:
+        raise UsageError("give --segments or --max-memory, not both")
+    max_memory = parse_size(args.max_memory) if args.max_memory else None
     if settings.spec.committed or settings.spec.committed_inputs or args.outputs != "public":
         raise UsageError("--segments: a segmented proof is of public weights, public or private inputs and public outputs")
 
@@ -411,8 +414,8 @@ def _prove_segmented(args: argparse.Namespace, graph: Any, inputs: dict[str, Any
             print(f"  {stage}: {done}/{of}", file=sys.stderr)
 
     try:
-        proof = prove_segmented(graph, inputs, settings, segments=args.segments or 2, scheduler=scheduler_for(args.ray),
-                                on_segment=progress, trace=trace)
+        proof = prove_segmented(graph, inputs, settings, segments=args.segments or 2, max_memory=max_memory,
+                                scheduler=scheduler_for(args.ray), on_segment=progress, trace=trace)
     except ProverError as e:
         raise UsageError(f"--segments: {e}") from None
     from luminair.verifier.config import DEFAULT_MIN_SECURITY_BITS
@@ -422,6 +425,20 @@ def _prove_segmented(args: argparse.Namespace, graph: Any, inputs: dict[str, Any
             f"their terms), below the verifier's floor of {DEFAULT_MIN_SECURITY_BITS}: prove with --security "
             f"{DEFAULT_MIN_SECURITY_BITS + len(proof.segments).bit_length()} or fewer segments", err=True)
     return proof
+
+
+def parse_size(text: str) -> int:
+    """"8G", "512M", "2048K" or bytes: the size in bytes (UsageError naming the value otherwise)."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = units.get(t[-1:], 1)
+    try:
+        value = float(t[:-1] if t[-1:] in units else t)
+    except ValueError:
+        raise UsageError(f"--max-memory {text!r}: expected a size such as 8G or 512M") from None
+    if not value > 0:
+        raise UsageError(f"--max-memory {text!r}: give a positive size")
+    return int(value * scale)
 
 
 def verifier_work(proof: bytes, settings: bytes) -> dict[str, Any]:

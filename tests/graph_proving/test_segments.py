@@ -251,3 +251,30 @@ def test_what_cannot_be_segmented_is_refused():
     from luminair.prover.stark.prove import ProverError
     with pytest.raises(ProverError, match="computing nodes"):
         choose_cuts(settings.spec, 500)
+
+
+def test_max_memory_picks_the_fewest_segments_that_fit(residual):
+    from luminair.prover.segments import cuts_for_memory, estimated_peak
+    from luminair.prover.stark.prove import ProverError
+
+    cx, settings, _, _ = residual
+    blowup = settings.config.log_blowup
+    whole = estimated_peak(settings.spec, blowup)
+    assert cuts_for_memory(settings, whole) == []
+    cuts = cuts_for_memory(settings, whole - 1)
+    assert cuts and all(estimated_peak(s.spec, blowup) <= whole - 1 for s in cut_graph(settings.spec, cuts))
+    with pytest.raises(ProverError, match="no cut fits 0.01 GiB a segment"):
+        cuts_for_memory(settings, 10 << 20)
+    r = _check(settings, prove_segmented(cx, FEED, settings, max_memory=whole - 1).data)
+    assert r.success, r.error_message
+
+
+def test_sizes_on_the_command_line():
+    from luminair.prover.cli.common import UsageError
+    from luminair.prover.cli.prove import parse_size
+
+    assert parse_size("8G") == parse_size("8GiB") == parse_size("8gb") == 8 << 30
+    assert parse_size("512M") == 512 << 20 and parse_size("1000") == 1000
+    for bad in ("lots", "-1G", "0"):
+        with pytest.raises(UsageError, match="--max-memory"):
+            parse_size(bad)
