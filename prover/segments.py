@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import resource
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ..verifier.config import MAX_QUERIES
 from ..verifier.graph.segments import MAX_SEGMENTS, Segment, check_segmentable, cut_graph
 from ..verifier.graph.spec import CONTRACT, REDUCE, GraphSpec, view_shape
 from ..verifier.graph.planner import plan_graph
@@ -180,10 +181,31 @@ def prove_segmented(
     return prove_jobs(jobs, settings, list(cuts), trace.outputs, scheduler or in_process, on_segment)
 
 
-def segment_jobs(graph: Any, values: Mapping[int, np.ndarray], settings: Settings, cuts: list[int]) -> list[_Job]:
-    """Each segment's graph, derived statement and exact values (from the whole run's `values`)."""
-    return [_Job(segment_graph(graph, seg), segment_settings(settings.parsed, cuts, seg),
-                 {i: values[w] for i, w in enumerate(seg.nodes)}) for seg in cut_graph(settings.spec, cuts)]
+def segment_queries(settings: Settings, segs: list[Segment]) -> int:
+    """The fewest FRI queries (the config's or more) for which the union bound over every
+    segment's terms reaches the whole proof's bits (or the most the queries can give)."""
+    cfg, target = settings.config, settings.security_bits
+    airs = [(build_graph_air(seg.spec, cfg.log_blowup)[0], plan_graph(seg.spec).public_terms()) for seg in segs]
+
+    def bits(q: int) -> float:
+        c = replace(cfg, n_queries=q)
+        return union_bits({f"{k}.{name}": b for k, (air, pt) in enumerate(airs)
+                           for name, b in soundness_terms(c, air, pt).items()})
+
+    q = cfg.n_queries
+    while bits(q) < target and q < MAX_QUERIES and bits(q + 1) > bits(q):
+        q += 1
+    return q
+
+
+def segment_jobs(graph: Any, values: Mapping[int, np.ndarray], settings: Settings, cuts: list[int],
+                 queries: int | None = None) -> list[_Job]:
+    """Each segment's graph, derived statement and exact values (from the whole run's `values`),
+    proven with `queries` FRI queries (default: segment_queries)."""
+    segs = cut_graph(settings.spec, cuts)
+    q = segment_queries(settings, segs) if queries is None else queries
+    return [_Job(segment_graph(graph, seg), segment_settings(settings.parsed, cuts, seg, q),
+                 {i: values[w] for i, w in enumerate(seg.nodes)}) for seg in segs]
 
 
 def prove_jobs(jobs: list[_Job], settings: Settings, cuts: list[int], outputs: dict[str, np.ndarray],
@@ -193,7 +215,7 @@ def prove_jobs(jobs: list[_Job], settings: Settings, cuts: list[int], outputs: d
     first = run.map(_roots, [(job,) for job in jobs], "boundary roots", on_segment)
     seed = bundle_seed(whole.digest, cuts, [roots for roots, _ in first])
     done = run.map(_prove, [(job, seed) for job in jobs], "segment proofs", on_segment)
-    data = encode_bundle(whole.digest, seed, cuts, [p for p, _, _, _ in done])
+    data = encode_bundle(whole.digest, seed, jobs[0].settings.config.n_queries, cuts, [p for p, _, _, _ in done])
     info = [{"nodes": len(job.settings.body.nodes), "seconds": round(sec, 3), "proof_bytes": len(p),
              "process_peak_rss_mb": round(rss / 2**20, 1)} for job, (p, sec, rss, _) in zip(jobs, done)]
     # what N >= n machines would take: the slowest task of each phase (the seed joins them)

@@ -2,11 +2,13 @@
 
 The bundle file (proof.bin of a segmented proof):
   "LMNRSEGS" | u16 version | settings digest (32 bytes, the whole model's settings.bin) |
-  seed (32 bytes) | u16 n | u32 cut points x (n - 1) | n x (u32 length | a segment's proof.bin)
+  seed (32 bytes) | u16 queries | u16 n | u32 cut points x (n - 1) | n x (u32 length | a segment's proof.bin)
 Segment k's statement is derived here from the whole settings.bin and the cut points
 (graph/segments.py cut_graph), never read: its "settings digest" is BLAKE2s of SEGMENT_TAG, the
-whole settings digest, the cut points and k, so a proof of one segment checks only as that segment
-of that model cut there. Each segment proof's own roots (its boundary inputs' and outputs' trees)
+whole settings digest, the cut points, the segments' query count and k, so a proof of one segment
+checks only as that segment of that model cut there. Segments prove with the whole config but
+`queries` FRI queries (at least the config's): n segments need about log2(n) more bits each for
+their union bound to reach the whole proof's. Each segment proof's own roots (its boundary inputs' and outputs' trees)
 lead its commitments; the bundle seed binds them all, and every segment mixes the seed before its
 main root and draws the fingerprint challenge rho from it alone (verify.shared_challenge). The
 verifier then checks, in order:
@@ -24,10 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import replace
 from typing import Any
 
 from .budget import WorkMeter, budget_for, file_caps, statement_work
-from .config import preset_label
+from .config import MAX_QUERIES, PcsConfig, preset_label
 from .errors import ConfigError, FormatError, StatementError, VerificationError
 from .formats import BUNDLE_MAGIC, FORMAT_VERSION, Reader, Writer, read_header, read_proof_file
 from .graph.segments import MAX_SEGMENTS, Segment, cut_graph
@@ -50,12 +53,13 @@ class SegmentStatementError(StatementError):
     check = "segment statement"
 
 
-def encode_bundle(settings_digest: bytes, seed: bytes, cuts: list[int], proofs: list[bytes]) -> bytes:
+def encode_bundle(settings_digest: bytes, seed: bytes, queries: int, cuts: list[int], proofs: list[bytes]) -> bytes:
     w = Writer()
     w.raw(BUNDLE_MAGIC)
     w.u16(FORMAT_VERSION)
     w.raw(settings_digest)
     w.raw(seed)
+    w.u16(queries)
     w.u16(len(proofs))
     for c in cuts:
         w.u32(c)
@@ -65,12 +69,13 @@ def encode_bundle(settings_digest: bytes, seed: bytes, cuts: list[int], proofs: 
     return w.bytes()
 
 
-def read_bundle(data: bytes) -> tuple[bytes, bytes, list[int], list[bytes]]:
-    """(whole settings digest, seed, cut points, each segment's proof bytes)."""
+def read_bundle(data: bytes) -> tuple[bytes, bytes, int, list[int], list[bytes]]:
+    """(whole settings digest, seed, the segments' query count, cut points, each segment's proof bytes)."""
     r = Reader(data, "proof.bin (segmented)")
     read_header(r, BUNDLE_MAGIC, "segmented proof")
     digest = bytes(r.take(32, "settings digest"))
     seed = bytes(r.take(32, "seed"))
+    queries = r.u16("queries")
     n = r.u16("segment count")
     if not 1 <= n <= MAX_SEGMENTS:
         raise r.fail("segment count", f"{n} segments: expected 1 to {MAX_SEGMENTS}")
@@ -80,20 +85,29 @@ def read_bundle(data: bytes) -> tuple[bytes, bytes, list[int], list[bytes]]:
         size = r.u32(f"segment {k} length")
         proofs.append(bytes(r.take(size, f"segment {k} proof")))
     r.finish()
-    return digest, seed, cuts, proofs
+    return digest, seed, queries, cuts, proofs
 
 
-def segment_settings(whole: Settings, cuts: list[int], seg: Segment) -> Settings:
-    """Segment `seg`'s statement: its derived graph under the whole config, its digest bound to the
-    whole settings, the cut points and its position."""
+def segment_config(whole: Settings, queries: int) -> PcsConfig:
+    """The segments' config: the whole one with `queries` FRI queries (FormatError below its own)."""
+    if not whole.config.n_queries <= queries <= MAX_QUERIES:
+        raise FormatError(f"proof.bin (segmented): queries: {queries}, expected {whole.config.n_queries} (the "
+                          f"model's config) to {MAX_QUERIES}")
+    return replace(whole.config, n_queries=queries)
+
+
+def segment_settings(whole: Settings, cuts: list[int], seg: Segment, queries: int) -> Settings:
+    """Segment `seg`'s statement: its derived graph under the segments' config, its digest bound to
+    the whole settings, the cut points, the query count and its position."""
     w = Writer()
     w.raw(SEGMENT_TAG)
     w.raw(whole.digest)
     w.u16(len(cuts) + 1)
     for c in cuts:
         w.u32(c)
+    w.u16(queries)
     w.u16(seg.index)
-    return Settings(KIND_GRAPH, whole.config, seg.spec, w.bytes())
+    return Settings(KIND_GRAPH, segment_config(whole, queries), seg.spec, w.bytes())
 
 
 def own_roots(seg: Segment, stark: Any) -> list[bytes]:
@@ -136,7 +150,7 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
     cap = file_caps(max_work)[0] * MAX_BUNDLE_SCALE
     if len(data) > cap:
         raise FormatError(f"proof.bin (segmented) is {len(data)} bytes, more than this verifier reads ({cap} bytes)")
-    digest, named_seed, cuts, proofs = read_bundle(data)
+    digest, named_seed, queries, cuts, proofs = read_bundle(data)
     if digest != whole.digest:
         raise StatementError(f"the segmented proof was made for settings {digest.hex()[:16]}..., not for these "
                              f"settings ({whole.digest.hex()[:16]}...): wrong model or tampered settings")
@@ -151,7 +165,7 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
             pf = read_proof_file(raw, meter)
         except VerificationError as e:
             raise type(e)(f"segment {seg.index}: {e.detail}") from None
-        st_settings = segment_settings(whole, cuts, seg)
+        st_settings = segment_settings(whole, cuts, seg, queries)
         if pf.settings_digest != st_settings.digest:
             raise SegmentStatementError(f"segment {seg.index}: the proof is not of this model's segment {seg.index} "
                                         f"cut at {cuts} (another model, segmentation or position)")
@@ -171,7 +185,7 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
             _, st, seg_terms, _ = check_proof(st_settings, pf, meter, min_security_bits, None, seed)
         except VerificationError as e:
             raise type(e)(f"segment {seg.index}: {e.detail}") from None
-        reads, writes = fingerprints(seg, seg.spec, whole.config, pf.stark)
+        reads, writes = fingerprints(seg, seg.spec, st_settings.config, pf.stark)
         for node, f in reads.items():
             writer, expected = written[node]
             if f != expected:
@@ -193,11 +207,12 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
     body = whole.body
     return VerifyResult(
         success=True, outputs=outputs, inputs=inputs or None, security_bits=bits,
-        security_label=preset_label(whole.config).strip(" []") or None, model_digest=whole.model_digest.hex(),
+        security_label=preset_label(whole.config).strip(" []") or None,  # (the model's preset; maybe more queries)
+        model_digest=whole.model_digest.hex(),
         model_title=body.title or None, model_description=body.description or None,
         statement=f"{KIND_NAMES[whole.kind]}: proven in {len(segments)} segments",
         verification_time_ms=(time.perf_counter() - t0) * 1000,
-        extra={"soundness_bits": terms,
+        extra={"soundness_bits": terms, "queries": queries,
                "segments": [{"nodes": len(s.nodes), "reads": len(s.reads), "writes": len(s.writes),
                              "proof_bytes": len(p)} for s, p in zip(segments, proofs)]},
         visibility=visibility(body),
@@ -208,11 +223,11 @@ def declared_segment_work(data: bytes, settings_bytes: bytes) -> list[tuple[Work
     """Each segment's declared work (as verify charges it, against no budget) and proof size: a
     segment is checked within its own budget. Raises what the decoders raise."""
     whole = read_settings(settings_bytes, WorkMeter())
-    _, _, cuts, proofs = read_bundle(data)
+    _, _, queries, cuts, proofs = read_bundle(data)
     out = []
     for seg, raw in zip(cut_graph(whole.body, cuts), proofs):
         meter = WorkMeter()
         pf = read_proof_file(raw, meter)
-        meter.charge_all(statement_work(segment_settings(whole, cuts, seg), pf.stark_bytes))
+        meter.charge_all(statement_work(segment_settings(whole, cuts, seg, queries), pf.stark_bytes))
         out.append((meter, len(raw)))
     return out

@@ -67,6 +67,6 @@ def bundle_summary(data: bytes) -> dict[str, Any]:
     # (verifier/segments.py imports the verifier itself; a summary reads bundles rarely)
     from .segments import read_bundle
 
-    digest, seed, cuts, proofs = read_bundle(data)
+    digest, seed, queries, cuts, proofs = read_bundle(data)
     return {"file": "proof", "segmented": True, "size_bytes": len(data), "settings_digest": digest.hex(),
-            "seed": seed.hex(), "cut_points": cuts, "segment_bytes": [len(p) for p in proofs]}
+            "seed": seed.hex(), "queries": queries, "cut_points": cuts, "segment_bytes": [len(p) for p in proofs]}

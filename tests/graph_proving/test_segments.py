@@ -121,20 +121,20 @@ def test_one_segment_is_a_bundle_of_one(residual):
 
 
 def _swap(data: bytes, k: int, proof: bytes) -> bytes:
-    digest, seed, cuts, proofs = read_bundle(data)
+    digest, seed, queries, cuts, proofs = read_bundle(data)
     proofs[k] = proof
-    return encode_bundle(digest, seed, cuts, proofs)
+    return encode_bundle(digest, seed, queries, cuts, proofs)
 
 
 def test_segments_of_two_runs_mixed_are_rejected(residual):
     cx, settings, cuts, sp = residual
     other = prove_segmented(cx, OTHER, settings, cuts=cuts)
-    r = _check(settings, _swap(sp.data, 2, read_bundle(other.data)[3][2]))
+    r = _check(settings, _swap(sp.data, 2, read_bundle(other.data)[4][2]))
     assert not r.success and r.check == "segment link", r.error_message
     # with the other run's seed named instead, the segments' own checks fail
-    digest, _, _, proofs = read_bundle(sp.data)
-    proofs[2] = read_bundle(other.data)[3][2]
-    r = _check(settings, encode_bundle(digest, read_bundle(other.data)[1], cuts, proofs))
+    digest, _, queries, _, proofs = read_bundle(sp.data)
+    proofs[2] = read_bundle(other.data)[4][2]
+    r = _check(settings, encode_bundle(digest, read_bundle(other.data)[1], queries, cuts, proofs))
     assert not r.success and r.check == "segment link", r.error_message
 
 
@@ -143,7 +143,7 @@ def test_a_segment_of_another_model_is_rejected(residual):
     cy = _residual(seed=4)
     sy = cy.gen_settings(preset="fast")
     other = prove_segmented(cy, FEED, sy, cuts=cuts)
-    r = _check(settings, _swap(sp.data, 1, read_bundle(other.data)[3][1]))
+    r = _check(settings, _swap(sp.data, 1, read_bundle(other.data)[4][1]))
     assert not r.success and r.check == "segment statement", r.error_message
     r = _check(settings, other.data)  # a whole bundle of the other model
     assert not r.success and r.check == "statement mismatch", r.error_message
@@ -152,13 +152,13 @@ def test_a_segment_of_another_model_is_rejected(residual):
 @pytest.mark.parametrize("change", ["missing", "duplicated", "reordered"])
 def test_missing_duplicated_or_reordered_segments_are_rejected(residual, change):
     cx, settings, cuts, sp = residual
-    digest, seed, cuts, proofs = read_bundle(sp.data)
+    digest, seed, q, cuts, proofs = read_bundle(sp.data)
     if change == "missing":  # the last segment dropped, and its cut
-        data = encode_bundle(digest, seed, cuts[:-1], proofs[:-1])
+        data = encode_bundle(digest, seed, q, cuts[:-1], proofs[:-1])
     elif change == "duplicated":
-        data = encode_bundle(digest, seed, cuts, [proofs[0], proofs[0], proofs[2]])
+        data = encode_bundle(digest, seed, q, cuts, [proofs[0], proofs[0], proofs[2]])
     else:
-        data = encode_bundle(digest, seed, cuts, [proofs[1], proofs[0], proofs[2]])
+        data = encode_bundle(digest, seed, q, cuts, [proofs[1], proofs[0], proofs[2]])
     r = _check(settings, data)
     assert not r.success and r.check in ("segment statement", "segment link"), r.error_message
     if change != "missing":
@@ -225,14 +225,14 @@ def test_a_fingerprint_that_is_not_the_tensors_is_rejected(residual, monkeypatch
 
 def test_a_segment_proof_is_not_a_proof_of_the_whole_model(residual):
     cx, settings, cuts, sp = residual
-    r = _check(settings, read_bundle(sp.data)[3][0])
+    r = _check(settings, read_bundle(sp.data)[4][0])
     assert not r.success and r.check == "statement mismatch", r.error_message
 
 
 def test_bad_bundles_get_specific_errors(residual):
     cx, settings, cuts, sp = residual
-    digest, seed, _, proofs = read_bundle(sp.data)
-    r = _check(settings, encode_bundle(digest, seed, [cuts[1], cuts[0]], proofs))
+    digest, seed, q, _, proofs = read_bundle(sp.data)
+    r = _check(settings, encode_bundle(digest, seed, q, [cuts[1], cuts[0]], proofs))
     assert not r.success and r.check == "malformed file" and "does not follow" in r.error_message, r.error_message
     r = _check(settings, sp.data[:-7])
     assert not r.success and r.check == "malformed file" and "segment 2 proof" in r.error_message, r.error_message
@@ -278,3 +278,17 @@ def test_sizes_on_the_command_line():
     for bad in ("lots", "-1G", "0"):
         with pytest.raises(UsageError, match="--max-memory"):
             parse_size(bad)
+
+
+def test_segments_reach_the_whole_proofs_bits_with_more_queries(residual):
+    cx, settings, cuts, sp = residual
+    digest, seed, queries, _, proofs = read_bundle(sp.data)
+    assert queries > settings.config.n_queries  # three segments: about log2(3) bits more each
+    r = _check(settings, sp.data)
+    assert r.security_bits >= settings.security_bits, (r.security_bits, settings.security_bits)
+    low = encode_bundle(digest, seed, settings.config.n_queries - 1, cuts, proofs)
+    r = _check(settings, low)
+    assert not r.success and r.check == "malformed file" and "queries" in r.error_message, r.error_message
+    other = encode_bundle(digest, seed, queries + 1, cuts, proofs)  # (each proof is bound to its count)
+    r = _check(settings, other)
+    assert not r.success and r.check == "segment statement", r.error_message
