@@ -78,11 +78,11 @@ def choose_cuts(spec: GraphSpec, n: int) -> list[int]:
     return sorted(set(cuts))
 
 
-# One proof's peak RSS against the committed cells of its extended trace (every tree), fitted on
-# this machine's whole proofs of the examples (bench/results/segments_issue30.json): a bound to cut
-# by, not a promise
-BASE_BYTES = 400 << 20
-BYTES_PER_LDE_CELL = 64
+# One proof's peak RSS against the committed cells of its extended trace (every tree): a line
+# through this machine's whole proofs of the CNN example (29.1M cells, 600 MB) and the transformer
+# (194.8M cells, 1.55 GB; bench/results/segments_issue30.json). An estimate to cut by, not a bound.
+BASE_BYTES = 450 << 20
+BYTES_PER_LDE_CELL = 6
 
 
 def estimated_peak(spec: GraphSpec, log_blowup: int) -> int:
