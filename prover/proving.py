@@ -55,7 +55,7 @@ class Settings:
     plans: list[ComponentPlan]
     air: Any
     topology: dict[str, np.ndarray]  # row-order topology columns (input-independent)
-    topology_tree: CommittedTree  # their extension, made once; every proof commits it with the main trace
+    topology_tree: CommittedTree | None  # their extension, made once; every proof commits it (None: segments only)
     model: dict[str, np.ndarray] = field(default_factory=dict)  # committed weights: the model tree's columns
     model_tree: CommittedTree | None = None  # their extension and Merkle tree, whose root settings.bin holds
     weights: dict[int, Any] = field(default_factory=dict)  # committed constant -> its values (the prover's own)
@@ -307,12 +307,14 @@ def gen_settings(
     weights: str = "public",
     inputs: str = "public",
     outputs: str = "public",
+    whole: bool = True,
 ) -> Settings:
     """The model's statement: graph, numeric format, weights, table specs and proof config, plus the
     publisher's labels (`title`, `description`: bound by every proof, not part of the model digest).
     `weights`: "public" (settings.bin holds every weight) or "committed" (it holds the root of the
     model tree instead: docs/committed-models.md); `inputs`: "public" (proof.bin holds the values),
-    "private" (nothing of them) or "committed" (their digest)."""
+    "private" (nothing of them) or "committed" (their digest). `whole=False`: the same settings.bin
+    without the whole trace's topology extension, for segmented proofs only (prover/segments.py)."""
     for kind, chosen in (("weights", weights), ("inputs", inputs), ("outputs", outputs)):
         if chosen not in VISIBILITIES[kind]:
             raise ValueError(f"{kind}={chosen!r}: expected one of {', '.join(VISIBILITIES[kind])}")
@@ -344,19 +346,22 @@ def gen_settings(
         "settings.bin: the graph body's bytes depend on the config"
     parsed.body = body
     values = {i: node.values for i, node in enumerate(spec.nodes) if node.committed and node.op == "Constant"}
-    return prover_settings(graph, data, parsed, model, model_tree, values)
+    return prover_settings(graph, data, parsed, model, model_tree, values, whole)
 
 
 def prover_settings(graph: Any, data: bytes, parsed: SettingsFile, model: dict[str, np.ndarray] | None = None,
-                    model_tree: CommittedTree | None = None, weights: dict[int, Any] | None = None) -> Settings:
+                    model_tree: CommittedTree | None = None, weights: dict[int, Any] | None = None,
+                    whole: bool = True) -> Settings:
     """The prover's view of a statement whose body `graph` compiles to: its AIR (checked against
-    the entry bound), topology columns and their committed extension."""
+    the entry bound), topology columns and their committed extension (not `whole`: none)."""
     cfg = parsed.config
     air, plans = build_graph_air(parsed.body, cfg.log_blowup)
     try:
         check_entry_bound(air, plan_graph(parsed.body).public_terms())
     except EntryBoundError as e:
         raise ProverError(f"the model cannot be proven soundly: {e.detail}") from None
+    if not whole:
+        return Settings(data, parsed, plans, air, {}, None, model or {}, model_tree, weights or {})
     topology = topology_columns(graph, plans, parsed.body)
     tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
     prepare_sparse_columns(air, cfg.log_blowup)
@@ -435,6 +440,9 @@ def prove(
     prover never checks its own trace: a wrong trace still gives a complete proof that the
     verifier rejects."""
     stats = ProveStats()
+    if settings.topology_tree is None:
+        raise ProverError("these settings were made for segmented proofs only (gen_settings(whole=False)): "
+                          "prove_segmented, or gen_settings again for a whole proof")
     if hasattr(graph, "forget_runs"):
         graph.forget_runs()  # (the executors' kept runs: trace.values holds what the proof reads)
     steady_heap()

@@ -45,6 +45,7 @@ class SegmentedProof(ProofBytes):
     segments: list[dict[str, Any]] = field(default_factory=list)  # per segment: nodes, seconds, proof bytes
     critical_path_s: float = 0.0  # the slowest boundary-roots task plus the slowest segment proof
     security_bits: int = 0  # the union bound over every segment's soundness terms
+    config: Any = None  # the segments' config: the model's, with more FRI queries (verifier/segments.py)
 
 
 def node_cost(spec: GraphSpec, i: int) -> int:
@@ -173,6 +174,8 @@ def prove_segmented(
     peak fits `max_memory` bytes: cuts_for_memory). `scheduler` runs the segments' tasks (default: in this process); `on_segment(done, of, stage)` reports progress; `trace`: the
     whole graph's exact run on `inputs`, where the caller has it."""
     _ensure_compiled(graph)
+    if settings.spec.bound:
+        raise ProverError("a segmented proof is of a concrete graph, not of a symbolic model's instance")
     if cuts is None:
         cuts = cuts_for_memory(settings, max_memory) if max_memory else choose_cuts(settings.spec, segments or 2)
     if trace is None:  # the whole graph's exact run: every boundary tensor's values
@@ -222,7 +225,7 @@ def prove_jobs(jobs: list[_Job], settings: Settings, cuts: list[int], outputs: d
     critical = max(sec for _, sec in first) + max(sec for _, sec, _, _ in done)
     # the verifier's figure: the union bound over every segment's terms
     bits = int(union_bits({f"{k}.{name}": b for k, (_, _, _, terms) in enumerate(done) for name, b in terms.items()}))
-    return SegmentedProof(data, outputs, cuts, info, round(critical, 3), bits)
+    return SegmentedProof(data, outputs, cuts, info, round(critical, 3), bits, jobs[0].settings.config)
 
 
 def _prove_one(graph: Any, settings: Settings, inputs: Mapping[str, Any]) -> Any:

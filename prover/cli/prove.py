@@ -319,6 +319,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         settings = gen_settings(
             graph, preset=args.preset, security_bits=args.security, title=title, description=description,
             weights=args.weights, inputs=args.inputs, outputs=args.outputs,
+            whole=args.segments is None and not args.ray and not args.max_memory,  # (segments: their own trees)
         )
         settings_s = time.perf_counter() - t
         t = time.perf_counter()
@@ -354,7 +355,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         "description": description,
         "security": settings.describe_security() if not hasattr(proof, "security_bits") else
         f"{proof.security_bits} bits by the union bound over the {len(proof.segments)} segments' terms "
-        f"(FRI term {settings.config.describe()} each)",
+        f"(FRI term {proof.config.describe()} each)",
         "security_bits": getattr(proof, "security_bits", None) or settings.security_bits,
         "numeric_format": graph_summary(settings.spec)["numeric_format"]["description"],
         "calibration": {**calibration.as_dict(), "accuracy": accuracy} if calibration is not None else None,

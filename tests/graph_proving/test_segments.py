@@ -111,6 +111,18 @@ def test_an_output_named_like_a_boundary_tensor(residual):
     assert np.array_equal(np.array(r.outputs[f"node{w}"]["values"]), _exact(cx, FEED, "y"))
 
 
+def test_settings_without_the_whole_topology_prove_segments_only():
+    from luminair.prover.stark.prove import ProverError
+
+    cx = _residual()
+    light, full = cx.gen_settings(preset="fast", whole=False), cx.gen_settings(preset="fast")
+    assert light.data == full.data and light.topology_tree is None
+    r = _check(full, prove_segmented(cx, FEED, light, segments=2).data)
+    assert r.success, r.error_message
+    with pytest.raises(ProverError, match="segmented proofs only"):
+        cx.prove(cx.gen_trace(FEED), light)
+
+
 def test_one_segment_is_a_bundle_of_one(residual):
     cx, settings, _, _ = residual
     r = _check(settings, prove_segmented(cx, FEED, settings, cuts=[]).data)
