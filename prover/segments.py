@@ -238,3 +238,21 @@ def prove_many(graph: Any, inputs: list[Mapping[str, Any]], settings: Settings, 
     task of `scheduler` (default: in this process): a list of inputs, or a batch's shards."""
     _ensure_compiled(graph)
     return (scheduler or in_process).map(_prove_one, [(graph, settings, x) for x in inputs], "proofs", on_proof)
+
+
+def _prove_shard(model: Any, settings: Any, inputs: Mapping[str, Any]) -> tuple[Any, dict[str, np.ndarray]]:
+    return model.prove(settings, inputs)
+
+
+def prove_shards(model: Any, settings: Any, inputs: Mapping[str, Any], shard: int, *,
+                 scheduler: Scheduler | None = None, on_proof: Callable[[int, int, str], None] | None = None
+                 ) -> list[tuple[Any, dict[str, np.ndarray]]]:
+    """A symbolic model's batch (axis 0 of every input) proven in shards of `shard` rows, each a
+    task of `scheduler` against the one symbolic settings.bin: (proof, outputs) of each shard."""
+    sizes = {np.asarray(v).shape[0] if np.ndim(v) else 0 for v in inputs.values()}
+    if len(sizes) != 1 or shard < 1:
+        raise ProverError(f"shards of {shard} rows of inputs with batch sizes {sorted(sizes)}: give inputs of one "
+                          "batch size and a shard of at least 1 row")
+    (n,) = sizes
+    parts = [{k: np.asarray(v)[i : i + shard] for k, v in inputs.items()} for i in range(0, n, shard)]
+    return (scheduler or in_process).map(_prove_shard, [(model, settings, p) for p in parts], "batch shards", on_proof)

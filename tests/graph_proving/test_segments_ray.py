@@ -89,3 +89,30 @@ def test_a_list_of_inputs_on_ray_gives_the_in_process_proofs(cluster):
     for p, feed in zip(there, (FEED, OTHER)):
         r = verify(p.data, settings.data, min_security_bits=0)
         assert r.success and np.array_equal(np.array(r.outputs["y"]["values"]), cx.run(feed, exact=True)["y"].reshape(-1))
+
+
+def test_a_symbolic_batch_in_shards_on_ray(cluster):
+    from luminair.prover import Graph
+    from luminair.prover.segments import prove_shards
+    from luminair.prover.symbolic import SymbolicModel
+
+    rng = np.random.default_rng(2)
+    w = rng.uniform(-0.5, 0.5, (8, 3))
+
+    def build(batch: int) -> Graph:
+        cx = Graph()
+        (cx.input("x", (batch, 8)) @ cx.constant(w, "w")).relu().output("y")
+        return cx
+
+    model = SymbolicModel(build, {"batch": (1, 8)})
+    settings = model.gen_settings(preset="fast")
+    xs = rng.uniform(-1, 1, (5, 8))
+    there = prove_shards(model, settings, {"x": xs}, 2, scheduler=RayScheduler(num_cpus=2))
+    here = prove_shards(model, settings, {"x": xs}, 2)
+    assert [p.data for p, _ in there] == [p.data for p, _ in here] and len(there) == 3
+    got = []
+    for (p, _), b in zip(there, (2, 2, 1)):
+        r = verify(p.data, settings.data, min_security_bits=0)
+        assert r.success and r.symbols == {"batch": b}, r.error_message
+        got += r.outputs["y"]["values"]
+    assert np.array_equal(np.array(got), model.graph_at({"batch": 5}).run({"x": xs}, exact=True)["y"].reshape(-1))
