@@ -13,6 +13,10 @@ The QM31 field has p^4 ~ 2^124 elements. For an AIR whose largest trace has 2^n 
   claimed sums, independent of the LogUp challenges and of every other instance's, without a
   constant term: air/framework.py): 124 - log2(sum over instances of their degree), bounded by
   each MatOut's rows, plus the interaction proof of work ground before them.
+* Segment fingerprints (a segmented proof's boundary tensors, docs/segments.md): two different
+  tensors have the same fingerprint only at a root of a polynomial of degree below the boundary
+  component's rows in the bundle's rho: 124 - log2(sum of those rows), without grinding (rho
+  comes from the bundle's seed).
 * Constraint combination (composition alpha): 124 - log2(number of constraints).
 * OODS: the composition identity checked at one random point: 124 - log2(2^(n+3) + samples), the
   degree bound of the constraints (degree <= 5, the LogUp batches: below 2^(n + LOG_EXPAND + 1))
@@ -43,10 +47,11 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
     fractions = public_terms
     arity = 1
     constraints = 0
-    freivalds = 0
+    freivalds = shared = 0
     for comp, info in zip(air.components, air.infos):
         fractions += len(info.entries) << comp.log_size
         freivalds += getattr(comp, "challenge_degree", 0)
+        shared += getattr(comp, "shared_degree", 0)
         arity = max([arity, *(a for _, a in info.entries)])
         constraints += info.n_constraints
     denominator_degree = max(1, arity - 1)
@@ -62,6 +67,8 @@ def soundness_terms(config: PcsConfig, air: Any, public_terms: int = 0) -> dict[
     }
     if freivalds:
         terms["Freivalds"] = FIELD_BITS - math.log2(freivalds) + config.interaction_pow_bits
+    if shared:  # a segment's boundary fingerprints at the bundle's rho (docs/segments.md)
+        terms["segment fingerprints"] = FIELD_BITS - math.log2(shared)
     return {k: math.floor(v * 10) / 10 for k, v in terms.items()}
 
 

@@ -75,6 +75,9 @@ def test_segmented_proof_attests_the_whole_graphs_outputs(residual):
     assert whole.outputs["y"]["values"] == r.outputs["y"]["values"]
     assert whole.outputs["y"]["source"] == r.outputs["y"]["source"]  # (the whole graph's node)
     assert r.model_digest == whole.model_digest and len(r.extra["segments"]) == 3
+    terms = r.extra["soundness_bits"]  # every segment's terms; rho's own, without grinding
+    assert all(f"segment {k}: segment fingerprints" in terms for k in range(3))
+    assert terms["segment 1: segment fingerprints"] < 124 - 4
 
 
 def test_proving_is_deterministic(residual):

@@ -852,9 +852,11 @@ class FingerprintMixin(GraphComponent):
         self.counters = {"g": GeometricColumn("first", self.gamma, False), "r": GeometricColumn("first", BUNDLE_RHO, True)}
         self.aux_columns = dict(self.counters)
         self.sparse_columns["first"] = {0: 1}  # (one tensor; the planner marks each tensor's first row)
-        # gamma's polynomial has degree n_tensors + 1; a tensor that differs between two segments
-        # keeps the same fingerprint only at a root of a polynomial of degree < 2^log_size in rho
-        self.challenge_degree = (1 << self.log_size) + n_tensors + 1
+        # gamma's polynomial has degree n_tensors + 1 (drawn after the interaction grinding); a tensor
+        # that differs between two segments keeps its fingerprint only at a root of a polynomial of
+        # degree < 2^log_size in rho, which comes from the bundle's seed (no grinding before it)
+        self.challenge_degree = n_tensors + 1
+        self.shared_degree = 1 << self.log_size
 
     def _fingerprint_rows(self, ev: Any, v: Any) -> None:
         for name, col in self.counters.items():
