@@ -307,3 +307,20 @@ def test_segments_reach_the_whole_proofs_bits_with_more_queries(residual):
     other = encode_bundle(digest, seed, queries + 1, cuts, proofs)  # (each proof is bound to its count)
     r = _check(settings, other)
     assert not r.success and r.check == "segment statement", r.error_message
+
+
+def test_a_damaged_bundle_is_refused_by_a_named_check_never_an_internal_error(residual):
+    import random
+
+    cx, settings, cuts, sp = residual
+    rng = random.Random(30)
+    data = sp.data
+    for at in sorted(rng.sample(range(len(data)), 60)) + list(range(8, 110)):  # (the header's every byte)
+        bad = bytearray(data)
+        bad[at] ^= 1 << rng.randrange(8)
+        r = _check(settings, bytes(bad))
+        assert not r.success, at
+        assert r.check not in ("internal error", None), (at, r.error_message)
+    for cut in (9, 40, 90, len(data) // 2):
+        r = _check(settings, data[:cut])
+        assert not r.success and r.check == "malformed file", (cut, r.error_message)
