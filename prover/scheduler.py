@@ -18,17 +18,12 @@ class Scheduler(Protocol):
 
 
 class InProcess:
-    """Each task in turn, here (task_seconds: every task's time, for the critical path)."""
-
-    def __init__(self) -> None:
-        self.task_seconds: list[tuple[str, float]] = []
+    """Each task in turn, here."""
 
     def map(self, fn: Callable[..., Any], args: Sequence[tuple], stage: str, progress: Progress | None = None) -> list[Any]:
         out = []
         for i, a in enumerate(args):
-            t = time.perf_counter()
             out.append(fn(*a))
-            self.task_seconds.append((stage, time.perf_counter() - t))
             if progress:
                 progress(i + 1, len(args), stage)
         return out
@@ -39,7 +34,8 @@ in_process = InProcess()
 
 class RayScheduler:
     """Tasks on a Ray cluster: `address` (None: a local cluster of `num_cpus` workers, started here).
-    A task whose worker dies is retried (max_retries) and gives the same result."""
+    A task whose worker dies is retried (max_retries) and gives the same result; task_seconds holds
+    (stage, seconds) of every task that returned."""
 
     def __init__(self, address: str | None = None, num_cpus: int | None = None, max_retries: int = 3) -> None:
         try:

@@ -14,6 +14,8 @@ main root and draws the fingerprint challenge rho from it alone (verify.shared_c
 verifier then checks, in order:
 * "segment statement": each proof is bound to its segment's derived statement (a proof of another
   model, segmentation or position, or a missing, duplicated or reordered segment, fails here);
+* "work budget": every segment's declared work together, against one budget (by default what the
+  segments' bytes back, at most MAX_BUNDLE_WORK; or `max_work`);
 * "segment link": the seed the bundle names is the one its segments' roots give (segments of
   different runs mixed fail here);
 * every check of a proof (verify_stark and the rest), for each segment, with the bundle's seed;
@@ -29,7 +31,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from .budget import WorkMeter, budget_for, file_caps, statement_work
+from .budget import MAX_WORK, WorkMeter, budget_for, check_work, file_caps, statement_work
 from .config import MAX_QUERIES, PcsConfig, preset_label
 from .errors import ConfigError, FormatError, StatementError, VerificationError
 from .formats import BUNDLE_MAGIC, FORMAT_VERSION, Reader, Writer, read_header, read_proof_file
@@ -43,6 +45,7 @@ from .verify import Progress, report
 SEGMENT_TAG = b"luminair segment v1"
 SEED_TAG = b"luminair bundle v1"
 MAX_BUNDLE_SCALE = MAX_SEGMENTS // 8  # a bundle may be this many proof.bin caps long
+MAX_BUNDLE_WORK = 8 * MAX_WORK  # a bundle's default budget: its segments' (by their bytes), at most this
 
 
 class LinkError(VerificationError):
@@ -158,9 +161,12 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
         raise FormatError("a segmented proof is of a graph statement")
     segments = cut_graph(whole.body, cuts)  # (as many as proofs: the bundle holds n - 1 cut points)
     report(progress, 2)
+    # one budget for the whole bundle: every segment's declared work is charged before any is checked
+    budget = max_work if max_work is not None else min(
+        MAX_BUNDLE_WORK, sum(budget_for(len(raw), len(settings_bytes)) for raw in proofs))
+    meter = WorkMeter(budget)
     files, roots = [], []
     for seg, raw in zip(segments, proofs):
-        meter = WorkMeter(budget_for(len(raw), len(settings_bytes), max_work))
         try:
             pf = read_proof_file(raw, meter)
         except VerificationError as e:
@@ -169,8 +175,10 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
         if pf.settings_digest != st_settings.digest:
             raise SegmentStatementError(f"segment {seg.index}: the proof is not of this model's segment {seg.index} "
                                         f"cut at {cuts} (another model, segmentation or position)")
-        files.append((pf, meter, st_settings))
+        meter.charge_all(statement_work(st_settings, pf.stark_bytes))
+        files.append((pf, st_settings))
         roots.append(own_roots(seg, pf.stark))
+    check_work(meter.parts, budget)  # (a refusal names the max_work the whole bundle needs)
     seed = bundle_seed(whole.digest, cuts, roots)
     if seed != named_seed:
         raise LinkError("the segments' boundary roots do not give the seed the bundle was proven with: segments "
@@ -179,10 +187,10 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
     outputs: dict[str, Any] = {}
     inputs: dict[str, Any] = {}
     terms: dict[str, float] = {}
-    for seg, (pf, meter, st_settings) in zip(segments, files):
+    for seg, (pf, st_settings) in zip(segments, files):
         report(progress, 3 + 3 * seg.index // len(segments))
-        try:
-            _, st, seg_terms, _ = check_proof(st_settings, pf, meter, min_security_bits, None, seed)
+        try:  # (its work is charged above: an unbounded meter here)
+            _, st, seg_terms, _ = check_proof(st_settings, pf, WorkMeter(), min_security_bits, None, seed)
         except VerificationError as e:
             raise type(e)(f"segment {seg.index}: {e.detail}") from None
         reads, writes = fingerprints(seg, seg.spec, st_settings.config, pf.stark)

@@ -454,9 +454,11 @@ def verifier_work(proof: bytes, settings: bytes) -> dict[str, Any]:
     if is_bundle(proof):  # a segmented proof: each segment within its own budget
         from luminair.verifier.segments import declared_segment_work
 
+        from luminair.verifier.segments import MAX_BUNDLE_WORK
+
         parts = [(work_needed(m.parts), budget_for(size, len(settings))) for m, size in declared_segment_work(proof, settings)]
-        return {"needed": max(n for n, _ in parts), "default_budget": min(d for _, d in parts),
-                "within_default": all(n <= d for n, d in parts)}
+        needed, default = sum(n for n, _ in parts), min(MAX_BUNDLE_WORK, sum(d for _, d in parts))
+        return {"needed": needed, "default_budget": default, "within_default": needed <= default}
     needed = work_needed(declared_work(proof, settings).parts)
     scale = max(-(-len(proof) // MAX_PROOF_BYTES), -(-len(settings) // MAX_SETTINGS_BYTES), 1)
     if scale > 1:  # files over the default size caps need the budget that raises them

@@ -324,3 +324,12 @@ def test_a_damaged_bundle_is_refused_by_a_named_check_never_an_internal_error(re
     for cut in (9, 40, 90, len(data) // 2):
         r = _check(settings, data[:cut])
         assert not r.success and r.check == "malformed file", (cut, r.error_message)
+
+
+def test_one_work_budget_for_the_whole_bundle(residual):
+    cx, settings, cuts, sp = residual
+    r = verify(sp.data, settings.data, min_security_bits=0, max_work=20_000)
+    assert not r.success and r.kind == "not checked" and r.check == "work budget", r.error_message
+    assert r.work_needed > 20_000
+    r = verify(sp.data, settings.data, min_security_bits=0, max_work=r.work_needed)
+    assert r.success, r.error_message
