@@ -26,6 +26,7 @@ PYODIDE_TIMEOUT_MS = 120_000
 BATCH_FIXTURES = REPO / "web" / "test" / "fixtures" / "batches.py"
 BATCHES = (7, 100)
 COMMITTED_FIXTURE = REPO / "web" / "test" / "fixtures" / "committed.py"
+SEGMENTED_FIXTURE = REPO / "web" / "test" / "fixtures" / "segmented.py"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -143,6 +144,8 @@ def site_dir(tmp_path_factory) -> Path:
     subprocess.run([sys.executable, str(BATCH_FIXTURES), "--write", str(fx / "batch"), *map(str, BATCHES)], check=True, cwd=REPO)
     # an MLP proven with committed weights (settings.bin holds the model root), a private input beside x
     subprocess.run([sys.executable, str(COMMITTED_FIXTURE), "--write", str(fx / "committed")], check=True, cwd=REPO)
+    # a residual MLP proven in three segments: proof.bin is a bundle of their proofs
+    subprocess.run([sys.executable, str(SEGMENTED_FIXTURE), "--write", str(fx / "segmented")], check=True, cwd=REPO)
     for page in (Path(__file__).parent / "pages").iterdir():
         shutil.copy(page, fx / page.name)
     return site

@@ -601,6 +601,19 @@ VIS_NOTES = {
 }
 
 
+def test_a_segmented_proof_verifies_in_the_browser_as_one_statement(page):
+    """A bundle of three segment proofs (fast preset): one verdict, CPython's, with the whole
+    model's outputs and digest; the modal names the segments in its statement."""
+    proof, settings = _fixture_files(page, "segmented")
+    expected = verify(proof, settings, min_security_bits=0)
+    assert expected.success and expected.statement == "graph: proven in 3 segments", expected.error_message
+    assert run(page, "segmented") == "development"
+    expect(page.locator("#segmented dl.facts")).to_contain_text("proven in 3 segments")
+    expect(page.locator("#segmented dl.facts")).to_contain_text(expected.model_digest)
+    result = page.evaluate("(() => { const r = document.getElementById('segmented').result; return {s: r.statement, y: r.outputs.y.values}; })()")
+    assert result == {"s": expected.statement, "y": expected.outputs["y"]["values"]}
+
+
 def _visibility_lines(facts) -> dict[str, list[str]]:
     """The Weights / Inputs / Outputs facts, one text per line, by part."""
     return {part: facts.locator(f'dd[data-part="{part}"] .vis-item').all_inner_texts() for part in ("weights", "inputs", "outputs")}
