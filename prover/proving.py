@@ -28,7 +28,7 @@ from ..verifier.errors import EntryBoundError
 from ..verifier.fields import P
 from ..verifier.formats import ProofFile, Writer
 from ..verifier.merkle import DIGEST_BYTES
-from ..verifier.graph.components import BUNDLE_RHO, MatWComponent
+from ..verifier.graph.components import BUNDLE_RHO, FingerprintMixin, MatWComponent
 from ..verifier.graph.plan import ComponentPlan, air_cells
 from ..verifier.graph.matmul import weight_rows, weight_vector
 from ..verifier.graph.planner import GraphPlan, plan_graph
@@ -496,7 +496,7 @@ def proof_vectors(settings: Settings, air: Any, values: Mapping[int, Any], chall
     boundary fingerprints (segment_fingerprints)."""
     products = iter(product_vectors(settings, air, challenges))
     return [segment_fingerprints(settings, air.components[ci], values, challenges)
-            if air.components[ci].name.startswith("boundary_") else next(products) for ci in air.vector_components]
+            if isinstance(air.components[ci], FingerprintMixin) else next(products) for ci in air.vector_components]
 
 
 def segment_fingerprints(settings: Settings, comp: Any, values: Mapping[int, Any], challenges: dict[str, Any]) -> list[Any]:

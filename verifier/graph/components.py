@@ -830,6 +830,15 @@ class CommittedOutputComponent(GraphComponent):
         ev.add_constraint((1 - real) * v)
 
 
+def gamma_series(gamma: QM31, v: Sequence[QM31]) -> QM31:
+    """sum_k gamma^(k+1) v_k, by Horner: ((v_(K-1) gamma + v_(K-2)) gamma + ...) gamma (a vector's
+    public term: MatW's and the boundary components')."""
+    acc: QM31 = (0, 0, 0, 0)
+    for x in reversed(v):
+        acc = q_mul(q_add(acc, x), gamma)
+    return acc
+
+
 BUNDLE_RHO = "bundle.rho"  # a segmented proof's fingerprint challenge: the bundle's, shared by every segment
 
 
@@ -865,10 +874,7 @@ class FingerprintMixin(GraphComponent):
 
     def public_term(self, challenges: dict[str, QM31], v: list[QM31]) -> QM31:
         """sum_G gamma^(G+1) f_G: the verifier's side of the check."""
-        gamma, acc = challenges[self.gamma], (0, 0, 0, 0)
-        for x in reversed(v):
-            acc = q_mul(q_add(acc, x), gamma)
-        return acc
+        return gamma_series(challenges[self.gamma], v)
 
 
 class BoundaryInputComponent(FingerprintMixin, CommittedInputComponent):
@@ -1353,7 +1359,4 @@ class MatWComponent(GraphComponent):
 
     def public_term(self, challenges: dict[str, QM31], v: list[QM31]) -> QM31:
         """sum_k gamma^(k+1) v_k: the verifier's side of the check."""
-        gamma, acc = challenges[self.gamma], (0, 0, 0, 0)
-        for x in reversed(v):  # Horner: ((v_(K-1) gamma + v_(K-2)) gamma + ...) gamma
-            acc = q_mul(q_add(acc, x), gamma)
-        return acc
+        return gamma_series(challenges[self.gamma], v)
