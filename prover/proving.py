@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 import numpy as np
 
@@ -386,8 +386,11 @@ def gen_trace(graph: Any, inputs: Mapping[str, Any]) -> Trace:
     return trace_of(graph, inputs, values, t)
 
 
-def trace_of(graph: Any, inputs: Mapping[str, Any], values: dict[int, np.ndarray], t: float) -> Trace:
-    """A trace of `graph` from every node's exact values (raw, flat), its run started at `t`."""
+def trace_of(graph: Any, inputs: Mapping[str, Any], values: dict[int, np.ndarray], t: float,
+             committed: Collection[str] = ()) -> Trace:
+    """A trace of `graph` from every node's exact values (raw, flat), its run started at `t`; the
+    outputs named in `committed` (a segment's boundary tensors) get no public or real values (the
+    statement drops them: statement_public)."""
     from .graph.execute import node_scale
     fmt = graph.numeric_format
     public: list[list[int]] = []
@@ -396,6 +399,9 @@ def trace_of(graph: Any, inputs: Mapping[str, Any], values: dict[int, np.ndarray
             public.append(_field(values[node.id]))
     outputs = {}
     for name, (node, view) in graph.outputs().items():
+        if name in committed:
+            public.append([])
+            continue
         idx = view.src_indices()
         raw = np.where(idx >= 0, values[node.id][np.maximum(idx, 0)], 0)
         public.append(_field(raw))

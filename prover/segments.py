@@ -151,7 +151,8 @@ def _prove(job: _Job, seed: bytes) -> tuple[bytes, float, int, dict[str, float]]
     its soundness terms."""
     t = time.perf_counter()
     settings = prover_settings(job.graph, job.settings.raw, job.settings)
-    trace = trace_of(job.graph, {}, dict(job.values), t)
+    boundary = {out.name for out in job.settings.body.outputs if out.boundary}
+    trace = trace_of(job.graph, {}, dict(job.values), t, boundary)
     proof = prove(job.graph, trace, settings, seed=seed)
     terms = soundness_terms(settings.config, settings.air, plan_graph(settings.spec).public_terms())
     return proof.data, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, terms
