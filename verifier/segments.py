@@ -34,7 +34,7 @@ from typing import Any
 from .budget import MAX_WORK, WorkMeter, budget_for, check_work, file_caps, statement_work
 from .config import MAX_QUERIES, PcsConfig, preset_label
 from .errors import ConfigError, FormatError, StatementError, VerificationError
-from .formats import BUNDLE_MAGIC, FORMAT_VERSION, Reader, Writer, read_header, read_proof_file
+from .formats import BUNDLE_MAGIC, FORMAT_VERSION, ProofFile, Reader, Writer, read_header, read_proof_file
 from .graph.segments import MAX_SEGMENTS, Segment, cut_graph
 from .graph.statement import build_graph_air
 from .result import VerifyResult, check_proof, visibility
@@ -162,22 +162,10 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
     segments = cut_graph(whole.body, cuts)  # (as many as proofs: the bundle holds n - 1 cut points)
     report(progress, 2)
     # one budget for the whole bundle: every segment's declared work is charged before any is checked
-    budget = max_work if max_work is not None else min(
-        MAX_BUNDLE_WORK, sum(budget_for(len(raw), len(settings_bytes)) for raw in proofs))
+    budget = bundle_budget(proofs, len(settings_bytes), max_work)
     meter = WorkMeter(budget)
-    files, roots = [], []
-    for seg, raw in zip(segments, proofs):
-        try:
-            pf = read_proof_file(raw, meter)
-        except VerificationError as e:
-            raise type(e)(f"segment {seg.index}: {e.detail}") from None
-        st_settings = segment_settings(whole, cuts, seg, queries)
-        if pf.settings_digest != st_settings.digest:
-            raise SegmentStatementError(f"segment {seg.index}: the proof is not of this model's segment {seg.index} "
-                                        f"cut at {cuts} (another model, segmentation or position)")
-        meter.charge_all(statement_work(st_settings, pf.stark_bytes))
-        files.append((pf, st_settings))
-        roots.append(own_roots(seg, pf.stark))
+    files = read_segments(whole, cuts, segments, queries, proofs, meter)
+    roots = [own_roots(seg, pf.stark) for seg, pf, _ in files]
     check_work(meter.parts, budget)  # (a refusal names the max_work the whole bundle needs)
     seed = bundle_seed(whole.digest, cuts, roots)
     if seed != named_seed:
@@ -187,7 +175,7 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
     outputs: dict[str, Any] = {}
     inputs: dict[str, Any] = {}
     terms: dict[str, float] = {}
-    for seg, (pf, st_settings) in zip(segments, files):
+    for seg, pf, st_settings in files:
         report(progress, 3 + 3 * seg.index // len(segments))
         try:  # (its work is charged above: an unbounded meter here)
             _, st, seg_terms, _ = check_proof(st_settings, pf, WorkMeter(), min_security_bits, None, seed)
@@ -206,7 +194,6 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
                 if isinstance(out.get("source"), dict) else out
         inputs.update(st.inputs or {})
         terms.update({f"segment {seg.index}: {name}": bits for name, bits in seg_terms.items()})
-        files[seg.index] = None  # type: ignore[call-overload]  # (released as it is checked)
     report(progress, 6)
     bits = int(union_bits(terms))
     if bits < min_security_bits:
@@ -227,15 +214,38 @@ def verify_segmented(data: bytes, settings_bytes: bytes, whole: Settings, t0: fl
     )
 
 
-def declared_segment_work(data: bytes, settings_bytes: bytes) -> list[tuple[WorkMeter, int]]:
-    """Each segment's declared work (as verify charges it, against no budget) and proof size: a
-    segment is checked within its own budget. Raises what the decoders raise."""
+def bundle_budget(proofs: list[bytes], settings_size: int, max_work: int | None = None) -> int:
+    """A bundle's work budget: `max_work`, else what its segments' bytes back, each as a proof file
+    of its size beside the settings, at most MAX_BUNDLE_WORK."""
+    if max_work is not None:
+        return max_work
+    return min(MAX_BUNDLE_WORK, sum(budget_for(len(raw), settings_size) for raw in proofs))
+
+
+def read_segments(whole: Settings, cuts: list[int], segments: list[Segment], queries: int, proofs: list[bytes],
+                  meter: WorkMeter) -> list[tuple[Segment, ProofFile, Settings]]:
+    """Each segment's proof file, bound to its derived statement ("segment statement" otherwise),
+    its decoding and declared work charged to `meter`."""
+    out = []
+    for seg, raw in zip(segments, proofs):
+        try:
+            pf = read_proof_file(raw, meter)
+        except VerificationError as e:
+            raise type(e)(f"segment {seg.index}: {e.detail}") from None
+        st_settings = segment_settings(whole, cuts, seg, queries)
+        if pf.settings_digest != st_settings.digest:
+            raise SegmentStatementError(f"segment {seg.index}: the proof is not of this model's segment {seg.index} "
+                                        f"cut at {cuts} (another model, segmentation or position)")
+        meter.charge_all(statement_work(st_settings, pf.stark_bytes))
+        out.append((seg, pf, st_settings))
+    return out
+
+
+def declared_bundle_work(data: bytes, settings_bytes: bytes) -> tuple[WorkMeter, int]:
+    """A bundle's declared work (as verify charges it, against no budget) and its default budget.
+    Raises what the decoders raise."""
     whole = read_settings(settings_bytes, WorkMeter())
     _, _, queries, cuts, proofs = read_bundle(data)
-    out = []
-    for seg, raw in zip(cut_graph(whole.body, cuts), proofs):
-        meter = WorkMeter()
-        pf = read_proof_file(raw, meter)
-        meter.charge_all(statement_work(segment_settings(whole, cuts, seg, queries), pf.stark_bytes))
-        out.append((meter, len(raw)))
-    return out
+    meter = WorkMeter()
+    read_segments(whole, cuts, cut_graph(whole.body, cuts), queries, proofs, meter)
+    return meter, bundle_budget(proofs, len(settings_bytes))

@@ -448,16 +448,13 @@ def verifier_work(proof: bytes, settings: bytes) -> dict[str, Any]:
     from luminair.verifier.budget import MAX_PROOF_BYTES, MAX_SETTINGS_BYTES, MAX_WORK, budget_for
     from luminair.verifier.api import declared_work
     from luminair.verifier.budget import work_needed
-
     from luminair.verifier.formats import is_bundle
 
-    if is_bundle(proof):  # a segmented proof: each segment within its own budget
-        from luminair.verifier.segments import declared_segment_work
+    if is_bundle(proof):  # a segmented proof: one budget for its segments together
+        from luminair.verifier.segments import declared_bundle_work
 
-        from luminair.verifier.segments import MAX_BUNDLE_WORK
-
-        parts = [(work_needed(m.parts), budget_for(size, len(settings))) for m, size in declared_segment_work(proof, settings)]
-        needed, default = sum(n for n, _ in parts), min(MAX_BUNDLE_WORK, sum(d for _, d in parts))
+        meter, default = declared_bundle_work(proof, settings)
+        needed = work_needed(meter.parts)
         return {"needed": needed, "default_budget": default, "within_default": needed <= default}
     needed = work_needed(declared_work(proof, settings).parts)
     scale = max(-(-len(proof) // MAX_PROOF_BYTES), -(-len(settings) // MAX_SETTINGS_BYTES), 1)
