@@ -398,7 +398,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
 def _prove_segmented(args: argparse.Namespace, graph: Any, inputs: dict[str, Any], settings: Any, trace: Any) -> Any:
     """`--segments N` / `--ray`: a segmented proof (prover/segments.py) with a progress line per task."""
-    from luminair.prover.scheduler import scheduler_for
+    from luminair.prover.scheduler import SchedulerError, scheduler_for
     from luminair.prover.segments import prove_segmented
     from luminair.prover.stark.prove import ProverError
 
@@ -419,6 +419,8 @@ def _prove_segmented(args: argparse.Namespace, graph: Any, inputs: dict[str, Any
                                 scheduler=scheduler_for(args.ray), on_segment=progress, trace=trace)
     except ProverError as e:
         raise UsageError(f"--segments: {e}") from None
+    except SchedulerError as e:
+        raise UsageError(f"--ray: {e}") from None
     from luminair.verifier.config import DEFAULT_MIN_SECURITY_BITS
 
     if proof.security_bits < DEFAULT_MIN_SECURITY_BITS <= settings.security_bits:

@@ -116,3 +116,32 @@ def test_a_symbolic_batch_in_shards_on_ray(cluster):
         assert r.success and r.symbols == {"batch": b}, r.error_message
         got += r.outputs["y"]["values"]
     assert np.array_equal(np.array(got), model.graph_at({"batch": 5}).run({"x": xs}, exact=True)["y"].reshape(-1))
+
+
+def test_a_task_error_on_ray_is_the_tasks_own(cluster):
+    from luminair.prover.stark.prove import ProverError
+
+    with pytest.raises(ProverError, match="no cut fits"):
+        RayScheduler(num_cpus=2).map(_refuse, [(1,)], "refusals")
+
+
+def _refuse(_x):
+    from luminair.prover.stark.prove import ProverError
+
+    raise ProverError("no cut fits 0.01 GiB a segment")
+
+
+def test_an_unreachable_ray_address_is_one_line_not_a_hang(tmp_path):
+    import subprocess
+
+    from luminair.prover.scheduler import SchedulerError, _reachable
+
+    with pytest.raises(SchedulerError, match="Ray at 127.0.0.1:1: cannot connect"):
+        _reachable("127.0.0.1:1")
+    repo = Path(__file__).resolve().parents[2]
+    model = repo / "examples" / "mlp_16_16_4"
+    out = subprocess.run([sys.executable, "-m", "luminair.prover.cli", "prove", str(model / "network.onnx"), "--input",
+                          str(model / "input.json"), "--out", str(tmp_path), "--segments", "2", "--ray", "127.0.0.1:1",
+                          "--quiet"], capture_output=True, text=True, timeout=120, cwd=repo)
+    assert out.returncode == 2, out.stderr
+    assert "--ray: Ray at 127.0.0.1:1: cannot connect" in out.stderr and "Traceback" not in out.stderr, out.stderr
