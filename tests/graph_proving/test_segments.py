@@ -333,3 +333,64 @@ def test_one_work_budget_for_the_whole_bundle(residual):
     assert r.work_needed > 20_000
     r = verify(sp.data, settings.data, min_security_bits=0, max_work=r.work_needed)
     assert r.success, r.error_message
+
+
+def test_the_onnx_wheels_squeezenet_in_segments():
+    """A real architecture (SqueezeNet 1.1 from the onnx wheel's model zoo, at 32x32, up to its
+    logits): three segments attest the exact run's logits."""
+    import onnx
+
+    from luminair.prover.onnx import load_onnx
+    from luminair.prover.onnx.zoo import gain_one_fills, zoo_path
+
+    shape = (1, 3, 32, 32)
+    g = load_onnx(gain_one_fills(onnx.load(str(zoo_path("squeezenet")))), {"data_0": shape}, resize_inputs=True,
+                  outputs=["r65"])
+    g.compile(GenericCompiler(), StwoCompiler())
+    settings = g.gen_settings(preset="fast", whole=False)
+    x = np.random.default_rng(0).uniform(0, 1, shape)
+    sp = prove_segmented(g, {"data_0": x}, settings, segments=3)
+    r = verify(sp.data, settings.data, min_security_bits=0, max_work=20_000_000)  # (settings.bin: 4.96 MB)
+    assert r.success and r.statement == "graph: proven in 3 segments", r.error_message
+    (name,) = r.outputs
+    assert np.array_equal(np.array(r.outputs[name]["values"]), g.run({"data_0": x}, exact=True)[name].reshape(-1))
+
+
+def test_a_writers_fingerprint_that_is_not_its_output_is_rejected(residual, monkeypatch):
+    """The writer claims the fingerprint of other values than its output tree holds (so a reader of
+    those other values would link): its own LogUp sum fails."""
+    import luminair.prover.proving as proving
+
+    cx, settings, cuts, _ = residual
+    trace = cx.gen_trace(FEED)
+    jobs = segment_jobs(cx, trace.values, settings, cuts)
+    segs = cut_graph(settings.spec, cuts)
+    local = segs[0].nodes.index(segs[0].writes[0])
+    other = jobs[0].values[local].copy()
+    other[0] += 5
+    real = proving.segment_fingerprints
+
+    def lying(s, comp, values, challenges):
+        if comp.name == "boundary_output" and values.get(local) is jobs[0].values[local]:
+            values = {**values, local: other}
+        return real(s, comp, values, challenges)
+
+    monkeypatch.setattr(proving, "segment_fingerprints", lying)
+    r = _check(settings, prove_jobs(jobs, settings, cuts, trace.outputs, InProcess()).data)
+    assert not r.success and r.check == "LogUp sum" and r.error_message.startswith("LogUp sum: segment 0:"), r.error_message
+
+
+def test_a_segment_checked_without_its_bundles_seed_is_refused(residual):
+    from luminair.verifier.formats import read_proof_file
+    from luminair.verifier.segments import segment_settings
+    from luminair.verifier.statement import build_statement
+    from luminair.verifier.verify import verify_stark
+
+    cx, settings, cuts, sp = residual
+    _, _, queries, _, proofs = read_bundle(sp.data)
+    seg = cut_graph(settings.spec, cuts)[1]
+    pf = read_proof_file(proofs[1])
+    st_settings = segment_settings(settings.parsed, cuts, seg, queries)
+    st = build_statement(st_settings, pf.public_values, pf.stark.vectors)
+    with pytest.raises(FormatError, match="checked without its bundle"):
+        verify_stark(st.air, st_settings.config, st.statement_bytes, pf.stark, st.public_sum)

@@ -97,7 +97,7 @@ def _segment(spec: GraphSpec, k: int, owner: list[int], read_by: list[set[int]],
     writes = sorted(w for w in mine if any(r > k for r in read_by[w]))
     for w in writes:
         size = spec.nodes[w].numel
-        outputs.append(OutputSpec(_boundary_name(spec, w), local[w], (), spec.nodes[w].shape, list(range(size)),
+        outputs.append(OutputSpec(_boundary_name(spec, w), local[w], (), spec.nodes[w].shape, range(size),  # (not built)
                                   committed=True, boundary=True))
     seg_spec = GraphSpec(spec.scale_bits, nodes, inputs, outputs)
     return Segment(k, seg_spec, members, reads, writes)

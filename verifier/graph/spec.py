@@ -98,7 +98,7 @@ class OutputSpec:
     node: int
     steps: tuple[Step, ...]
     shape: tuple[int, ...] = ()
-    src_indices: list[int] = field(default_factory=list)  # output element i reads node element [i] (-1: 0)
+    src_indices: Sequence[int] = field(default_factory=list)  # output element i reads node element [i] (-1: 0)
     committed: bool = False  # its values in the proof's output tree (their digest reported), not in proof.bin
     boundary: bool = False  # (committed) a segment's tensor a later segment reads, fingerprinted (segments.py)
 
