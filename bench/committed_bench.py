@@ -38,9 +38,10 @@ VERIFY = r"""
 import json, sys, time
 from luminair.verifier import verify
 proof, settings = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+max_work = int(sys.argv[3]) if len(sys.argv) > 3 else None  # (None: the default budget)
 times = []
 for _ in range(3):
-    t = time.perf_counter(); r = verify(proof, settings); times.append(time.perf_counter() - t)
+    t = time.perf_counter(); r = verify(proof, settings, max_work=max_work); times.append(time.perf_counter() - t)
 print(json.dumps({"cold_s": times[0], "warm_s": min(times[1:]), "success": r.success, "error": r.error_message,
                   "kind": r.kind, "work_needed": r.work_needed, "outputs": r.outputs, "visibility": r.visibility,
                   "model_root": r.model_root}))

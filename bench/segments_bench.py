@@ -3,7 +3,9 @@ time and peak RSS, for the project's MLP 784-128-10, CNN (~250k parameters) and 
 (~230k parameters) examples and SqueezeNet 1.1 at 64x64 (`squeezenet_64`, the onnx wheel's), whole
 and in 2 and 4 segments; then the segments on Ray with one and two local workers (wall time, each
 worker's peak RSS) and the critical path computed from the per-task times (what as many machines
-as segments would take).
+as segments would take). SqueezeNet at its native 224x224 (`squeezenet_224`, no whole proof: its
+trace passes one verifier's bounds) in the fewest segments whose estimated peaks fit 8 GiB
+(`--modes 8Gx0,8Gx2`), its verified outputs against the whole graph's exact run.
 
     python bench/segments_bench.py [--models mlp_784_128_10,cnn_cifar,transformer_tiny] [--runs 3]
                                    [--out bench/results/segments_issue30.json]
@@ -21,6 +23,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+import numpy as np
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -31,6 +35,7 @@ from common import machine  # noqa: E402
 
 PY = sys.executable
 MODELS = ["mlp_784_128_10", "cnn_cifar", "transformer_tiny"]
+MAX_WORK = {"squeezenet_64": 10**8, "squeezenet_224": 10**8}  # settings.bin past the default 4 MiB cap
 
 PROVE = r"""
 import json, resource, sys, time
@@ -43,21 +48,24 @@ from luminair.prover.onnx import load_onnx
 from luminair.prover.graph.model_file import read_input_json
 from luminair.prover.proving import gen_settings, gen_trace, prove
 import json as _j
-if model == "squeezenet_64":  # the onnx wheel's SqueezeNet 1.1 at 64x64, as bench/committed_bench.py
+if model.startswith("squeezenet_"):  # the onnx wheel's SqueezeNet 1.1 at 64x64 (as bench/committed_bench.py) or 224x224
     import numpy as np, onnx
     from luminair.prover.onnx.zoo import gain_one_fills, zoo_path
-    shape = (1, 3, 64, 64)
+    side = int(model.split("_")[1])
+    shape = (1, 3, side, side)
     graph = load_onnx(gain_one_fills(onnx.load(str(zoo_path("squeezenet")))), {"data_0": shape}, resize_inputs=True,
                       outputs=["r65"])
     graph.compile(GenericCompiler(), StwoCompiler())
     inputs = {"data_0": np.random.default_rng(0).uniform(0, 1, shape).astype(np.float32).astype(np.float64)}
+    if side > 64:  # (a scale per tensor: the 13x13 global average's sum passes 2^10's range)
+        _calibrate_tensors(graph, [inputs])
 else:
     graph = load_onnx(model)
     data = _j.load(open(inp))
     graph.compile(GenericCompiler(), StwoCompiler())
     inputs = read_input_json(data, graph)
     _calibrate_tensors(graph, [inputs])
-settings = gen_settings(graph)
+settings = gen_settings(graph, whole=mode == "whole")  # (segments: sized for their traces, as luminair prove)
 out.mkdir(parents=True, exist_ok=True)
 (out / "settings.bin").write_bytes(settings.data)
 t = time.perf_counter()
@@ -66,13 +74,18 @@ if mode == "whole":
     proof = prove(graph, gen_trace(graph, inputs), settings)
 else:
     from luminair.prover.segments import prove_segmented
-    n, workers = (int(v) for v in mode.split("x"))
+    n, workers = mode.split("x")
     sched = None
-    if workers:
+    if int(workers):
         from luminair.prover.scheduler import RayScheduler
-        sched = RayScheduler(num_cpus=workers)
-    proof = prove_segmented(graph, inputs, settings, segments=n, scheduler=sched)
-    extra = {"segments": proof.segments, "critical_path_s": proof.critical_path_s}
+        sched = RayScheduler(num_cpus=int(workers))
+    # "N": N segments; "mG": the fewest segments whose estimated peaks fit m GiB
+    segs, mem = (None, int(n[:-1]) << 30) if n.endswith("G") else (int(n), None)
+    trace = gen_trace(graph, inputs)
+    exact = {k: v.tolist() for k, v in trace.outputs.items()}  # the whole graph's exact run
+    proof = prove_segmented(graph, inputs, settings, segments=segs, max_memory=mem, scheduler=sched, trace=trace)
+    extra = {"segments": proof.segments, "critical_path_s": proof.critical_path_s, "exact_outputs": exact,
+             "max_process_peak_rss_mb": max(s["process_peak_rss_mb"] for s in proof.segments)}
 prove_s = time.perf_counter() - t
 (out / "proof.bin").write_bytes(proof.data)
 print(json.dumps({"prove_s": prove_s, "total_s": time.perf_counter() - t0, "proof_bytes": len(proof.data),
@@ -93,12 +106,16 @@ def bench(model: str, modes: list[str], runs: int, files: Path) -> dict:
         rows = []
         for _ in range(runs):
             out = files / model / mode
-            p = _run(PROVE, str(d / "network.onnx"), str(d / "input.json"), str(out), mode)
-            v = _run(VERIFY, str(out / "proof.bin"), str(out / "settings.bin"))
+            p = _run(PROVE, model if model.startswith("squeezenet_") else str(d / "network.onnx"), str(d / "input.json"),
+                     str(out), mode)
+            budget = [str(MAX_WORK[model])] if model in MAX_WORK else []  # (past the default caps: granted)
+            v = _run(VERIFY, str(out / "proof.bin"), str(out / "settings.bin"), *budget)
             rows.append((p, v))
             print(model, mode, {k: p[k] for k in ("prove_s", "proof_bytes", "peak_rss_mb")},
                   {k: v[k] for k in ("cold_s", "warm_s", "success", "kind")}, file=sys.stderr)
             v["outputs"] = {k: o["values"] for k, o in (v["outputs"] or {}).items()}
+            if "exact_outputs" in p:  # the verifier's outputs against the whole graph's exact run
+                v["equal_exact_run"] = v["outputs"] == {k: list(np.ravel(o)) for k, o in p.pop("exact_outputs").items()}
         p0, v0 = rows[0]
         res[mode] = {
             "prove_s_median": statistics.median(p["prove_s"] for p, _ in rows),
@@ -109,12 +126,16 @@ def bench(model: str, modes: list[str], runs: int, files: Path) -> dict:
             "verified": all(v["success"] for _, v in rows), "kind": v0["kind"], "error": v0["error"],
             "critical_path_s_median": statistics.median(p["critical_path_s"] for p, _ in rows) if "critical_path_s" in p0 else None,
             "segments": p0.get("segments"),
+            "max_process_peak_rss_mb_median": statistics.median(p.get("max_process_peak_rss_mb", p["peak_rss_mb"])
+                                                                for p, _ in rows),
+            "outputs_equal_whole_exact_run": all(v.get("equal_exact_run", True) for _, v in rows),
             "outputs": v0["outputs"],
         }
     whole = res.get("whole", {}).get("outputs")
-    for mode, r in res.items():
-        r["same_outputs_as_whole"] = whole is not None and r.pop("outputs") == whole if mode != "whole" else True
-    res["whole"].pop("outputs", None)
+    for mode, r in res.items():  # (None: no whole proof, as SqueezeNet at 224x224)
+        r["same_outputs_as_whole"] = (None if whole is None else r["outputs"] == whole) if mode != "whole" else True
+    for r in res.values():
+        r.pop("outputs")
     return res
 
 

@@ -59,6 +59,7 @@ class Settings:
     model: dict[str, np.ndarray] = field(default_factory=dict)  # committed weights: the model tree's columns
     model_tree: CommittedTree | None = None  # their extension and Merkle tree, whose root settings.bin holds
     weights: dict[int, Any] = field(default_factory=dict)  # committed constant -> its values (the prover's own)
+    target_bits: int | None = None  # segments only (no whole AIR): the bits its segments must reach together
 
     @property
     def spec(self) -> GraphSpec:
@@ -76,7 +77,10 @@ class Settings:
     @property
     def security_bits(self) -> int:
         """What the verifier reports for this model's proofs: the union bound of every soundness
-        term of its AIR and config (verifier/security.py)."""
+        term of its AIR and config (verifier/security.py); settings for segments only: the bits
+        their segments must reach together (0: no target, the config's queries as they are)."""
+        if self.air is None:
+            return self.target_bits or 0
         return union_security_bits(soundness_terms(self.config, self.air, plan_graph(self.spec).public_terms()))
 
     def describe_security(self) -> str:
@@ -237,21 +241,25 @@ def resolve_config(preset: str | None = None, config: PcsConfig | None = None, s
 
 
 def choose_config(
-    spec: GraphSpec, preset: str | None = None, config: PcsConfig | None = None, security_bits: int | None = None
+    spec: GraphSpec, preset: str | None = None, config: PcsConfig | None = None, security_bits: int | None = None,
+    parts: list[GraphSpec] | None = None,
 ) -> PcsConfig:
     """The proof config of `spec`: `config` as given; else a preset (its blowup sized by the trace)
     or `security_bits`, with queries added until the union bound of the soundness terms reaches
-    the target (security_target)."""
+    the target (security_target). `parts`: the traces proven under it (default: spec's alone; a
+    segmented proof's segments), sized and bounded together."""
+    parts = parts or [spec]
     cfg = resolve_config(preset, config, security_bits)
     cfg.validate()
-    airs: dict[int, Any] = {}  # log blowup -> the AIR (a large model's takes about 0.3 s to build)
+    airs: dict[int, list[Any]] = {}  # log blowup -> the parts' AIRs (a large model's takes about 0.3 s to build)
     if config is None and security_bits is None:  # sized by the trace; for time within a proof-size budget
         from .stark.proof_size import estimate_proof_bytes
 
-        sizing_air = airs[cfg.log_blowup] = build_graph_air(spec, cfg.log_blowup)[0]
-        cfg = preset_config(preset or "default", air_cells(sizing_air), lambda c: estimate_proof_bytes(sizing_air, c))
+        sizing = airs[cfg.log_blowup] = [build_graph_air(p, cfg.log_blowup)[0] for p in parts]
+        cfg = preset_config(preset or "default", sum(air_cells(a) for a in sizing),
+                            lambda c: sum(estimate_proof_bytes(a, c) for a in sizing))
     target = security_target(preset, config, security_bits)
-    return cfg if target is None else reach_union_bound(cfg, spec, target, airs.get(cfg.log_blowup))
+    return cfg if target is None else reach_union_bound(cfg, parts, target, airs.get(cfg.log_blowup))
 
 
 def security_target(preset: str | None, config: PcsConfig | None, security_bits: int | None) -> int | None:
@@ -264,20 +272,28 @@ def security_target(preset: str | None, config: PcsConfig | None, security_bits:
     return DEFAULT_MIN_SECURITY_BITS if (preset or "default") in SIZED_PRESETS else None
 
 
-def reach_union_bound(cfg: PcsConfig, spec: GraphSpec, target: int, air: Any = None) -> PcsConfig:
+def union_terms(cfg: PcsConfig, parts: list[tuple[Any, Any]]) -> dict[str, float]:
+    """Every soundness term of the (AIR, public terms) parts at `cfg`, named "<part>.<term>" where
+    there are several (a segmented proof's union bound)."""
+    if len(parts) == 1:
+        return soundness_terms(cfg, *parts[0])
+    return {f"{k}.{name}": b for k, part in enumerate(parts) for name, b in soundness_terms(cfg, *part).items()}
+
+
+def reach_union_bound(cfg: PcsConfig, spec: GraphSpec | list[GraphSpec], target: int, air: Any = None) -> PcsConfig:
     """`cfg` with queries added until the union bound of the soundness terms of `spec`'s AIR
-    (verifier/security.py) reaches `target` bits. The algebraic terms grow with the trace, not
-    with the queries: a trace whose algebraic terms alone fall short is refused. `air`: spec's AIR
-    at cfg's blowup, if already built."""
-    if air is None:
-        air, _ = build_graph_air(spec, cfg.log_blowup)
-    public = plan_graph(spec).public_terms()
+    (verifier/security.py; a list: every part's together) reaches `target` bits. The algebraic
+    terms grow with the trace, not with the queries: a trace whose algebraic terms alone fall
+    short is refused. `air`: spec's AIR (a list: the parts') at cfg's blowup, if already built."""
+    specs = spec if isinstance(spec, list) else [spec]
+    airs = air if isinstance(air, list) else [air] if air is not None else [build_graph_air(s, cfg.log_blowup)[0] for s in specs]
+    parts = [(a, plan_graph(s).public_terms()) for a, s in zip(airs, specs)]
     while True:
-        terms = soundness_terms(cfg, air, public)
+        terms = union_terms(cfg, parts)
         if union_security_bits(terms) >= target:
             return cfg
         if cfg.n_queries >= MAX_QUERIES or cfg.security_bits >= target + 16:
-            algebraic = {k: v for k, v in terms.items() if not k.startswith("FRI queries")}
+            algebraic = {k: v for k, v in terms.items() if "FRI queries" not in k}
             raise ProverError(
                 f"this model's trace caps its security at {union_bits(algebraic):.1f} bits by the union of its "
                 f"algebraic soundness terms (weakest: {weakest(algebraic)}, {min(algebraic.values())} bits), "
@@ -313,8 +329,10 @@ def gen_settings(
     publisher's labels (`title`, `description`: bound by every proof, not part of the model digest).
     `weights`: "public" (settings.bin holds every weight) or "committed" (it holds the root of the
     model tree instead: docs/committed-models.md); `inputs`: "public" (proof.bin holds the values),
-    "private" (nothing of them) or "committed" (their digest). `whole=False`: the same settings.bin
-    without the whole trace's topology extension, for segmented proofs only (prover/segments.py)."""
+    "private" (nothing of them) or "committed" (their digest). `whole=False`: the same kind of
+    settings.bin, its config sized for segments (the fewest whose traces fit the verifier's
+    per-trace bounds: a model too large for one trace) and the whole AIR never built: for
+    segmented proofs only (prover/segments.py)."""
     for kind, chosen in (("weights", weights), ("inputs", inputs), ("outputs", outputs)):
         if chosen not in VISIBILITIES[kind]:
             raise ValueError(f"{kind}={chosen!r}: expected one of {', '.join(VISIBILITIES[kind])}")
@@ -329,10 +347,15 @@ def gen_settings(
     spec.model_log_blowup = draft_config.log_blowup  # (a draft: its model section is not read)
     draft = encode_settings(KIND_GRAPH, draft_config, spec)
     body = read_settings(draft).body
-    cfg = choose_config(body, preset, config, security_bits)
-    air, plans = build_graph_air(body, cfg.log_blowup)
+    parts = None
+    if not whole:  # (prover/segments.py builds on this module)
+        from .segments import provisional_segments
+
+        parts = [seg.spec for seg in provisional_segments(body)]
+    cfg = choose_config(body, preset, config, security_bits, parts)
     model, model_tree = {}, None
-    if spec.committed:  # the model tree, extended with the config's blowup: its root joins settings.bin
+    if spec.committed:
+        air, plans = build_graph_air(body, cfg.log_blowup)  # the model tree, extended with the config's blowup: its root joins settings.bin
         model = model_columns(plans, spec, plan_graph(body))
         (tree_spec,) = [t for t in air.preprocessed if t.statement and not t.proof_root]
         model_tree = commit_preprocessed(tree_spec, model, cfg.log_blowup)
@@ -346,22 +369,22 @@ def gen_settings(
         "settings.bin: the graph body's bytes depend on the config"
     parsed.body = body
     values = {i: node.values for i, node in enumerate(spec.nodes) if node.committed and node.op == "Constant"}
-    return prover_settings(graph, data, parsed, model, model_tree, values, whole)
+    if not whole:
+        target = security_target(preset, config, security_bits)
+        return Settings(data, parsed, [], None, {}, None, model, model_tree, values, target)
+    return prover_settings(graph, data, parsed, model, model_tree, values)
 
 
 def prover_settings(graph: Any, data: bytes, parsed: SettingsFile, model: dict[str, np.ndarray] | None = None,
-                    model_tree: CommittedTree | None = None, weights: dict[int, Any] | None = None,
-                    whole: bool = True) -> Settings:
+                    model_tree: CommittedTree | None = None, weights: dict[int, Any] | None = None) -> Settings:
     """The prover's view of a statement whose body `graph` compiles to: its AIR (checked against
-    the entry bound), topology columns and their committed extension (not `whole`: none)."""
+    the entry bound), topology columns and their committed extension."""
     cfg = parsed.config
     air, plans = build_graph_air(parsed.body, cfg.log_blowup)
     try:
         check_entry_bound(air, plan_graph(parsed.body).public_terms())
     except EntryBoundError as e:
         raise ProverError(f"the model cannot be proven soundly: {e.detail}") from None
-    if not whole:
-        return Settings(data, parsed, plans, air, {}, None, model or {}, model_tree, weights or {})
     topology = topology_columns(graph, plans, parsed.body)
     tree = commit_preprocessed(air.preprocessed[0], topology, cfg.log_blowup)
     prepare_sparse_columns(air, cfg.log_blowup)

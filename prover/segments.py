@@ -25,12 +25,15 @@ from ..verifier.graph.segments import MAX_SEGMENTS, Segment, check_segmentable, 
 from ..verifier.graph.spec import CONTRACT, REDUCE, GraphSpec, view_shape
 from ..verifier.graph.planner import plan_graph
 from ..verifier.graph.statement import build_graph_air
+from ..verifier.graph.topology import MAX_SPARSE_ENTRIES
 from ..verifier.security import soundness_terms, union_bits
 from ..verifier.segments import bundle_seed, encode_bundle, segment_settings
 from .air.graph_trace import build_spec, input_columns, output_columns
 from .compile.stwo import COMPONENT_OF
 from .graph.shape import ShapeTracker
-from .proving import ProofBytes, Settings, _ensure_compiled, gen_trace, prove, prover_settings, statement_trees, trace_of
+from .proving import (
+    ProofBytes, Settings, _ensure_compiled, gen_trace, prove, prover_settings, statement_trees, trace_of, union_terms,
+)
 from .scheduler import Scheduler, in_process
 from .stark.prove import ProverError, lde_cells
 
@@ -60,7 +63,12 @@ def node_cost(spec: GraphSpec, i: int) -> int:
 
 
 def choose_cuts(spec: GraphSpec, n: int) -> list[int]:
-    """Cut points that split the computing nodes into `n` segments of about equal trace rows."""
+    """Cut points that split the computing nodes into `n` segments of about equal trace rows, more
+    where a segment's topology would pass the verifier's per-trace bound (fit_cuts)."""
+    return fit_cuts(spec, _even_cuts(spec, n))
+
+
+def _even_cuts(spec: GraphSpec, n: int) -> list[int]:
     check_segmentable(spec)
     ops = [i for i in range(len(spec.nodes)) if node_cost(spec, i)]
     if not 1 <= n <= min(MAX_SEGMENTS, len(ops)):
@@ -77,6 +85,40 @@ def choose_cuts(spec: GraphSpec, n: int) -> list[int]:
         cuts.append(ops[len(ops) - (n - k)])
         k += 1
     return sorted(set(cuts))
+
+
+def fit_cuts(spec: GraphSpec, cuts: list[int]) -> list[int]:
+    """`cuts` with every segment whose topology passes the verifier's per-trace bound
+    (MAX_SPARSE_ENTRIES boundary rows: its AIR would be refused) split at its middle row until each
+    fits; ProverError naming a node that alone passes it, or past MAX_SEGMENTS."""
+    cuts = sorted(cuts)
+    while True:
+        bounds = [0, *cuts, len(spec.nodes)]
+        over = [k for k, seg in enumerate(cut_graph(spec, cuts)) if plan_graph(seg.spec).boundary_bound > MAX_SPARSE_ENTRIES]
+        if not over:
+            return cuts
+        for k in over:
+            ops = [i for i in range(bounds[k], bounds[k + 1]) if node_cost(spec, i)]
+            if len(ops) == 1:
+                raise ProverError(f"node {ops[0]} ({spec.nodes[ops[0]].op} {spec.nodes[ops[0]].shape}) alone needs more "
+                                  f"than {MAX_SPARSE_ENTRIES} boundary rows of topology: no segment can hold it")
+            half, before, cut = sum(node_cost(spec, i) for i in ops) / 2, 0, ops[-1]
+            for prev, i in zip(ops, ops[1:]):  # the first op whose rows before it reach half
+                before += node_cost(spec, prev)
+                if before >= half:
+                    cut = i
+                    break
+            cuts.append(cut)
+        cuts.sort()
+        if len(cuts) >= MAX_SEGMENTS:
+            raise ProverError(f"this graph's topology needs more than {MAX_SEGMENTS} segments to fit the verifier's "
+                              f"per-trace bound of {MAX_SPARSE_ENTRIES} boundary rows")
+
+
+def provisional_segments(spec: GraphSpec) -> list[Segment]:
+    """The fewest segments a verifier can build each of (fit_cuts): what gen_settings(whole=False)
+    sizes a config for."""
+    return cut_graph(spec, fit_cuts(spec, []))
 
 
 # One proof's peak RSS against the committed cells of its extended trace (every tree): a line
@@ -98,7 +140,7 @@ def cuts_for_memory(settings: Settings, max_bytes: int) -> list[int]:
     spec, blowup, n, best = settings.spec, settings.config.log_blowup, 1, None
     while n <= MAX_SEGMENTS:
         try:
-            cuts = choose_cuts(spec, n) if n > 1 else []
+            cuts = choose_cuts(spec, n)
         except ProverError:
             break
         peak = max(estimated_peak(seg.spec, blowup) for seg in cut_graph(spec, cuts))
@@ -189,12 +231,10 @@ def segment_queries(settings: Settings, segs: list[Segment]) -> int:
     """The fewest FRI queries (the config's or more) for which the union bound over every
     segment's terms reaches the whole proof's bits (or the most the queries can give)."""
     cfg, target = settings.config, settings.security_bits
-    airs = [(build_graph_air(seg.spec, cfg.log_blowup)[0], plan_graph(seg.spec).public_terms()) for seg in segs]
+    parts = [(build_graph_air(seg.spec, cfg.log_blowup)[0], plan_graph(seg.spec).public_terms()) for seg in segs]
 
     def bits(q: int) -> float:
-        c = replace(cfg, n_queries=q)
-        return union_bits({f"{k}.{name}": b for k, (air, pt) in enumerate(airs)
-                           for name, b in soundness_terms(c, air, pt).items()})
+        return union_bits(union_terms(replace(cfg, n_queries=q), parts))
 
     q = cfg.n_queries
     while bits(q) < target and q < MAX_QUERIES and bits(q + 1) > bits(q):

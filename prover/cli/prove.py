@@ -281,6 +281,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
             print(f"note: {e}; proving at the input's shapes {fixed} (this settings.bin holds for them alone)",
                   file=sys.stderr)
     calibration, samples = None, []
+    segmented = args.segments is not None or bool(args.ray) or bool(args.max_memory)
+    if segmented:
+        _check_segment_args(args)
     if args.calibrate and (symbols or (dynamic and fixed is None)):
         raise UsageError("--calibrate applies to a model of fixed shapes, not to symbolic dimensions")
     if (args.weights == "committed" or args.inputs != "public" or args.outputs != "public") and (
@@ -318,8 +321,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         t = time.perf_counter()
         settings = gen_settings(
             graph, preset=args.preset, security_bits=args.security, title=title, description=description,
-            weights=args.weights, inputs=args.inputs, outputs=args.outputs,
-            whole=args.segments is None and not args.ray and not args.max_memory,  # (segments: their own trees)
+            weights=args.weights, inputs=args.inputs, outputs=args.outputs, whole=not segmented,
         )
         settings_s = time.perf_counter() - t
         t = time.perf_counter()
@@ -329,7 +331,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     from .accuracy import bound_report, error_report, onnxruntime_report, samples_report  # (numpy: only a command that proves)
 
     accuracy = samples_report(graph, samples) if calibration is not None else None  # (before prove drops the kept runs)
-    if args.segments is not None or args.ray or args.max_memory:
+    if segmented:
         proof = _prove_segmented(args, graph, inputs, settings, trace)
     else:
         hook = _progress(PROVE_STAGES, args.quiet)
@@ -402,13 +404,7 @@ def _prove_segmented(args: argparse.Namespace, graph: Any, inputs: dict[str, Any
     from luminair.prover.segments import prove_segmented
     from luminair.prover.stark.prove import ProverError
 
-    if args.segments is not None and args.segments < 1:
-        raise UsageError(f"--segments {args.segments}: give at least 1")
-    if args.segments is not None and args.max_memory:
-        raise UsageError("give --segments or --max-memory, not both")
     max_memory = parse_size(args.max_memory) if args.max_memory else None
-    if settings.spec.committed or settings.spec.committed_inputs or args.outputs != "public":
-        raise UsageError("--segments: a segmented proof is of public weights, public or private inputs and public outputs")
 
     def progress(done: int, of: int, stage: str) -> None:
         if not args.quiet:
@@ -428,6 +424,18 @@ def _prove_segmented(args: argparse.Namespace, graph: Any, inputs: dict[str, Any
             f"their terms), below the verifier's floor of {DEFAULT_MIN_SECURITY_BITS}: prove with --security "
             f"{DEFAULT_MIN_SECURITY_BITS + len(proof.segments).bit_length()} or fewer segments", err=True)
     return proof
+
+
+def _check_segment_args(args: argparse.Namespace) -> None:
+    """UsageError for --segments / --max-memory / --ray options that cannot be proven in segments."""
+    if args.segments is not None and args.segments < 1:
+        raise UsageError(f"--segments {args.segments}: give at least 1")
+    if args.segments is not None and args.max_memory:
+        raise UsageError("give --segments or --max-memory, not both")
+    if args.max_memory:
+        parse_size(args.max_memory)
+    if args.weights != "public" or args.inputs == "committed" or args.outputs != "public":
+        raise UsageError("--segments: a segmented proof is of public weights, public or private inputs and public outputs")
 
 
 def parse_size(text: str) -> int:

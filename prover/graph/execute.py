@@ -31,10 +31,45 @@ from .fixed import (
     quantize_floor,
 )
 from .node import Node
+from .shape import prod
 from .ops import TABLE_NAME, Op
 
 
 # -- one node, float64 -------------------------------------------------------------------------
+
+DOT_BLOCK = 1 << 22  # the most view elements a Dot evaluates at once (its temporaries: a few arrays that size)
+
+
+def dot_value(node: Node, vals: Mapping[int, np.ndarray], kernel: Callable[..., np.ndarray]) -> np.ndarray:
+    """A Dot's value, flat: ``kernel(a, b, shape)`` (the operands' products over ``shape`` summed
+    over node.axis), in blocks of the view's first other axis (each a slice of both views) where
+    the view passes DOT_BLOCK elements, so no view-sized array is made; then the bias. A block's
+    DomainViolation names the element of the whole output."""
+    (xs, xv), (ws, wv) = node.srcs[:2]
+    shape = xv.shape
+    split = next((i for i, d in enumerate(shape) if i != node.axis and d > 1), None)
+    if split is None or prod(shape) <= DOT_BLOCK:
+        out = kernel(xv.gather(vals[xs.id]), wv.gather(vals[ws.id]), shape)
+    else:  # (the axes before `split` are 1 or reduced: each block is a run of the output)
+        step = max(1, DOT_BLOCK * shape[split] // prod(shape))
+        parts, done = [], 0
+        for lo in range(0, shape[split], step):
+            r = [(lo, min(lo + step, d)) if i == split else (0, d) for i, d in enumerate(shape)]
+            a, b = xv.slice(r), wv.slice(r)
+            try:
+                parts.append(kernel(a.gather(vals[xs.id]), b.gather(vals[ws.id]), a.shape))
+            except DomainViolation as v:
+                raise DomainViolation(v.index + done, v.raw, v.reason, v.remedy) from None
+            done += parts[-1].size
+        out = np.concatenate(parts)
+    if len(node.srcs) == 3:
+        out = out + node.srcs[2][1].gather(vals[node.srcs[2][0].id])
+    return out
+
+
+def float_dot(axis: int) -> Callable[..., np.ndarray]:
+    return lambda a, b, shape: (a * b).reshape(shape).sum(axis=axis).reshape(-1)
+
 
 
 def eval_float(node: Node, args: list[np.ndarray]) -> np.ndarray:
@@ -66,7 +101,7 @@ def eval_float(node: Node, args: list[np.ndarray]) -> np.ndarray:
         if op is Op.CONTIGUOUS:
             return args[0].copy()
         if op is Op.DOT:
-            out = (args[0] * args[1]).reshape(node.srcs[0][1].shape).sum(axis=node.axis).reshape(-1)
+            out = float_dot(node.axis)(args[0], args[1], node.srcs[0][1].shape)
             return out + args[2] if len(args) == 3 else out
         if op is Op.RELU:
             return np.maximum(args[0], 0.0)
@@ -315,6 +350,9 @@ def execute_float(
             vals[node.id] = np.asarray(inputs[node.id], dtype=np.float64).reshape(-1)
         elif node.op is Op.CONSTANT:
             vals[node.id] = node.value.reshape(-1)
+        elif node.op is Op.DOT:
+            with np.errstate(all="ignore"):
+                vals[node.id] = dot_value(node, vals, float_dot(node.axis))
         else:
             args = [view.gather(vals[src.id]) for src, view in node.srcs]
             vals[node.id] = eval_float(node, args)
@@ -346,10 +384,12 @@ def execute_exact(
             out = constant_raw(node, fmt)
             check_range(node.where(), node.shape, out, fmt, s)
         else:
-            args = [view.gather(vals[src.id]) for src, view in node.srcs]
             c = exact_constant(node, fmt)
             try:
-                out = eval_exact(node, args, c)
+                if node.op is Op.DOT:
+                    out = dot_value(node, vals, lambda a, b, shape: fx_dot(a, b, shape, node.axis, c))
+                else:
+                    out = eval_exact(node, [view.gather(vals[src.id]) for src, view in node.srcs], c)
             except DomainViolation as v:
                 raise domain_error(node, v, fmt) from None
             check_range(node.where(), node.shape, out, fmt, s)

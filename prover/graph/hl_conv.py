@@ -13,8 +13,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from luminair.verifier.graph.settings import MAX_NUMEL
 from luminair.verifier.graph.spec import MAX_VIEW_NUMEL
+from luminair.verifier.graph.topology import MAX_SPARSE_ENTRIES
 
 from .errors import GraphError
 from .hl_math import hl_op, mul_const
@@ -24,6 +24,11 @@ from .shape import prod
 from .tensor_base import TensorBase, shape_error
 
 Pads = tuple[tuple[int, int], ...]
+
+# The most elements one window copy (a pooling's windows, a convolution's im2col) holds: its
+# topology costs at most two boundary rows an element, so a copy this size fits a verifier's
+# per-trace bound (MAX_SPARSE_ENTRIES) alone; a larger layer is computed in bands of output rows
+MAX_WINDOW_COPY = MAX_SPARSE_ENTRIES // 2  # (below settings.MAX_NUMEL, the tensor cap)
 
 
 def _ints(v: Any, n: int, name: str) -> tuple[int, ...]:
@@ -130,7 +135,7 @@ def _conv(x: TensorBase, weight: Any, bias: Any, stride: Any, padding: Any, dila
     one Mul and one SumReduce (fused into one Dot) give (N, O, o...).
 
     A layer whose windows copy (im2col) or whose Dot view would exceed the proof format's caps
-    (settings.MAX_NUMEL elements a tensor, spec.MAX_VIEW_NUMEL a view) is computed in bands of
+    (MAX_WINDOW_COPY elements a copy, spec.MAX_VIEW_NUMEL a view) is computed in bands of
     output rows (the first spatial axis), and, where one row is still too large, in chunks of
     output channels (of each group on its own, groups > 1): each piece is the same Dot over a slice of the padded input and of
     the weight, so every output element is computed exactly as unsplit (one rounding); the pieces
@@ -154,7 +159,7 @@ def _conv(x: TensorBase, weight: Any, bias: Any, stride: Any, padding: Any, dila
     row = n * groups * prod(outs[1:]) * kk  # the im2col copy of one output row
 
     def fits(rows: int, channels: int) -> bool:
-        return row * rows <= MAX_NUMEL and row * rows * channels <= MAX_VIEW_NUMEL
+        return row * rows <= MAX_WINDOW_COPY and row * rows * channels <= MAX_VIEW_NUMEL
 
     if min(outs) < 1 or min(k) < 1 or fits(outs[0], og):
         out = _windows_dot(_im2col(xp, k, st, dl, groups, op), w, groups)
@@ -324,7 +329,8 @@ def _fill_pad(x: TensorBase, pads: Pads, value: float) -> TensorBase:
 
 def _max_pool(x: TensorBase, kernel: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool, op: str,
               dims: int | None) -> TensorBase:
-    """Max over windows: one MaxReduce over a window view. Padding holds the format's smallest
+    """Max over windows: one MaxReduce over a window view (in bands of output rows where the
+    windows' copy would pass MAX_WINDOW_COPY). Padding holds the format's smallest
     value (what -inf padding means once every window holds at least one element of the input,
     checked here), so the max is exactly the max of the window's real elements."""
     k, s, dl, pads, full = _pool_geometry(x, kernel, stride, padding, dilation, ceil_mode, op, dims)
@@ -337,7 +343,20 @@ def _max_pool(x: TensorBase, kernel: Any, stride: Any, padding: Any, dilation: A
                                   f"dilation {dl[i]}, pads {pads[i]}); its max would be -inf")
     xp = _fill_pad(x, full, x.graph.numeric_format.min_real)
     win = window_view(xp, k, s, dl, op)
-    return max_reduce(win, tuple(range(2 + d, 2 + 2 * d)))
+    axes = tuple(range(2 + d, 2 + 2 * d))
+    outs, rows = win.shape[2:2 + d], prod(win.shape[3:])  # (the windows of one output row, every channel)
+    if prod(win.shape) <= MAX_WINDOW_COPY or outs[0] == 1:
+        return max_reduce(win, axes)
+    # in bands of output rows, each its own window copy within MAX_WINDOW_COPY: every output is
+    # the same max over the same elements, joined by concat (exact)
+    band = max(1, MAX_WINDOW_COPY // (x.shape[0] * x.shape[1] * rows))
+    span = dl[0] * (k[0] - 1) + 1
+    parts = []
+    for r0, r1 in _pieces(outs[0], band):
+        lo, hi = r0 * s[0], (r1 - 1) * s[0] + span
+        piece = xp.slice([(lo, hi) if a == 2 else (0, n) for a, n in enumerate(xp.shape)])
+        parts.append(max_reduce(window_view(piece, k, s, dl, op), axes))
+    return concat_tree(parts, 2)
 
 
 @hl_op("max_pool")

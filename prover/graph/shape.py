@@ -23,6 +23,8 @@ import numpy as np
 
 from ...verifier.graph.spec import window_shape
 
+MAX_CACHED_INDICES = 1 << 22  # a larger view's index map is rebuilt when asked (not kept alive with its graph)
+
 Shape = tuple[int, ...]
 
 
@@ -128,6 +130,8 @@ class ShapeTracker:
                     raise AssertionError(kind)
             flat = np.ascontiguousarray(idx, dtype=np.int64).reshape(-1)
             flat.flags.writeable = False
+            if flat.size > MAX_CACHED_INDICES:
+                return flat
             self._indices = flat
         return self._indices
 

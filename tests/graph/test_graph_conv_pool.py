@@ -129,7 +129,7 @@ def test_pool_and_conv_shape_errors_name_the_op():
                          ids=["3x3", "stride2", "groups2", "1x1", "pool-like"])
 def test_a_conv_past_the_format_caps_is_split_into_pieces_that_compute_every_element_as_unsplit(monkeypatch, kw):
     """With the caps lowered, a conv is built in bands of output rows and chunks of channels (hl_conv
-    reads settings.MAX_NUMEL and spec.MAX_VIEW_NUMEL): after compiling, every raw output equals the
+    reads MAX_WINDOW_COPY and spec.MAX_VIEW_NUMEL): after compiling, every raw output equals the
     unsplit conv's, and every node stays within the (lowered) caps."""
     import luminair.prover.graph.hl_conv as hc
     from luminair.prover import GenericCompiler, StwoCompiler
@@ -147,7 +147,7 @@ def test_a_conv_past_the_format_caps_is_split_into_pieces_that_compute_every_ele
         return g
 
     whole = build()
-    monkeypatch.setattr(hc, "MAX_NUMEL", 300)
+    monkeypatch.setattr(hc, "MAX_WINDOW_COPY", 300)
     monkeypatch.setattr(hc, "MAX_VIEW_NUMEL", 400)
     split = build()
     assert len(split) > len(whole)
@@ -157,3 +157,31 @@ def test_a_conv_past_the_format_caps_is_split_into_pieces_that_compute_every_ele
     assert all(n.numel <= 300 for n in split.nodes() if n.op == Op.CONTIGUOUS)
     np.testing.assert_allclose(split.run({"x": x})["y"], ref_conv2d(x, w, b, (stride,) * 2, ((pad, pad),) * 2, (1, 1),
                                                                    groups), atol=1e-9)
+
+
+@pytest.mark.parametrize("kw", [dict(k=3, stride=2), dict(k=2, stride=2), dict(k=3, stride=1, pad=1), dict(k=3, stride=2, ceil=True)],
+                         ids=["3s2", "2s2", "3s1pad", "ceil"])
+def test_a_max_pool_past_the_window_copy_cap_is_computed_in_bands_of_output_rows(monkeypatch, kw):
+    """Windows whose copy would pass MAX_WINDOW_COPY elements (a verifier's per-trace topology
+    bound) are pooled in bands of output rows: the same raw outputs, every copy within the cap."""
+    import luminair.prover.graph.hl_conv as hc
+    from luminair.prover import GenericCompiler, StwoCompiler
+
+    x = np.random.default_rng(8).uniform(-1, 1, (1, 3, 11, 9))
+
+    def build() -> Graph:
+        g = Graph()
+        G.max_pool(g.input("x", (1, 3, 11, 9)), kw["k"], kw["stride"], kw.get("pad", 0),
+                   ceil_mode=kw.get("ceil", False)).output("y")
+        g.compile(GenericCompiler(), StwoCompiler(search=False))
+        return g
+
+    whole = build()
+    out = whole.outputs()["y"][0].shape
+    cap = int(np.prod(out)) * kw["k"] ** 2 // 3  # (the windows in about three bands)
+    monkeypatch.setattr(hc, "MAX_WINDOW_COPY", cap)
+    split = build()
+    assert len([n for n in split.nodes() if n.op == Op.MAX_REDUCE]) >= 3 > len([n for n in whole.nodes() if n.op == Op.MAX_REDUCE])
+    assert all(n.numel <= cap for n in split.nodes() if n.op == Op.CONTIGUOUS)
+    np.testing.assert_array_equal(split.run({"x": x}, exact=True)["y"], whole.run({"x": x}, exact=True)["y"])
+    assert split.outputs()["y"][0].shape == whole.outputs()["y"][0].shape

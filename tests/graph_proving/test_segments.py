@@ -394,3 +394,46 @@ def test_a_segment_checked_without_its_bundles_seed_is_refused(residual):
     st = build_statement(st_settings, pf.public_values, pf.stark.vectors)
     with pytest.raises(FormatError, match="checked without its bundle"):
         verify_stark(st.air, st_settings.config, st.statement_bytes, pf.stark, st.public_sum)
+
+
+def test_a_model_past_one_traces_topology_bound_is_proven_in_segments_that_fit(monkeypatch):
+    """A model whose whole trace passes the verifier's topology bound (MAX_SPARSE_ENTRIES boundary
+    rows, lowered here to 2/3 of the CNN's) has no whole proof, but settings for segments
+    (gen_settings(whole=False): the whole AIR never built) and a bundle whose segments each fit,
+    more segments than asked where one would not: it verifies with the exact outputs."""
+    from luminair.prover import segments
+    from luminair.prover.stark.prove import ProverError
+    from luminair.verifier.graph import statement
+    from luminair.verifier.graph.planner import plan_graph
+
+    cx, feed = _cnn()
+    full = cx.gen_settings(preset="fast")
+    cap = plan_graph(full.spec).boundary_bound * 2 // 3
+    monkeypatch.setattr(statement, "MAX_SPARSE_ENTRIES", cap)
+    monkeypatch.setattr(segments, "MAX_SPARSE_ENTRIES", cap)
+    cy, _ = _cnn()
+    with pytest.raises(FormatError, match=f"topology needs more than {cap} boundary rows"):
+        cy.gen_settings(preset="fast")
+    light = cy.gen_settings(preset="fast", whole=False)
+    assert light.data == full.data and light.air is None
+    sp = prove_segmented(cy, feed, light, segments=1)
+    assert len(sp.cuts) >= 1
+    assert all(plan_graph(seg.spec).boundary_bound <= cap for seg in cut_graph(light.spec, sp.cuts))
+    r = _check(light, sp.data)
+    assert r.success, r.error_message
+    assert np.array_equal(np.array(r.outputs["p"]["values"]), _exact(cy, feed, "p"))
+    monkeypatch.setattr(segments, "MAX_SPARSE_ENTRIES", 10)
+    with pytest.raises(ProverError, match="alone needs more than 10 boundary rows"):
+        choose_cuts(light.spec, 2)
+
+
+def test_a_boundary_output_is_charged_as_a_range():
+    """A boundary tensor's output map is a range: its topology has no interior boundary, so its
+    bound is a constant, not two rows an element (SqueezeNet at 224x224 writes 1.7M-element ones)."""
+    from luminair.verifier.graph.planner import plan_graph
+
+    cx, _ = _cnn()
+    settings = cx.gen_settings(preset="fast")
+    seg = cut_graph(settings.spec, choose_cuts(settings.spec, 2))[0]
+    (inst,) = [i for i in plan_graph(seg.spec).instances if i.kind == "BoundaryOutput"]
+    assert inst.rows > 8 and inst.boundary_bound == 4 * len(seg.writes) + 8

@@ -222,14 +222,16 @@ def _op_boundary_bound(spec: GraphSpec, kind: str, segs: list[Segment], lanes: M
 
 def _output_instances(spec: GraphSpec) -> list[Instance]:
     """The committed outputs' component: a row a committed output element, output after output
-    (statement._build_outputs); its topology's boundaries: two an element at most."""
+    (statement._build_outputs); its topology's boundaries: two an element at most, four an output
+    whose map is a range (a boundary tensor: affine, no interior boundary)."""
     outs = [out for out in spec.outputs if out.committed]
     if not outs:
         return []
     rows = sum(len(out.src_indices) for out in outs)
+    bound = sum(4 if isinstance(out.src_indices, range) else 2 * len(out.src_indices) for out in outs) + 8
     kind, name = ("BoundaryOutput", "boundary_output") if outs[0].boundary else ("CommittedOutput", "committed_output")
     assert all(out.boundary == outs[0].boundary for out in outs), "a segment commits only its boundary tensors"
-    return [Instance(kind, name, tuple(out.node for out in outs), rows, log_size_of(rows), 2 * rows + 8)]
+    return [Instance(kind, name, tuple(out.node for out in outs), rows, log_size_of(rows), bound)]
 
 
 def _product_instances(spec: GraphSpec, kinds: tuple[str, ...], matmuls: Mapping[int, MatPlan],

@@ -75,9 +75,13 @@ def _build_outputs(plan: GraphPlan, inst: Instance) -> ComponentPlan:
         if not out.committed:
             continue
         src, base = out.src_indices, bases[out.node]
-        pats["addr"].add(start, len(src), lambda l, src=src, base=base: base + src[l] if src[l] >= 0 else 0,
-                         range(len(src)))
-        pats["is_real"].add(start, len(src), lambda l, src=src: int(src[l] >= 0), range(len(src)))
+        if isinstance(src, range) and src.start >= 0 and src.step >= 0:  # (a boundary tensor: affine, all real)
+            pats["addr"].add(start, len(src), lambda l, a=base + src.start, b=src.step: a + b * l, [0])
+            pats["is_real"].add(start, len(src), lambda l: 1, [0])
+        else:
+            pats["addr"].add(start, len(src), lambda l, src=src, base=base: base + src[l] if src[l] >= 0 else 0,
+                             range(len(src)))
+            pats["is_real"].add(start, len(src), lambda l, src=src: int(src[l] >= 0), range(len(src)))
         segs.append(Segment(out.node, start, len(src)))
         start += len(src)
     comp.set_topology(pats)
