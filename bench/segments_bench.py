@@ -4,8 +4,9 @@ time and peak RSS, for the project's MLP 784-128-10, CNN (~250k parameters) and 
 and in 2 and 4 segments; then the segments on Ray with one and two local workers (wall time, each
 worker's peak RSS) and the critical path computed from the per-task times (what as many machines
 as segments would take). SqueezeNet at its native 224x224 (`squeezenet_224`, no whole proof: its
-trace passes one verifier's bounds) in the fewest segments whose estimated peaks fit 8 GiB
-(`--modes 8Gx0,8Gx2`), its verified outputs against the whole graph's exact run.
+trace passes one verifier's bounds; seeded random weights, so that its logits differ by class) in
+the fewest segments whose estimated peaks fit 8 GiB (`--modes 8Gx0,8Gx2`), its verified outputs
+against the whole graph's exact run.
 
     python bench/segments_bench.py [--models mlp_784_128_10,cnn_cifar,transformer_tiny] [--runs 3]
                                    [--out bench/results/segments_issue30.json]
@@ -35,6 +36,7 @@ from common import machine  # noqa: E402
 
 PY = sys.executable
 MODELS = ["mlp_784_128_10", "cnn_cifar", "transformer_tiny"]
+ONNX_FILE = {"gpt_torch": "gpt_opset17.onnx"}  # (a torch export: token ids into Gather)
 MAX_WORK = {"squeezenet_64": 10**8, "squeezenet_224": 10**8}  # settings.bin past the default 4 MiB cap
 
 PROVE = r"""
@@ -50,10 +52,11 @@ from luminair.prover.proving import gen_settings, gen_trace, prove
 import json as _j
 if model.startswith("squeezenet_"):  # the onnx wheel's SqueezeNet 1.1 at 64x64 (as bench/committed_bench.py) or 224x224
     import numpy as np, onnx
-    from luminair.prover.onnx.zoo import gain_one_fills, zoo_path
+    from luminair.prover.onnx.zoo import gain_one_fills, random_fills, zoo_path
     side = int(model.split("_")[1])
     shape = (1, 3, side, side)
-    graph = load_onnx(gain_one_fills(onnx.load(str(zoo_path("squeezenet")))), {"data_0": shape}, resize_inputs=True,
+    fills = gain_one_fills if side == 64 else lambda m: random_fills(m, seed=0)  # (224: logits that differ by class)
+    graph = load_onnx(fills(onnx.load(str(zoo_path("squeezenet")))), {"data_0": shape}, resize_inputs=True,
                       outputs=["r65"])
     graph.compile(GenericCompiler(), StwoCompiler())
     inputs = {"data_0": np.random.default_rng(0).uniform(0, 1, shape).astype(np.float32).astype(np.float64)}
@@ -106,8 +109,8 @@ def bench(model: str, modes: list[str], runs: int, files: Path) -> dict:
         rows = []
         for _ in range(runs):
             out = files / model / mode
-            p = _run(PROVE, model if model.startswith("squeezenet_") else str(d / "network.onnx"), str(d / "input.json"),
-                     str(out), mode)
+            onnx_file = model if model.startswith("squeezenet_") else str(d / ONNX_FILE.get(model, "network.onnx"))
+            p = _run(PROVE, onnx_file, str(d / "input.json"), str(out), mode)
             budget = [str(MAX_WORK[model])] if model in MAX_WORK else []  # (past the default caps: granted)
             v = _run(VERIFY, str(out / "proof.bin"), str(out / "settings.bin"), *budget)
             rows.append((p, v))

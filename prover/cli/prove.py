@@ -522,19 +522,13 @@ def print_prove_summary(s: dict[str, Any]) -> None:
             + " (fixed by this proof; the settings.bin serves every value in the model's ranges)")
     say(f"security       {s['security']}")
     say(f"numbers        {s['numeric_format']}")
-    say(
-        "trace          "
-        + ", ".join(f"{component_title(c['component'])} {c['rows']}/{c['trace_rows']} rows" for c in s["components"])
-    )
-    total = sum(c["cells"] for c in s["components"])
-    say(
-        f"cells          {total} committed trace cells: "
-        + ", ".join(
-            f"{component_title(c['component'])} {c['cells']} ({c['main_columns']} main + {c['topology_columns']} topology + "
-            f"{c['interaction_columns']} LogUp columns{fused_note(c)})"
-            for c in s["components"]
-        )
-    )
+    if s.get("segments"):  # a bundle: no whole trace (each segment's own is in --json's "segments")
+        segs = s["segments"]
+        say(f"segments       {len(segs)}: " + ", ".join(f"{x['nodes']} nodes {x['seconds']:.1f}s {x['proof_bytes']} bytes"
+                                                     for x in segs))
+        say(f"peak memory    {max(x['process_peak_rss_mb'] for x in segs):.0f} MB, the largest process's")
+    else:
+        _print_trace(s)
     say(f"search         {search_text(s.get('search'))}")
     say("time           " + ", ".join(f"{k} {v:.2f}s" for k, v in s["time_s"].items()))
     say(f"proof          {s['proof_bytes']} bytes (settings {s['settings_bytes']} bytes)")
@@ -565,6 +559,23 @@ def print_prove_summary(s: dict[str, Any]) -> None:
         say(f"output {repr(printable(name)):<8} max |fixed - onnxruntime| = {q['max_abs_error']:.3g}, "
             f"mean {q['mean_abs_error']:.3g}{top1}")
     say("wrote          " + ", ".join(s["files"]))
+
+
+
+def _print_trace(s: dict[str, Any]) -> None:
+    say(
+        "trace          "
+        + ", ".join(f"{component_title(c['component'])} {c['rows']}/{c['trace_rows']} rows" for c in s["components"])
+    )
+    total = sum(c["cells"] for c in s["components"])
+    say(
+        f"cells          {total} committed trace cells: "
+        + ", ".join(
+            f"{component_title(c['component'])} {c['cells']} ({c['main_columns']} main + {c['topology_columns']} topology + "
+            f"{c['interaction_columns']} LogUp columns{fused_note(c)})"
+            for c in s["components"]
+        )
+    )
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
