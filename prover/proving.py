@@ -40,6 +40,7 @@ from ..verifier.security import soundness_terms, union_bits, weakest
 from ..verifier.statement import KIND_GRAPH, Settings as SettingsFile, build_statement, encode_settings, read_settings
 from .air.graph_trace import build_spec, input_columns, main_columns, model_columns, output_columns, table_columns, topology_columns
 from .compile.stwo import StwoCompiler
+from .cuts import provisional_segments
 from .presets import config_for_bits, preset_config
 from .graph.graph import Graph as GraphFrontend
 from .stark.pcs_prover import CommittedTree
@@ -348,9 +349,7 @@ def gen_settings(
     draft = encode_settings(KIND_GRAPH, draft_config, spec)
     body = read_settings(draft).body
     parts = None
-    if not whole:  # (prover/segments.py builds on this module)
-        from .segments import provisional_segments
-
+    if not whole:
         parts = [seg.spec for seg in provisional_segments(body)]
     cfg = choose_config(body, preset, config, security_bits, parts)
     model, model_tree = {}, None

@@ -401,7 +401,7 @@ def test_a_model_past_one_traces_topology_bound_is_proven_in_segments_that_fit(m
     rows, lowered here to 2/3 of the CNN's) has no whole proof, but settings for segments
     (gen_settings(whole=False): the whole AIR never built) and a bundle whose segments each fit,
     more segments than asked where one would not: it verifies with the exact outputs."""
-    from luminair.prover import segments
+    from luminair.prover import cuts
     from luminair.prover.stark.prove import ProverError
     from luminair.verifier.graph import statement
     from luminair.verifier.graph.planner import plan_graph
@@ -410,7 +410,7 @@ def test_a_model_past_one_traces_topology_bound_is_proven_in_segments_that_fit(m
     full = cx.gen_settings(preset="fast")
     cap = plan_graph(full.spec).boundary_bound * 2 // 3
     monkeypatch.setattr(statement, "MAX_SPARSE_ENTRIES", cap)
-    monkeypatch.setattr(segments, "MAX_SPARSE_ENTRIES", cap)
+    monkeypatch.setattr(cuts, "MAX_SPARSE_ENTRIES", cap)
     cy, _ = _cnn()
     with pytest.raises(FormatError, match=f"topology needs more than {cap} boundary rows"):
         cy.gen_settings(preset="fast")
@@ -422,7 +422,7 @@ def test_a_model_past_one_traces_topology_bound_is_proven_in_segments_that_fit(m
     r = _check(light, sp.data)
     assert r.success, r.error_message
     assert np.array_equal(np.array(r.outputs["p"]["values"]), _exact(cy, feed, "p"))
-    monkeypatch.setattr(segments, "MAX_SPARSE_ENTRIES", 10)
+    monkeypatch.setattr(cuts, "MAX_SPARSE_ENTRIES", 10)
     with pytest.raises(ProverError, match="alone needs more than 10 boundary rows"):
         choose_cuts(light.spec, 2)
 
