@@ -71,6 +71,8 @@ def cuts_for_memory(settings: Settings, max_bytes: int) -> list[int]:
         try:
             cuts = choose_cuts(spec, n)
         except ProverError:
+            if best is None:  # (no cut at all: a node past the per-trace bounds, say)
+                raise
             break
         peak = max(estimated_peak(seg.spec, blowup) for seg in cut_graph(spec, cuts))
         if peak <= max_bytes:

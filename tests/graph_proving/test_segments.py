@@ -425,6 +425,10 @@ def test_a_model_past_one_traces_topology_bound_is_proven_in_segments_that_fit(m
     monkeypatch.setattr(cuts, "MAX_SPARSE_ENTRIES", 10)
     with pytest.raises(ProverError, match="alone needs more than 10 boundary rows"):
         choose_cuts(light.spec, 2)
+    from luminair.prover.segments import cuts_for_memory
+
+    with pytest.raises(ProverError, match="alone needs more than 10 boundary rows"):  # (not "no cut fits")
+        cuts_for_memory(light, 8 << 30)
 
 
 def test_a_boundary_output_is_charged_as_a_range():
