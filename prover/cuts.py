@@ -4,6 +4,7 @@ verifier's (verifier/graph/segments.cut_graph); this module only chooses the cut
 
 from __future__ import annotations
 
+from itertools import pairwise
 from math import prod
 
 from ..verifier.graph.planner import plan_graph
@@ -65,7 +66,7 @@ def fit_cuts(spec: GraphSpec, cuts: list[int]) -> list[int]:
                 raise ProverError(f"node {ops[0]} ({spec.nodes[ops[0]].op} {spec.nodes[ops[0]].shape}) alone needs more "
                                   f"than {MAX_SPARSE_ENTRIES} boundary rows of topology: no segment can hold it")
             half, before, cut = sum(node_cost(spec, i) for i in ops) / 2, 0, ops[-1]
-            for prev, i in zip(ops, ops[1:]):  # the first op whose rows before it reach half
+            for prev, i in pairwise(ops):  # the first op whose rows before it reach half
                 before += node_cost(spec, prev)
                 if before >= half:
                     cut = i

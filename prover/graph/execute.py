@@ -387,7 +387,7 @@ def execute_exact(
             c = exact_constant(node, fmt)
             try:
                 if node.op is Op.DOT:
-                    out = dot_value(node, vals, lambda a, b, shape: fx_dot(a, b, shape, node.axis, c))
+                    out = dot_value(node, vals, lambda a, b, shape, axis=node.axis, c=c: fx_dot(a, b, shape, axis, c))
                 else:
                     out = eval_exact(node, [view.gather(vals[src.id]) for src, view in node.srcs], c)
             except DomainViolation as v:

@@ -4,7 +4,6 @@ the element of the whole output."""
 
 import numpy as np
 import pytest
-
 from luminair.prover import Graph
 from luminair.prover.graph import execute
 from luminair.prover.graph.errors import BoundsError
