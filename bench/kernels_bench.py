@@ -225,8 +225,9 @@ def _cli_env() -> dict[str, str]:
 
 
 def _cli_run(model: str, mode: str, out_dir: Path, preset: str = "default") -> dict[str, Any]:
-    """One `luminair prove` in a fresh process (its peak RSS read by a wrapper whose only child it is)."""
-    ex = ROOT / "examples" / model
+    """One `luminair prove` in a fresh process (its peak RSS read by a wrapper whose only child it is);
+    `model`: an example's name, or a folder holding network.onnx and input.json."""
+    ex = Path(model) if Path(model).is_dir() else ROOT / "examples" / model
     exe = Path(sys.executable).with_name("luminair")
     cmd = [str(exe), "prove", str(ex / "network.onnx"), "--input", str(ex / "input.json"), "--out", str(out_dir),
            "--preset", preset, "--quiet", "--json"]
