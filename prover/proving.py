@@ -353,8 +353,8 @@ def gen_settings(
         parts = [seg.spec for seg in provisional_segments(body)]
     cfg = choose_config(body, preset, config, security_bits, parts)
     model, model_tree = {}, None
-    if spec.committed:
-        air, plans = build_graph_air(body, cfg.log_blowup)  # the model tree, extended with the config's blowup: its root joins settings.bin
+    if spec.committed:  # the model tree, extended with the config's blowup: its root joins settings.bin
+        air, plans = build_graph_air(body, cfg.log_blowup)
         model = model_columns(plans, spec, plan_graph(body))
         (tree_spec,) = [t for t in air.preprocessed if t.statement and not t.proof_root]
         model_tree = commit_preprocessed(tree_spec, model, cfg.log_blowup)
