@@ -295,10 +295,14 @@ def reach_union_bound(cfg: PcsConfig, spec: GraphSpec | list[GraphSpec], target:
             return cfg
         if cfg.n_queries >= MAX_QUERIES or cfg.security_bits >= target + 16:
             algebraic = {k: v for k, v in terms.items() if "FRI queries" not in k}
+            whose, name = "this model's trace caps", weakest(algebraic)
+            if len(parts) > 1:  # (terms named "<segment>.<term>")
+                whose = f"this model's {len(parts)} segments cap (their terms grow with the whole trace, however it is cut)"
+                name = "segment {}'s {}".format(*name.split(".", 1))
             raise ProverError(
-                f"this model's trace caps its security at {union_bits(algebraic):.1f} bits by the union of its "
-                f"algebraic soundness terms (weakest: {weakest(algebraic)}, {min(algebraic.values())} bits), "
-                f"below the {target}-bit target: a smaller model or a lower --security"
+                f"{whose} its security at {union_bits(algebraic):.1f} bits by the union of the algebraic "
+                f"soundness terms (weakest: {name}, {min(algebraic.values())} bits), below the {target}-bit "
+                f"target: a smaller model or a lower --security"
             )
         cfg = replace(cfg, n_queries=cfg.n_queries + 1)
 

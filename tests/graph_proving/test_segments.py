@@ -441,3 +441,18 @@ def test_a_boundary_output_is_charged_as_a_range():
     seg = cut_graph(settings.spec, choose_cuts(settings.spec, 2))[0]
     (inst,) = [i for i in plan_graph(seg.spec).instances if i.kind == "BoundaryOutput"]
     assert inst.rows > 8 and inst.boundary_bound == 4 * len(seg.writes) + 8
+
+
+def test_segments_whose_algebraic_terms_fall_short_together_are_named(monkeypatch):
+    """The union bound over several segments' algebraic terms cannot be lifted by queries: settings
+    for segments are refused naming the segments and the weakest segment's term."""
+    from luminair.prover.proving import ProverError, reach_union_bound
+    from luminair.verifier import security
+    from luminair.verifier.config import PRESETS
+
+    cx, _ = _cnn()
+    settings = cx.gen_settings(preset="fast")
+    segs = cut_graph(settings.spec, choose_cuts(settings.spec, 3))
+    monkeypatch.setattr(security, "FIELD_BITS", 100)
+    with pytest.raises(ProverError, match=r"this model's 3 segments cap .* \(weakest: segment \d's .*\), below the 96-bit"):
+        reach_union_bound(PRESETS["default"], [s.spec for s in segs], 96)
