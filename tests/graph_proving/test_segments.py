@@ -217,8 +217,6 @@ def test_a_fingerprint_that_is_not_the_tensors_is_rejected(residual, monkeypatch
     """The reader commits a changed tensor but claims the fingerprint of the writer's (at the same
     rho), so the link holds: its own LogUp sum (the fingerprint check against its committed values)
     fails."""
-    import luminair.prover.proving as proving
-
     cx, settings, cuts, sp = residual
     trace = cx.gen_trace(FEED)
     jobs = segment_jobs(cx, trace.values, settings, cuts)
@@ -226,16 +224,24 @@ def test_a_fingerprint_that_is_not_the_tensors_is_rejected(residual, monkeypatch
     local = segs[2].nodes.index(sorted(segs[2].reads)[0])
     original = jobs[2].values[local]
     _changed(jobs[2], local, 1, -3)
-    real = proving.segment_fingerprints
-
-    def lying(s, comp, values, challenges):
-        if comp.name.startswith("boundary_input") and values.get(local) is jobs[2].values[local]:
-            values = {**values, local: original}
-        return real(s, comp, values, challenges)
-
-    monkeypatch.setattr(proving, "segment_fingerprints", lying)
+    _fingerprint_of(monkeypatch, "boundary_input", jobs[2], local, original)
     r = _check(settings, prove_jobs(jobs, settings, cuts, trace.outputs, InProcess()).data)
     assert not r.success and r.check == "LogUp sum" and r.error_message.startswith("LogUp sum: segment 2:"), r.error_message
+
+
+def _fingerprint_of(monkeypatch, component: str, job, local: int, values) -> None:
+    """A patched prover whose `component` (a name prefix) fingerprints `values` in place of `job`'s
+    node `local` (its committed values unchanged)."""
+    import luminair.prover.proving as proving
+
+    real = proving.segment_fingerprints
+
+    def lying(s, comp, vals, challenges):
+        if comp.name.startswith(component) and vals.get(local) is job.values[local]:
+            vals = {**vals, local: values}
+        return real(s, comp, vals, challenges)
+
+    monkeypatch.setattr(proving, "segment_fingerprints", lying)
 
 
 def test_a_segment_proof_is_not_a_proof_of_the_whole_model(residual):
@@ -359,8 +365,6 @@ def test_the_onnx_wheels_squeezenet_in_segments():
 def test_a_writers_fingerprint_that_is_not_its_output_is_rejected(residual, monkeypatch):
     """The writer claims the fingerprint of other values than its output tree holds (so a reader of
     those other values would link): its own LogUp sum fails."""
-    import luminair.prover.proving as proving
-
     cx, settings, cuts, _ = residual
     trace = cx.gen_trace(FEED)
     jobs = segment_jobs(cx, trace.values, settings, cuts)
@@ -368,14 +372,7 @@ def test_a_writers_fingerprint_that_is_not_its_output_is_rejected(residual, monk
     local = segs[0].nodes.index(segs[0].writes[0])
     other = jobs[0].values[local].copy()
     other[0] += 5
-    real = proving.segment_fingerprints
-
-    def lying(s, comp, values, challenges):
-        if comp.name == "boundary_output" and values.get(local) is jobs[0].values[local]:
-            values = {**values, local: other}
-        return real(s, comp, values, challenges)
-
-    monkeypatch.setattr(proving, "segment_fingerprints", lying)
+    _fingerprint_of(monkeypatch, "boundary_output", jobs[0], local, other)
     r = _check(settings, prove_jobs(jobs, settings, cuts, trace.outputs, InProcess()).data)
     assert not r.success and r.check == "LogUp sum" and r.error_message.startswith("LogUp sum: segment 0:"), r.error_message
 
