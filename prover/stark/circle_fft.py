@@ -86,11 +86,16 @@ def line_domain_points(log_size: int) -> Array:
 @lru_cache(maxsize=32)
 def circle_twiddles(log_size: int) -> tuple[tuple[Array, ...], tuple[Array, ...]]:
     """(twiddles, inverse twiddles) per layer for the circle domain of log size n."""
-    layers = [half_coset(log_size)[1].copy()]  # the y of storage positions 0, 2, 4, ...
-    for j in range(1, log_size):
-        layers.append(line_domain_points(log_size - j)[0::2].copy())
-    inverses = tuple(fv.batch_inverse(t) for t in layers)
-    return tuple(layers), inverses
+    layers = [t.copy() for t in _layers("circle", log_size)]
+    return tuple(layers), tuple(fv.batch_inverse(t) for t in layers)
+
+
+def _layers(kind: str, log_size: int) -> list[Array]:
+    """Each layer's twiddles, views of the cached half cosets: the circle domain's layer 0 is the
+    y of storage positions 0, 2, 4, ..., every line layer j the x of the line domain of log size
+    n - j at its even positions."""
+    first = [half_coset(log_size)[1]] if kind == "circle" else []
+    return first + [line_domain_points(log_size - j)[0::2] for j in range(len(first), log_size)]
 
 
 @lru_cache(maxsize=32)
@@ -113,7 +118,7 @@ def sub_domain_points(log_size: int, within: int) -> tuple[Array, Array]:
 
 @lru_cache(maxsize=32)
 def line_twiddles(log_size: int) -> tuple[tuple[Array, ...], tuple[Array, ...]]:
-    layers = [line_domain_points(log_size - j)[0::2].copy() for j in range(log_size)]
+    layers = [t.copy() for t in _layers("line", log_size)]
     return tuple(layers), tuple(fv.batch_inverse(t) for t in layers)
 
 
@@ -142,11 +147,21 @@ def _kind_twiddles(kind: str, log_size: int, inverse: bool) -> tuple[Array, ...]
 
 @lru_cache(maxsize=64)
 def _flat_twiddles(kind: str, log_size: int, inverse: bool) -> tuple[Array, Array]:
-    """The compiled kernel's twiddles: every layer's, concatenated (uint32), and where each starts."""
-    tw = _kind_twiddles(kind, log_size, inverse)
+    """The compiled kernel's twiddles: every layer's, concatenated (uint32), and where each starts.
+    Built apart from the twins' per-layer uint64 tuples (circle_twiddles: four times the memory,
+    about 200 MB for a trace's sizes), which the compiled path never reads: a prefix domain's
+    layers are slices of its whole domain's, inverses one batch inversion of the forward ones."""
+    if inverse:
+        fw, offs = _flat_twiddles(kind, log_size, False)
+        return fv.batch_inverse(fw.astype(U64)).astype(U32), offs
+    if kind.startswith("circle<"):  # the first 2^log_size positions of a larger domain
+        whole, whole_offs = _flat_twiddles("circle", int(kind[len("circle<"):]), False)
+        layers = [whole[whole_offs[j] : whole_offs[j] + (1 << (log_size - 1 - j))] for j in range(log_size)]
+    else:
+        layers = _layers(kind, log_size)
     offs = xp.zeros(log_size + 1, dtype=xp.int64)
-    offs[1:] = xp.cumsum([t.shape[0] for t in tw])
-    return xp.concatenate(tw).astype(U32) if tw else xp.zeros(0, U32), offs
+    offs[1:] = xp.cumsum([t.shape[0] for t in layers])
+    return xp.concatenate(layers).astype(U32) if layers else xp.zeros(0, U32), offs
 
 
 _NUMPY_NS = 6  # the numpy twin's cost of a butterfly, measured (kernels.use_compiled)
@@ -154,28 +169,27 @@ _NUMPY_NS = 6  # the numpy twin's cost of a butterfly, measured (kernels.use_com
 
 def _batched_compiled(data: Sequence[Array], kind: str, log_size: int, inverse: bool, skip_top: int,
                       dtype: type = U64) -> Array:
-    """_batched with the compiled transform: one column a call, columns over threads, written
-    straight into `dtype` (uint32 extensions need no uint64 copy)."""
+    """_batched with the compiled transform: one column a call, columns over threads, each
+    transformed in place in its uint32 output row (widened after where `dtype` is uint64)."""
     m31 = kernels.m31()
     rows = len(data)
-    out = xp.empty((rows, 1 << log_size), dtype=dtype)
+    out = xp.empty((rows, 1 << log_size), dtype=U32)
     tw, offs = _flat_twiddles(kind, log_size, inverse)
     n_inv = pow(1 << log_size, P - 2, P)
     per = max(1, (1 << 16) >> log_size)  # columns a task: small columns are grouped
 
     def task(s: int) -> None:
-        scratch = xp.empty(1 << log_size, dtype=U32)
         for r in range(s, min(rows, s + per)):
             src = data[r]
             if src.dtype not in (U32, U64) or not src.flags.c_contiguous:
                 src = xp.ascontiguousarray(src, dtype=U64)
             if inverse:
-                m31.inverse(src, out[r], scratch, tw, offs, log_size, n_inv)
+                m31.inverse(src, out[r], tw, offs, log_size, n_inv)
             else:
-                m31.forward(src, out[r], scratch, tw, offs, log_size, skip_top)
+                m31.forward(src, out[r], tw, offs, log_size, skip_top)
 
     kernels.run_parallel(task, range(0, rows, per))
-    return out
+    return out if dtype is U32 else out.astype(dtype)
 
 
 @lru_cache(maxsize=64)

@@ -42,6 +42,18 @@ def _reduce(x):
     return np.uint32(x % np.uint64(P))
 
 
+@njit(cache=True)
+def _accumulate(cs, g0, g1, g2, g3, l0, l1, l2, l3):
+    """l_k += gamma_k * cs, folded (< 2^32 a term: 2^31 columns fit a u64 sum). A loop from 0 over
+    slices: with offset indices numba's negative-index wraparound kept LLVM from vectorizing it."""
+    for i in range(cs.shape[0]):
+        f = np.uint64(cs[i])
+        l0[i] += _fold(g0 * f)
+        l1[i] += _fold(g1 * f)
+        l2[i] += _fold(g2 * f)
+        l3[i] += _fold(g3 * f)
+
+
 @njit(cache=True, nogil=True)
 def quotient_block(lo, hi, xs, ys, addrs, gammas, starts, ab, zs, out):
     """out[:, lo:hi] = the quotient at domain points lo..hi-1.
@@ -64,12 +76,7 @@ def quotient_block(lo, hi, xs, ys, addrs, gammas, starts, ab, zs, out):
             for j in range(starts[g], starts[g + 1]):
                 col = carray(_u32_pointer(addrs[j]), n)
                 g0, g1, g2, g3 = np.uint64(gammas[j, 0]), np.uint64(gammas[j, 1]), np.uint64(gammas[j, 2]), np.uint64(gammas[j, 3])
-                for i in range(w):  # folded products < 2^32: 2^31 columns fit a u64 sum
-                    f = np.uint64(col[s + i])
-                    lin[0, i] += _fold(g0 * f)
-                    lin[1, i] += _fold(g1 * f)
-                    lin[2, i] += _fold(g2 * f)
-                    lin[3, i] += _fold(g3 * f)
+                _accumulate(col[s:e], g0, g1, g2, g3, lin[0], lin[1], lin[2], lin[3])
             zx0, zx1, zx2, zx3 = zs[g, 0], zs[g, 1], zs[g, 2], zs[g, 3]
             zy0, zy1, zy2, zy3 = zs[g, 4], zs[g, 5], zs[g, 6], zs[g, 7]
             run = np.uint32(1)
@@ -129,12 +136,7 @@ def lincomb_block(lo, hi, n, addrs, coefs, out):
         for j in range(addrs.shape[0]):
             col = carray(_u64_pointer(addrs[j]), n)
             g0, g1, g2, g3 = np.uint64(coefs[j, 0]), np.uint64(coefs[j, 1]), np.uint64(coefs[j, 2]), np.uint64(coefs[j, 3])
-            for i in range(w):  # folded products < 2^32: 2^31 columns fit a u64 sum
-                f = col[s + i]
-                acc[0, i] += _fold(g0 * f)
-                acc[1, i] += _fold(g1 * f)
-                acc[2, i] += _fold(g2 * f)
-                acc[3, i] += _fold(g3 * f)
+            _accumulate(col[s : s + w], g0, g1, g2, g3, acc[0], acc[1], acc[2], acc[3])
         for k in range(4):
             for i in range(w):
                 out[k, s + i] = acc[k, i] % np.uint64(P)
