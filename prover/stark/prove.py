@@ -507,17 +507,27 @@ def _component_composition(
                 ct, c = pre_lookup[key]
                 _tree_extensions(ct)[(c, m, within)] = col
 
-    z = cf.sub_domain_points(m, within)[0]
-    for _ in range(n - 1):
-        z = fv.sub(fv.mul(fv.add(z, z), z), xp.ones_like(z))
+    z_inv = vanishing_inverses(n, m, within)
     quotient = tuple(xp.empty(size, dtype=U64) for _ in range(4))
     step = min(size, COMPOSITION_CHUNK)
     for lo in range(0, size, step):
         acc = _composition_chunk(comp, info, lay, ci, full, extended, lo, lo + step, within, m, alpha, challenges,
                                  elements, shift)
-        for q, v in zip(quotient, fv.q_mul_base(acc, fv.batch_inverse(z[lo : lo + step]))):
+        for q, v in zip(quotient, fv.q_mul_base(acc, z_inv[lo : lo + step])):
             q[lo : lo + step] = v
     return tuple(cf.circle_interpolate(list(quotient), within))  # type: ignore[return-value]
+
+
+def vanishing_inverses(n: int, m: int, within: int) -> Array:
+    """1 / Z at each of the first 2^m storage positions of the domain of log size `within` (the
+    composition domain), Z the vanishing polynomial of the canonic coset of log size n (x ->
+    2x^2 - 1, n - 1 times, of x). On that domain Z is constant on each run of 2^n storage positions
+    (tests/stark/test_composition_vanishing.py, against Z at every point), so its 2^(m-n) values
+    are computed and inverted once, and repeated."""
+    z = cf.sub_domain_points(m, within)[0][:: 1 << n]
+    for _ in range(n - 1):
+        z = fv.sub(fv.mul(fv.add(z, z), z), xp.ones_like(z))
+    return xp.repeat(fv.batch_inverse(z), 1 << n)
 
 
 COMPOSITION_CHUNK = 1 << 16  # composition-domain points evaluated at once (the memory of a chunk, not a domain)
