@@ -16,8 +16,10 @@ LUMINAIR_KERNELS chooses:
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import importlib.util
 import os
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
@@ -101,12 +103,35 @@ def _load(name: str) -> ModuleType:
             got = _modules.get(name)
             if got is None:
                 try:
+                    _skip_blas_probe()
                     got = importlib.import_module(f"{__package__}.jit.{name}")
                 except ImportError as e:
                     _missing.append(str(e))
                     raise KernelError(f"the compiled kernels need numba (pip install 'luminair[prover]'): {e}") from e
                 _modules[name] = got
     return got
+
+
+class _HideScipyLinalg(importlib.abc.MetaPathFinder):
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "scipy.linalg" or name.startswith("scipy.linalg."):
+            raise ImportError(f"{name}: not imported while numba probes for a BLAS")
+        return None
+
+
+def _skip_blas_probe() -> None:
+    """numba's first compile or cache load imports numba.np.arraymath, which probes for scipy's BLAS
+    by importing scipy.linalg (0.14 s where scipy is installed) only to choose np.correlate's inner
+    product; the kernels call no BLAS. So that module is imported once with scipy.linalg hidden;
+    numba's linear algebra still imports scipy.linalg itself when a function uses it."""
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    finder = _HideScipyLinalg()
+    sys.meta_path.insert(0, finder)
+    try:
+        importlib.import_module("numba.np.arraymath")
+    finally:
+        sys.meta_path.remove(finder)
 
 
 def blake2s() -> ModuleType:
