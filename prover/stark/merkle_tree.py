@@ -219,13 +219,19 @@ def _build_compiled(columns: list[Array], by_size: dict[int, list[int]], height:
         cw = 0 if k == height else _CHILD_WORDS
         h0 = leaf if k == height else node
         rows = max(256, _BLOCK_VALUES // max(1, len(cols)))
+        # uint32 contiguous columns are read by address (jb.gather_rows), the others copied here
+        direct = all(c.dtype == U32 and c.flags.c_contiguous for c in cols)
+        addrs = xp.array([c.ctypes.data for c in cols] if direct else [], dtype=xp.int64)
 
         def block(s: int, cols: list[Array] = cols, out: Array = out, cw: int = cw, h0: Array = h0,
-                  children: Array = children, rows: int = rows, n: int = n) -> None:
+                  children: Array = children, rows: int = rows, n: int = n, addrs: Array = addrs) -> None:
             e = min(n, s + rows)
             vals = xp.empty((len(cols), e - s), dtype=U32)
-            for i, c in enumerate(cols):
-                vals[i] = c[s:e]
+            if addrs.shape[0]:
+                jb.gather_rows(addrs, n, s, vals)
+            else:
+                for i, c in enumerate(cols):
+                    vals[i] = c[s:e]
             jb.hash_rows(h0, 64, children[cw * s : cw * e], cw, vals, out[s:e], DIGEST_BYTES)
 
         kernels.run_parallel(block, range(0, n, rows))

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import carray, njit, types
 from numba.core import cgutils, errors
 from numba.extending import intrinsic
+
+from .deep import _u32_pointer
 
 LANES = 16
 _IV = np.array([0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19],
@@ -146,6 +148,18 @@ def hash_rows(h0, t0, children, cw, values, out, digest_bytes):
         for lane in range(count):
             for q in range(digest_bytes):
                 out[first + lane, q] = hb[lane, q]
+
+
+@njit(cache=True, nogil=True)
+def gather_rows(addrs, n, lo, vals):
+    """vals[i, :] = rows lo.. of column i (uint32, n values, at addrs[i]): a block's leaf words,
+    copied without a Python loop over the columns."""
+    w = vals.shape[1]
+    for i in range(addrs.shape[0]):
+        col = carray(_u32_pointer(addrs[i]), n)[lo : lo + w]
+        row = vals[i]
+        for j in range(w):
+            row[j] = col[j]
 
 
 @njit(cache=True, nogil=True)
