@@ -18,7 +18,7 @@ import numpy as np
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
-from .m31 import P, addmod, mulmod, powmod, submod
+from .m31 import P, _fold_mul, addmod, mulmod, powmod, submod
 
 _BLOCK = 1024
 
@@ -32,26 +32,23 @@ def _u32_pointer(typingctx, addr):
 
 
 @njit(cache=True)
-def _fold(x):
-    """A product below 2^62 folded below 2^32 (congruent mod P)."""
-    return (x & np.uint64(P)) + (x >> np.uint64(31))
-
-
-@njit(cache=True)
 def _reduce(x):
     return np.uint32(x % np.uint64(P))
 
 
 @njit(cache=True)
-def _accumulate(cs, g0, g1, g2, g3, l0, l1, l2, l3):
-    """l_k += gamma_k * cs, folded (< 2^32 a term: 2^31 columns fit a u64 sum). A loop from 0 over
-    slices: with offset indices numba's negative-index wraparound kept LLVM from vectorizing it."""
-    for i in range(cs.shape[0]):
-        f = np.uint64(cs[i])
-        l0[i] += _fold(g0 * f)
-        l1[i] += _fold(g1 * f)
-        l2[i] += _fold(g2 * f)
-        l3[i] += _fold(g3 * f)
+def _accumulate(c, d, ga, gb, l0, l1, l2, l3):
+    """l_k += ga_k c + gb_k d, each product folded (< 2^32 a term: 2^31 columns fit a u64 sum): two
+    columns a pass over the accumulators. A loop from 0 over slices: with offset indices numba's
+    negative-index wraparound kept LLVM from vectorizing it."""
+    a0, a1, a2, a3 = ga[0], ga[1], ga[2], ga[3]
+    b0, b1, b2, b3 = gb[0], gb[1], gb[2], gb[3]
+    for i in range(c.shape[0]):
+        f, h = c[i], d[i]
+        l0[i] += _fold_mul(a0, f) + _fold_mul(b0, h)
+        l1[i] += _fold_mul(a1, f) + _fold_mul(b1, h)
+        l2[i] += _fold_mul(a2, f) + _fold_mul(b2, h)
+        l3[i] += _fold_mul(a3, f) + _fold_mul(b3, h)
 
 
 @njit(cache=True, nogil=True)
@@ -67,16 +64,20 @@ def quotient_block(lo, hi, xs, ys, addrs, gammas, starts, ab, zs, out):
     d1 = np.empty(_BLOCK, dtype=np.uint32)
     norm = np.empty(_BLOCK, dtype=np.uint32)
     prefix = np.empty(_BLOCK, dtype=np.uint32)
+    zero = np.zeros(4, dtype=np.uint32)
     for s in range(lo, hi, _BLOCK):
         e = min(hi, s + _BLOCK)
         w = e - s
         acc[:, :w] = 0
         for g in range(groups):
             lin[:, :w] = 0
-            for j in range(starts[g], starts[g + 1]):
-                col = carray(_u32_pointer(addrs[j]), n)
-                g0, g1, g2, g3 = np.uint64(gammas[j, 0]), np.uint64(gammas[j, 1]), np.uint64(gammas[j, 2]), np.uint64(gammas[j, 3])
-                _accumulate(col[s:e], g0, g1, g2, g3, lin[0], lin[1], lin[2], lin[3])
+            for j in range(starts[g], starts[g + 1], 2):
+                col = carray(_u32_pointer(addrs[j]), n)[s:e]
+                if j + 1 < starts[g + 1]:
+                    _accumulate(col, carray(_u32_pointer(addrs[j + 1]), n)[s:e], gammas[j], gammas[j + 1],
+                                lin[0], lin[1], lin[2], lin[3])
+                else:  # the last of an odd count, beside itself with zero coefficients
+                    _accumulate(col, col, gammas[j], zero, lin[0], lin[1], lin[2], lin[3])
             zx0, zx1, zx2, zx3 = zs[g, 0], zs[g, 1], zs[g, 2], zs[g, 3]
             zy0, zy1, zy2, zy3 = zs[g, 4], zs[g, 5], zs[g, 6], zs[g, 7]
             run = np.uint32(1)
@@ -130,13 +131,17 @@ def lincomb_block(lo, hi, n, addrs, coefs, out):
     """out[:, lo:hi] = sum_j coefs[j] * col_j over points lo..hi-1 (QM31 coefficients, canonical
     uint64 base columns at addrs[j], each of n values): pcs_prover.secure_lincomb."""
     acc = np.zeros((4, _BLOCK), dtype=np.uint64)
+    zero = np.zeros(4, dtype=np.uint64)
     for s in range(lo, hi, _BLOCK):
         w = min(hi, s + _BLOCK) - s
         acc[:, :w] = 0
-        for j in range(addrs.shape[0]):
-            col = carray(_u64_pointer(addrs[j]), n)
-            g0, g1, g2, g3 = np.uint64(coefs[j, 0]), np.uint64(coefs[j, 1]), np.uint64(coefs[j, 2]), np.uint64(coefs[j, 3])
-            _accumulate(col[s : s + w], g0, g1, g2, g3, acc[0], acc[1], acc[2], acc[3])
+        for j in range(0, addrs.shape[0], 2):
+            col = carray(_u64_pointer(addrs[j]), n)[s : s + w]
+            if j + 1 < addrs.shape[0]:
+                _accumulate(col, carray(_u64_pointer(addrs[j + 1]), n)[s : s + w], coefs[j], coefs[j + 1],
+                            acc[0], acc[1], acc[2], acc[3])
+            else:
+                _accumulate(col, col, coefs[j], zero, acc[0], acc[1], acc[2], acc[3])
         for k in range(4):
             for i in range(w):
                 out[k, s + i] = acc[k, i] % np.uint64(P)

@@ -19,51 +19,9 @@ import numpy as np
 from numba import carray, njit
 
 from .deep import _u64_pointer
-from .m31 import P, powmod
+from .m31 import P, _fold_mul, _m32 as _m, _qmul, _reduce64, powmod
 
 _BLOCK = 1024  # rows a block: the block's denominators stay in cache
-
-
-# Products of values below 2^32 are written as 32 x 32 -> 64-bit products (the casts), and the
-# helpers are inlined by numba (inline="always"): only then does LLVM vectorize the row loops, about
-# 4x faster than calls of jit/m31's helpers.
-
-
-@njit(cache=True, inline="always")
-def _reduce64(x):
-    """Any uint64 -> x mod P (jit/m31._reduce64)."""
-    r = (x & np.uint64(P)) + (x >> np.uint64(31))
-    r = (r & np.uint64(P)) + (r >> np.uint64(31))
-    return np.minimum(r, r - np.uint64(P))
-
-
-@njit(cache=True, inline="always")
-def _fold_mul(x, y):
-    """x * y folded below 2^32 (congruent mod P) for x, y < 2^32."""
-    t = np.uint64(np.uint32(x)) * np.uint64(np.uint32(y))
-    return (t & np.uint64(P)) + (t >> np.uint64(31))
-
-
-@njit(cache=True, inline="always")
-def _m(x, y):
-    """x * y mod P for x, y < 2^32."""
-    return _reduce64(np.uint64(np.uint32(x)) * np.uint64(np.uint32(y)))
-
-
-@njit(cache=True, inline="always")
-def _qmul(a0, a1, b0, b1, c0, c1, d0, d1):
-    """(A + B u)(C + D u) = (AC + (2 + i) BD) + (AD + BC) u (verifier.fields.q_mul) for inputs below
-    2^32, canonical outputs. Products are only folded (< 2^32, field_vec.q_mul's way) and each
-    coordinate reduced once; 4P (> 2^32) keeps differences non-negative, every sum < 2^37."""
-    p4 = np.uint64(4 * P)
-    two = np.uint64(2)
-    ac0 = _fold_mul(a0, c0) + p4 - _fold_mul(a1, c1)
-    ac1 = _fold_mul(a0, c1) + _fold_mul(a1, c0)
-    bd0 = _fold_mul(b0, d0) + p4 - _fold_mul(b1, d1)
-    bd1 = _fold_mul(b0, d1) + _fold_mul(b1, d0)
-    return (_reduce64(ac0 + two * bd0 + two * p4 - bd1), _reduce64(ac1 + bd0 + two * bd1),
-            _reduce64(_fold_mul(a0, d0) + p4 - _fold_mul(a1, d1) + _fold_mul(b0, c0) + p4 - _fold_mul(b1, c1)),
-            _reduce64(_fold_mul(a0, d1) + _fold_mul(a1, d0) + _fold_mul(b0, c1) + _fold_mul(b1, c0)))
 
 
 @njit(cache=True, nogil=True)
