@@ -1,7 +1,5 @@
 """`python -m luminair.prover.cli`: the `luminair` command."""
 
-import sys
+from . import console
 
-from . import main
-
-sys.exit(main())
+console()
