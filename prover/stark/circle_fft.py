@@ -66,9 +66,10 @@ def half_coset(log_size: int) -> tuple[Array, Array]:
     return coset_points(1 << shift, 4 << shift, log_size - 1, bit_reversed=True)
 
 
-@lru_cache(maxsize=32)
 def domain_points(log_size: int) -> tuple[Array, Array]:
-    """x, y of every storage position of the circle domain of log size n (bit-reversed order)."""
+    """x, y of every storage position of the circle domain of log size n (bit-reversed order).
+    Not cached: made from the cached half coset in a few passes; kept, the largest sizes' would
+    hold tens of MB through the composition."""
     hx, hy = half_coset(log_size)
     xs = xp.repeat(hx, 2)
     ys = xp.empty_like(xs)

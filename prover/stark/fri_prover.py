@@ -45,7 +45,8 @@ def _fold_pairs(col: SecureCol, inv_twiddle: Array, alpha: QM31) -> SecureCol:
 @lru_cache(maxsize=64)
 def _inverse_twiddles(kind: str, log_size: int) -> Array:
     """1 / y of the circle domain's pairs, or 1 / x of the line domain's (made once per size)."""
-    t = cf.domain_points(log_size)[1][0::2] if kind == "circle" else cf.line_domain_points(log_size)[0::2]
+    # the circle domain's even storage positions are its half coset
+    t = cf.half_coset(log_size)[1] if kind == "circle" else cf.line_domain_points(log_size)[0::2]
     return fv.batch_inverse(xp.ascontiguousarray(t))
 
 

@@ -524,7 +524,7 @@ def vanishing_inverses(n: int, m: int, within: int) -> Array:
     2x^2 - 1, n - 1 times, of x). On that domain Z is constant on each run of 2^n storage positions
     (tests/stark/test_composition_vanishing.py, against Z at every point), so its 2^(m-n) values
     are computed and inverted once, and repeated."""
-    z = cf.sub_domain_points(m, within)[0][:: 1 << n]
+    z = cf.half_coset(within)[0][xp.arange(0, 1 << m, 1 << n) >> 1]  # x at storage position i: half coset x at i / 2
     for _ in range(n - 1):
         z = fv.sub(fv.mul(fv.add(z, z), z), xp.ones_like(z))
     return xp.repeat(fv.batch_inverse(z), 1 << n)
