@@ -88,56 +88,57 @@ def _layer(v, lo, hi, j, tw, off, inverse):
 _U = np.uint64
 
 
+@njit(cache=True, inline="always")
+def _quad(a, b, c, d, t, ta, tb, inverse):
+    """Two layers on four values: (a, c) and (b, d) by t, (a, b) by ta and (c, d) by tb (forward: t's
+    layer first; inverse: last)."""
+    if inverse:
+        a, b = _inv(a, b, ta)
+        c, d = _inv(c, d, tb)
+        a, c = _inv(a, c, t)
+        b, d = _inv(b, d, t)
+    else:
+        a, c = _fwd(a, c, t)
+        b, d = _fwd(b, d, t)
+        a, b = _fwd(a, b, ta)
+        c, d = _fwd(c, d, tb)
+    return a, b, c, d
+
+
 @njit(cache=True)
 def _low3(v, lo, hi, tw, o0, o1, o2, inverse):
-    """Layers 2, 1, 0 (inverse: 0, 1, 2) on v[lo:hi], one group of 8 values at a time. Indices
-    are unsigned: numba's wraparound of negative indices kept LLVM from vectorizing these short
-    strides (about 2.3 ns a butterfly a layer, against 0.4 for the three together)."""
+    """Layers 2, 1, 0 (inverse: 0, 1, 2) on v[lo:hi], one group of 8 values at a time: layers 1 and 0
+    as a _quad on each half, layer 2 across the halves. Indices are unsigned: numba's wraparound of
+    negative indices kept LLVM from vectorizing these short strides (about 2.3 ns a butterfly a
+    layer, against 0.4 for the three together)."""
     for g in range(_U(lo >> 3), _U(hi >> 3)):
         b = _U(8) * g
         x0, x1, x2, x3 = v[b], v[b + _U(1)], v[b + _U(2)], v[b + _U(3)]
         x4, x5, x6, x7 = v[b + _U(4)], v[b + _U(5)], v[b + _U(6)], v[b + _U(7)]
         t2 = tw[_U(o2) + g]
-        t1a = tw[_U(o1) + _U(2) * g]
-        t1b = tw[_U(o1) + _U(2) * g + _U(1)]
+        t1a, t1b = tw[_U(o1) + _U(2) * g], tw[_U(o1) + _U(2) * g + _U(1)]
         q = _U(o0) + _U(4) * g
-        t00, t01, t02, t03 = tw[q], tw[q + _U(1)], tw[q + _U(2)], tw[q + _U(3)]
-        if inverse:
-            x0, x1 = _inv(x0, x1, t00)
-            x2, x3 = _inv(x2, x3, t01)
-            x4, x5 = _inv(x4, x5, t02)
-            x6, x7 = _inv(x6, x7, t03)
-            x0, x2 = _inv(x0, x2, t1a)
-            x1, x3 = _inv(x1, x3, t1a)
-            x4, x6 = _inv(x4, x6, t1b)
-            x5, x7 = _inv(x5, x7, t1b)
-            x0, x4 = _inv(x0, x4, t2)
-            x1, x5 = _inv(x1, x5, t2)
-            x2, x6 = _inv(x2, x6, t2)
-            x3, x7 = _inv(x3, x7, t2)
-        else:
+        if not inverse:
             x0, x4 = _fwd(x0, x4, t2)
             x1, x5 = _fwd(x1, x5, t2)
             x2, x6 = _fwd(x2, x6, t2)
             x3, x7 = _fwd(x3, x7, t2)
-            x0, x2 = _fwd(x0, x2, t1a)
-            x1, x3 = _fwd(x1, x3, t1a)
-            x4, x6 = _fwd(x4, x6, t1b)
-            x5, x7 = _fwd(x5, x7, t1b)
-            x0, x1 = _fwd(x0, x1, t00)
-            x2, x3 = _fwd(x2, x3, t01)
-            x4, x5 = _fwd(x4, x5, t02)
-            x6, x7 = _fwd(x6, x7, t03)
+        x0, x1, x2, x3 = _quad(x0, x1, x2, x3, t1a, tw[q], tw[q + _U(1)], inverse)
+        x4, x5, x6, x7 = _quad(x4, x5, x6, x7, t1b, tw[q + _U(2)], tw[q + _U(3)], inverse)
+        if inverse:
+            x0, x4 = _inv(x0, x4, t2)
+            x1, x5 = _inv(x1, x5, t2)
+            x2, x6 = _inv(x2, x6, t2)
+            x3, x7 = _inv(x3, x7, t2)
         v[b], v[b + _U(1)], v[b + _U(2)], v[b + _U(3)] = x0, x1, x2, x3
         v[b + _U(4)], v[b + _U(5)], v[b + _U(6)], v[b + _U(7)] = x4, x5, x6, x7
 
 
 @njit(cache=True)
 def _layer_pair(v, lo, hi, j, tw, off_hi, off_lo, inverse):
-    """Layers j and j - 1 in one pass over v[lo:hi] (lo aligned to 2^(j+1); forward: j first;
-    inverse: j - 1 first): each group of 2^(j+1) positions is four quarters q0..q3 of 2^(j-1);
-    layer j pairs (q0, q2), (q1, q3), layer j - 1 pairs (q0, q1) and (q2, q3). Half the memory
-    traffic of two passes."""
+    """Layers j and j - 1 in one pass over v[lo:hi] (lo aligned to 2^(j+1)): each group of 2^(j+1)
+    positions is four quarters q0..q3 of 2^(j-1), a _quad at each offset. Half the memory traffic
+    of two passes."""
     h = 1 << (j - 1)
     for base in range(lo, hi, 4 * h):
         g = base >> (j + 1)
@@ -149,18 +150,7 @@ def _layer_pair(v, lo, hi, j, tw, off_hi, off_lo, inverse):
         q2 = v[base + 2 * h : base + 3 * h]
         q3 = v[base + 3 * h : base + 4 * h]
         for i in range(h):
-            a, b, c, d = q0[i], q1[i], q2[i], q3[i]
-            if inverse:
-                a, b = _inv(a, b, ta)
-                c, d = _inv(c, d, tb)
-                a, c = _inv(a, c, t)
-                b, d = _inv(b, d, t)
-            else:
-                a, c = _fwd(a, c, t)
-                b, d = _fwd(b, d, t)
-                a, b = _fwd(a, b, ta)
-                c, d = _fwd(c, d, tb)
-            q0[i], q1[i], q2[i], q3[i] = a, b, c, d
+            q0[i], q1[i], q2[i], q3[i] = _quad(q0[i], q1[i], q2[i], q3[i], t, ta, tb, inverse)
 
 
 @njit(cache=True)
